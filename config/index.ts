@@ -1,0 +1,179 @@
+// Configuration: the only module that reads process.env. Every process (API, workers, simulator,
+// command-line tool) calls loadConfig() once at boot; everything below takes plain options.
+// An invalid value stops the process with a message naming the variable and what is expected.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface HaciendaEndpoints {
+  /** Keycloak token endpoint (password and refresh grants). */
+  idpUrl: string;
+  clientId: string;
+  /** Base URL of the reception API, without the trailing `/recepcion`. */
+  apiUrl: string;
+}
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  host: string;
+  port: number;
+  logLevel: string;
+  databaseUrl: string;
+  redisUrl: string;
+  /** BullMQ key prefix; the braces make it a Redis Cluster hash tag so a queue's keys share one slot. */
+  queuePrefix: string;
+  /** 32-byte key for AES-256-GCM encryption of company secrets at rest. */
+  secretsKey: Buffer;
+  /** Where the secrets key came from: the environment, or a generated development file. */
+  secretsKeySource: 'env' | 'file';
+  publicUrl: string;
+  admin: { user: string; password: string; writable: boolean } | null;
+  hacienda: { sandbox: HaciendaEndpoints; production: HaciendaEndpoints };
+  simulator: { port: number; embedded: boolean };
+  xsdDir: string;
+  /** Emisor's software-provider id written in ProveedorSistemas; empty = the emisor's own id. */
+  proveedorSistemas: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `expected ${min}..${max}, got ${n}`);
+  return n;
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const v = str(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${v}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${parsed.protocol}"`);
+  }
+  return v;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+/** Decodes SECRETS_KEY (base64 or hex of 32 bytes). */
+export function parseSecretsKey(raw: string, variable = 'SECRETS_KEY'): Buffer {
+  const buf = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (buf.length !== 32) {
+    throw new ConfigError(
+      variable,
+      'expected 32 bytes as base64 or 64 hex characters (openssl rand -base64 32)',
+    );
+  }
+  return buf;
+}
+
+function secretsKey(env: Env, production: boolean): { key: Buffer; source: 'env' | 'file' } {
+  const raw = env.SECRETS_KEY;
+  if (raw) return { key: parseSecretsKey(raw), source: 'env' };
+  if (production) throw new ConfigError('SECRETS_KEY', 'required in production (openssl rand -base64 32)');
+  // Development convenience: one generated key kept in .local/ so encrypted rows stay readable
+  // across restarts. Production must provide its own.
+  const file = resolve(projectRoot, '.local/secrets.key');
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
+  }
+  return { key: parseSecretsKey(readFileSync(file, 'utf8').trim(), file), source: 'file' };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  if (!['development', 'test', 'production'].includes(nodeEnv)) {
+    throw new ConfigError('NODE_ENV', `expected development, test or production, got "${nodeEnv}"`);
+  }
+  const production = nodeEnv === 'production';
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const simulatorPort = int(env, 'SIMULATOR_PORT', 4010, 0, 65535);
+  const simulatorBase = `http://127.0.0.1:${simulatorPort}`;
+  const { key, source } = secretsKey(env, production);
+  const adminPassword = str(env, 'ADMIN_PASSWORD', '');
+  return {
+    env: nodeEnv as Config['env'],
+    host: str(env, 'HOST', '0.0.0.0'),
+    port,
+    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/factura', [
+      'postgres:',
+      'postgresql:',
+    ]),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    queuePrefix: str(env, 'QUEUE_PREFIX', '{factura}'),
+    secretsKey: key,
+    secretsKeySource: source,
+    publicUrl: url(env, 'PUBLIC_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']),
+    admin: adminPassword
+      ? {
+          user: str(env, 'ADMIN_USER', 'admin'),
+          password: adminPassword,
+          writable: bool(env, 'ADMIN_QUEUES_WRITABLE', false),
+        }
+      : null,
+    hacienda: {
+      sandbox: {
+        idpUrl: url(
+          env,
+          'HACIENDA_SANDBOX_IDP_URL',
+          `${simulatorBase}/auth/realms/rut-stag/protocol/openid-connect/token`,
+          ['http:', 'https:'],
+        ),
+        clientId: str(env, 'HACIENDA_SANDBOX_CLIENT_ID', 'api-stag'),
+        apiUrl: url(env, 'HACIENDA_SANDBOX_API_URL', `${simulatorBase}/recepcion-sandbox/v1`, [
+          'http:',
+          'https:',
+        ]),
+      },
+      production: {
+        idpUrl: url(
+          env,
+          'HACIENDA_PROD_IDP_URL',
+          'https://idp.comprobanteselectronicos.go.cr/auth/realms/rut/protocol/openid-connect/token',
+          ['http:', 'https:'],
+        ),
+        clientId: str(env, 'HACIENDA_PROD_CLIENT_ID', 'api-prod'),
+        apiUrl: url(env, 'HACIENDA_PROD_API_URL', 'https://api.comprobanteselectronicos.go.cr/recepcion/v1', [
+          'http:',
+          'https:',
+        ]),
+      },
+    },
+    simulator: { port: simulatorPort, embedded: bool(env, 'SIMULATOR_EMBEDDED', !production) },
+    xsdDir: resolve(projectRoot, str(env, 'XSD_DIR', '../shared/hacienda/xsd')),
+    proveedorSistemas: str(env, 'PROVEEDOR_SISTEMAS', ''),
+  };
+}

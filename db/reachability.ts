@@ -1,0 +1,27 @@
+// Start-up checks: tell the operator exactly which URL failed and how to fix it,
+// instead of a stack trace from deep inside a driver.
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+export function describeConnectionFailure(kind: 'postgres' | 'redis', url: string, err: unknown): string {
+  const reason = err instanceof Error ? err.message : String(err);
+  if (kind === 'postgres') {
+    return [
+      `Cannot reach PostgreSQL at ${redact(url)} (${reason}).`,
+      'Set DATABASE_URL to a reachable server, e.g. DATABASE_URL=postgres://user:pass@host:5432/factura,',
+      'or start a local one: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+    ].join('\n');
+  }
+  return [
+    `Cannot reach Redis at ${redact(url)} (${reason}).`,
+    'Set REDIS_URL to a reachable server, e.g. REDIS_URL=redis://host:6379,',
+    'or start a local one: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
+  ].join('\n');
+}

@@ -20,20 +20,21 @@ export async function up(knex: Knex): Promise<void> {
     t.text('name').notNullable();
     t.text('plan').notNullable();
     t.check(`plan in ('pyme', 'pro', 'business', 'corporate')`, [], 'companies_plan_check');
-    // Emisor data (FacturaElectronica/Emisor).
+    // Emisor data (FacturaElectronica/Emisor). Location and activity may be completed after
+    // creation; issuing checks that everything Hacienda needs is present.
     t.text('legal_name').notNullable();
     t.text('commercial_name');
     t.string('id_type', 2).notNullable();
     t.string('id_number', 20).notNullable();
-    t.string('activity_code', 6).notNullable();
-    t.string('provincia', 1).notNullable();
-    t.string('canton', 2).notNullable();
-    t.string('distrito', 2).notNullable();
+    t.string('activity_code', 6);
+    t.string('provincia', 1);
+    t.string('canton', 2);
+    t.string('distrito', 2);
     t.string('barrio', 50);
-    t.string('otras_senas', 250).notNullable();
+    t.string('otras_senas', 250);
     t.string('phone_country', 3);
     t.string('phone', 20);
-    t.specificType('emails', 'text[]').notNullable();
+    t.specificType('emails', 'text[]').notNullable().defaultTo('{}');
     // Numbering defaults for the consecutivo: sucursal (3) and terminal (5).
     t.string('default_branch', 3).notNullable().defaultTo('001');
     t.string('default_terminal', 5).notNullable().defaultTo('00001');

@@ -1,0 +1,66 @@
+// The API application factory. It never listens and never reads the environment: server.ts
+// (and tests) pass everything in. Registers validation, authentication, error handling,
+// security headers and every route module.
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Knex } from 'knex';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/index.ts';
+import { registerAuth } from './auth.ts';
+import { registerErrorHandling } from './errors.ts';
+import { registerValidation } from './validation.ts';
+import healthRoutes from './routes/health.ts';
+import keyRoutes from './routes/keys/index.ts';
+import companyRoutes from './routes/company/index.ts';
+import createClientRoute from './routes/clients/create.ts';
+import readClientRoutes from './routes/clients/read.ts';
+import serviceRoutes from './routes/services/index.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Knex;
+  redis: Redis;
+}
+
+export interface AppOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Largest accepted request body, in bytes. */
+  bodyLimit?: number;
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9_.:-]{8,64}$/;
+
+export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: deps.config.logLevel },
+    bodyLimit: options.bodyLimit ?? 1_048_576,
+    // A caller's Request-Id is kept (so integrators can correlate); otherwise one is generated.
+    genReqId: (req) => {
+      const given = req.headers['request-id'];
+      if (typeof given === 'string' && REQUEST_ID_RE.test(given)) return given;
+      return `req_${randomBytes(12).toString('base64url')}`;
+    },
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  registerValidation(app);
+  registerErrorHandling(app);
+  registerAuth(app, deps.db);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  await app.register(healthRoutes, deps);
+  await app.register(keyRoutes, deps);
+  await app.register(companyRoutes, deps);
+  await app.register(createClientRoute, deps);
+  await app.register(readClientRoutes, deps);
+  await app.register(serviceRoutes, deps);
+  return app;
+}

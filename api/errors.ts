@@ -1,0 +1,175 @@
+// One error handler for the whole API: every failure leaves as RFC 9457 problem+json with a
+// stable code from domain/errors.ts, the request id, and (for validation) the fields at fault.
+// 5xx details are logged, never sent: no stack traces, no SQL.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/connection.ts';
+import { DomainValidationError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../domain/errors.ts';
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      fields?: Record<string, unknown>;
+    } = {},
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}
+
+export function validationError(errors: FieldError[], detail?: string): ApiError {
+  return new ApiError(
+    'validation_failed',
+    detail ?? errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; '),
+    {
+      errors,
+    },
+  );
+}
+
+export function notFound(what: string, id: string): ApiError {
+  return new ApiError('resource_not_found', `No ${what} with id ${id}`);
+}
+
+/** Thrown by dependency checks when Redis is unreachable. */
+export class RedisUnavailableError extends Error {
+  constructor(message = 'Redis is unavailable') {
+    super(message);
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+export function problemBody(request: FastifyRequest, err: ApiError): Record<string, unknown> {
+  const entry = ERROR_CATALOGUE[err.code];
+  return {
+    type: `/docs/errors#${err.code}`,
+    title: entry.title,
+    status: err.status,
+    detail: err.detail,
+    code: err.code,
+    ...(err.extra.errors ? { errors: err.extra.errors } : {}),
+    ...(err.extra.fields ?? {}),
+    instance: request.url.split('?')[0],
+    request_id: request.id,
+  };
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [k, v] of Object.entries(err.extra.headers ?? {})) reply.header(k, v);
+  return reply.code(err.status).type('application/problem+json').send(problemBody(request, err));
+}
+
+/** Maps Fastify's own errors (body parsing, limits, schema validation) to catalogue codes. */
+function fromFastifyError(err: FastifyError): ApiError | null {
+  if (err.validation) {
+    return validationError(
+      err.validation.map((v) =>
+        ajvToFieldError(v as unknown as AjvLikeError, err.validationContext ?? 'body'),
+      ),
+    );
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_json', 'The request body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'The request body is larger than the limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('unsupported_media_type', 'Send the body as application/json');
+    default:
+      break;
+  }
+  if (err.statusCode === 400 && err instanceof SyntaxError) {
+    return new ApiError('invalid_json', 'The request body is not valid JSON');
+  }
+  return null;
+}
+
+interface AjvLikeError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const KEYWORD_CODES: Record<string, string> = {
+  type: 'invalid_type',
+  required: 'required',
+  additionalProperties: 'unknown_field',
+  pattern: 'invalid_format',
+  format: 'invalid_format',
+  minLength: 'too_short',
+  maxLength: 'too_long',
+  minItems: 'too_few_items',
+  maxItems: 'too_many_items',
+  minimum: 'out_of_range',
+  maximum: 'out_of_range',
+  exclusiveMinimum: 'out_of_range',
+  exclusiveMaximum: 'out_of_range',
+  enum: 'invalid_value',
+  const: 'invalid_value',
+  uniqueItems: 'duplicate_items',
+  maxProperties: 'too_many_properties',
+};
+
+export function ajvToFieldError(v: AjvLikeError, context: string): FieldError {
+  let path = v.instancePath;
+  if (v.keyword === 'required') path += `/${String(v.params.missingProperty)}`;
+  if (v.keyword === 'additionalProperties') path += `/${String(v.params.additionalProperty)}`;
+  const prefix = context === 'body' ? '' : `${context}:`;
+  let message = v.message ?? 'is invalid';
+  if (v.keyword === 'additionalProperties') message = 'is not a known field';
+  if (v.keyword === 'required') message = 'is required';
+  if (v.keyword === 'enum') message = `must be one of ${(v.params.allowedValues as unknown[]).join(', ')}`;
+  return { path: `${prefix}${path}`, code: KEYWORD_CODES[v.keyword] ?? 'invalid', message };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let apiError: ApiError;
+    if (error instanceof ApiError) apiError = error;
+    else if (error instanceof DomainValidationError) apiError = validationError(error.errors);
+    else if (
+      isDatabaseUnavailable(error) ||
+      error instanceof RedisUnavailableError ||
+      isRedisUnavailable(error)
+    ) {
+      request.log.warn({ err: error }, 'dependency unavailable');
+      apiError = new ApiError('service_unavailable', 'A backing service is unavailable; retry shortly', {
+        headers: { 'retry-after': '5' },
+      });
+    } else {
+      const mapped = fromFastifyError(error);
+      if (mapped) apiError = mapped;
+      else {
+        request.log.error({ err: error }, 'unhandled error');
+        apiError = new ApiError('internal_error', 'An unexpected error occurred; it has been logged');
+      }
+    }
+    return sendProblem(request, reply, apiError);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      request,
+      reply,
+      new ApiError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`),
+    ),
+  );
+}
+
+function isRedisUnavailable(err: unknown): boolean {
+  const e = err as { name?: string; message?: string };
+  return (
+    e?.name === 'MaxRetriesPerRequestError' ||
+    /Connection is closed|Stream isn't writeable|ECONNREFUSED 127\.0\.0\.1:6379|Reached the max retries/i.test(
+      e?.message ?? '',
+    )
+  );
+}

@@ -1,0 +1,82 @@
+// POST /api/v1/clients: creates a client with its addresses. The identification type (Nota 4)
+// is inferred from the number unless given; a duplicate identification in the company → 409.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createClient, DuplicateClientError } from '../../../db/queries/clients.ts';
+import { recordEvent } from '../../../db/queries/events.ts';
+import { formatId } from '../../../domain/ids.ts';
+import { resolveIdentification } from '../../../domain/identification.ts';
+import { tenantOf } from '../../auth.ts';
+import { ApiError, validationError } from '../../errors.ts';
+import { clientObject } from '../../../db/public-objects.ts';
+import { ClientObject, CreateClientBody } from '../../schemas/clients.ts';
+import { errorResponses } from '../../schemas/common.ts';
+import type { AppDeps } from '../../app.ts';
+
+export default async function createClientRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/api/v1/clients',
+    {
+      config: { scope: 'write:clients' },
+      schema: {
+        tags: ['clients'],
+        summary: 'Create a client',
+        body: CreateClientBody,
+        response: { 201: ClientObject, ...errorResponses(409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const auth = tenantOf(request);
+      const body = request.body;
+      const ident = resolveIdentification(body.cedula, body.identification_type);
+      if (!ident.ok) throw validationError([{ path: '/cedula', code: ident.code, message: ident.message }]);
+      const tenant = { companyId: auth.companyId, livemode: auth.livemode };
+      try {
+        const client = await createClient(
+          db,
+          tenant,
+          {
+            idType: ident.type,
+            idNumber: ident.number,
+            name: body.name.trim(),
+            commercialName: body.commercial_name ?? null,
+            email: body.email ?? null,
+            phone: body.phone ?? null,
+            phoneCountry: body.phone ? (body.phone_country_code ?? '506') : null,
+            activityCode: body.activity_code ?? null,
+            metadata: body.metadata ?? {},
+            addresses: (body.addresses ?? []).map((a) => ({
+              provincia: a.provincia,
+              canton: a.canton,
+              distrito: a.distrito,
+              barrio: a.barrio ?? null,
+              otrasSenas: a.otras_senas,
+            })),
+          },
+          async (trx, created) => {
+            created.addresses = (created.addresses ?? []).sort((a, b) => a.position - b.position);
+            await recordEvent(trx, {
+              ...tenant,
+              type: 'client.created',
+              data: clientObject(created),
+              requestId: request.id,
+            });
+          },
+        );
+        return reply.code(201).send(clientObject(client));
+      } catch (err) {
+        if (err instanceof DuplicateClientError) {
+          throw new ApiError(
+            'duplicate_client',
+            `A client with identification ${ident.number} already exists`,
+            {
+              fields: { existing_client_id: formatId('client', err.existingId) },
+            },
+          );
+        }
+        throw err;
+      }
+    },
+  );
+}

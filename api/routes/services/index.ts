@@ -1,0 +1,86 @@
+// /api/v1/services: the company's catalogue (CABYS, description, unit, IVA rate, default price).
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createService, getService, listServices } from '../../../db/queries/services.ts';
+import { parseId, parseRef } from '../../../domain/ids.ts';
+import { tenantOf } from '../../auth.ts';
+import { notFound } from '../../errors.ts';
+import { serviceObject } from '../../../db/public-objects.ts';
+import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
+import { CreateServiceBody, ListServicesQuery, ServiceObject } from '../../schemas/services.ts';
+import type { AppDeps } from '../../app.ts';
+
+export default async function serviceRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['services'];
+
+  app.post(
+    '/api/v1/services',
+    {
+      config: { scope: 'write:services' },
+      schema: {
+        tags,
+        summary: 'Create a service',
+        body: CreateServiceBody,
+        response: { 201: ServiceObject, ...errorResponses(422) },
+      },
+    },
+    async (request, reply) => {
+      const auth = tenantOf(request);
+      const b = request.body;
+      const service = await createService(db, auth, {
+        cabys: b.cabys,
+        description: b.description.trim(),
+        unit: b.unit,
+        taxCode: b.tax_code ?? '01',
+        ivaRateCode: b.iva_rate_code,
+        price: b.price,
+        commercialCode: b.commercial_code ?? null,
+      });
+      return reply.code(201).send(serviceObject(service));
+    },
+  );
+
+  app.get(
+    '/api/v1/services/:id',
+    {
+      config: { scope: 'read:services' },
+      schema: {
+        tags,
+        summary: 'Retrieve a service',
+        params: IdParam,
+        response: { 200: ServiceObject, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const auth = tenantOf(request);
+      const ref = parseRef('service', request.params.id);
+      const service = ref && (await getService(db, auth, ref));
+      if (!service) throw notFound('service', request.params.id);
+      return serviceObject(service);
+    },
+  );
+
+  app.get(
+    '/api/v1/services',
+    {
+      config: { scope: 'read:services' },
+      schema: {
+        tags,
+        summary: 'List services',
+        querystring: ListServicesQuery,
+        response: { 200: ListOf(ServiceObject), ...errorResponses(422) },
+      },
+    },
+    async (request) => {
+      const auth = tenantOf(request);
+      const q = request.query;
+      const { rows, hasMore } = await listServices(db, auth, {
+        cabys: q.cabys,
+        startingAfter: q.starting_after ? (parseId('service', q.starting_after) ?? undefined) : undefined,
+        limit: q.limit ?? 20,
+      });
+      return { object: 'list' as const, data: rows.map(serviceObject), has_more: hasMore };
+    },
+  );
+}

@@ -1,0 +1,65 @@
+// Service (catalogue item) schemas.
+import { Type } from 'typebox';
+import { Limit, Timestamp } from './common.ts';
+
+export const CreateServiceBody = Type.Object(
+  {
+    cabys: Type.String({ pattern: '^\\d{13}$', description: 'CABYS code, 13 digits' }),
+    description: Type.String({ minLength: 3, maxLength: 200 }),
+    unit: Type.String({
+      minLength: 1,
+      maxLength: 20,
+      description: 'UnidadMedida code from the v4.4 schema (Unid, Sp, Kg, …)',
+    }),
+    tax_code: Type.Optional(
+      Type.String({ enum: ['01'], default: '01', description: 'Impuesto code (01 IVA)' }),
+    ),
+    iva_rate_code: Type.String({
+      enum: ['01', '02', '03', '04', '08', '09', '10', '11'],
+      description:
+        'CodigoTarifaIVA: 01 0%, 02 1%, 03 2%, 04 4%, 08 13%, 09 0.5%, 10 exento, 11 0% sin crédito',
+    }),
+    price: Type.String({
+      pattern: '^\\d{1,13}(\\.\\d{1,5})?$',
+      description: 'Default unit price (decimal string)',
+    }),
+    commercial_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        cabys: '8314100000000',
+        description: 'Consultoría en sistemas',
+        unit: 'Sp',
+        iva_rate_code: '08',
+        price: '50000.00',
+      },
+    ],
+  },
+);
+
+export const ServiceObject = Type.Object({
+  id: Type.String({ examples: ['srv_000000000001'] }),
+  object: Type.Literal('service'),
+  uuid: Type.String({ format: 'uuid' }),
+  cabys: Type.String(),
+  description: Type.String(),
+  unit: Type.String(),
+  tax_code: Type.String(),
+  iva_rate_code: Type.String(),
+  price: Type.String(),
+  commercial_code: Type.Union([Type.String(), Type.Null()]),
+  livemode: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const ListServicesQuery = Type.Object(
+  {
+    cabys: Type.Optional(Type.String({ pattern: '^\\d{13}$' })),
+    limit: Type.Optional(Limit),
+    starting_after: Type.Optional(Type.String({ pattern: '^srv_\\d{12}$' })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,44 @@
+// The web process (Procfile `web`): validates configuration, checks that Postgres and Redis
+// answer (naming the URL and the fix when they don't), listens, and shuts down gracefully.
+import { loadConfig } from '../config/index.ts';
+import { createDb } from '../db/connection.ts';
+import { describeConnectionFailure } from '../db/reachability.ts';
+import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { buildApp } from './app.ts';
+
+const config = loadConfig();
+const db = createDb({ url: config.databaseUrl, poolMax: 10, applicationName: 'factura-web' });
+try {
+  await db.raw('select 1');
+} catch (err) {
+  console.error(describeConnectionFailure('postgres', config.databaseUrl, err));
+  process.exit(1);
+}
+const redis = createRedis(config.redisUrl, 'api');
+try {
+  await waitForRedis(redis);
+} catch (err) {
+  console.error(describeConnectionFailure('redis', config.redisUrl, err));
+  process.exit(1);
+}
+
+const app = await buildApp({ config, db, redis });
+let closing = false;
+async function shutdown(signal: string) {
+  if (closing) return;
+  closing = true;
+  app.log.info({ signal }, 'shutting down');
+  const force = setTimeout(() => process.exit(1), 10_000).unref();
+  try {
+    await app.close();
+    await db.destroy();
+    redis.disconnect();
+  } finally {
+    clearTimeout(force);
+    process.exit(0);
+  }
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));
+
+await app.listen({ port: config.port, host: config.host });

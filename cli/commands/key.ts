@@ -1,0 +1,122 @@
+// `key create|list|roll|revoke`: API keys from the command line. The secret is printed once,
+// at creation or roll, and appears nowhere else.
+import type { Command } from 'commander';
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../db/queries/api-keys.ts';
+import { getCompany } from '../../db/queries/companies.ts';
+import { isScope, SCOPES } from '../../domain/scopes.ts';
+import { keyObject } from '../../db/public-objects.ts';
+import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';
+
+export function registerKeyCommands(program: Command): void {
+  const key = program.command('key').description('API keys');
+
+  key
+    .command('create')
+    .description('Create an API key (the secret is printed once)')
+    .requiredOption('--company <id>', 'company id (cmp_… or number)')
+    .requiredOption('--scopes <list>', `comma-separated scopes, or "all" (${SCOPES.join(', ')})`)
+    .option('--mode <mode>', 'test (sandbox) or live', 'test')
+    .option('--name <name>', 'a name to recognise the key', '')
+    .option('--json', 'print JSON')
+    .action(async (opts: { company: string; scopes: string; mode: string; name: string; json?: boolean }) => {
+      const scopes =
+        opts.scopes === 'all'
+          ? [...SCOPES]
+          : opts.scopes
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean);
+      const bad = scopes.filter((s) => !isScope(s));
+      if (bad.length || scopes.length === 0) {
+        throw new CliError(
+          `--scopes: unknown scope(s) ${bad.join(', ') || '(none given)'}; valid: ${SCOPES.join(', ')}`,
+        );
+      }
+      const livemode = parseMode(opts.mode);
+      await withContext(async ({ db }) => {
+        const companyId = parseIdArg('company', opts.company, '--company');
+        if (!(await getCompany(db, companyId))) throw new CliError(`--company: no company ${opts.company}`);
+        const { key: created, secret } = await createApiKey(db, {
+          companyId,
+          livemode,
+          name: opts.name,
+          scopes,
+        });
+        output(opts.json, { ...keyObject(created), secret }, () =>
+          [
+            `Created ${keyObject(created).id} (${livemode ? 'live' : 'test'})`,
+            `Secret (shown once): ${secret}`,
+          ].join('\n'),
+        );
+      });
+    });
+
+  key
+    .command('list')
+    .requiredOption('--company <id>', 'company id')
+    .option('--mode <mode>', 'test or live (default: both)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { company: string; mode?: string; json?: boolean }) => {
+      await withContext(async ({ db }) => {
+        const companyId = parseIdArg('company', opts.company, '--company');
+        const keys = (await listApiKeys(db, companyId, opts.mode ? parseMode(opts.mode) : null)).map(
+          keyObject,
+        );
+        output(
+          opts.json,
+          keys,
+          () =>
+            keys
+              .map(
+                (k) =>
+                  `${k.id}  ${k.redacted}  ${k.name}  [${k.scopes.join(',')}]${k.revoked_at ? '  revoked' : ''}`,
+              )
+              .join('\n') || 'no keys',
+        );
+      });
+    });
+
+  key
+    .command('roll')
+    .description('Give a key a new secret; older secrets keep working for the grace period')
+    .requiredOption('--company <id>', 'company id')
+    .requiredOption('--key <id>', 'key id (key_…)')
+    .option('--grace <seconds>', 'grace period for the old secret', '86400')
+    .option('--json', 'print JSON')
+    .action(async (opts: { company: string; key: string; grace: string; json?: boolean }) => {
+      if (!/^\d+$/.test(opts.grace)) throw new CliError('--grace must be a number of seconds');
+      await withContext(async ({ db }) => {
+        const companyId = parseIdArg('company', opts.company, '--company');
+        const id = parseIdArg('apiKey', opts.key, '--key');
+        const found =
+          (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
+        if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
+        if (found.revokedAt) throw new CliError('a revoked key cannot be rolled');
+        const secret = await rollApiKey(db, found, Number(opts.grace));
+        const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
+        output(
+          opts.json,
+          { ...keyObject(fresh), secret },
+          () => `Rolled ${opts.key}\nNew secret (shown once): ${secret}`,
+        );
+      });
+    });
+
+  key
+    .command('revoke')
+    .requiredOption('--company <id>', 'company id')
+    .requiredOption('--key <id>', 'key id (key_…)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { company: string; key: string; json?: boolean }) => {
+      await withContext(async ({ db }) => {
+        const companyId = parseIdArg('company', opts.company, '--company');
+        const id = parseIdArg('apiKey', opts.key, '--key');
+        const found =
+          (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
+        if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
+        await revokeApiKey(db, id);
+        const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
+        output(opts.json, keyObject(fresh), () => `Revoked ${opts.key}`);
+      });
+    });
+}

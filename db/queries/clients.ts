@@ -1,0 +1,122 @@
+// Clients: creation with addresses and the client.created event in one transaction, reads by
+// id or UUID, and a filtered, cursor-paginated list. Every query is scoped to (company, mode).
+import type { Knex } from 'knex';
+import type { ResourceRef } from '../../domain/ids.ts';
+import { Client } from '../models/index.ts';
+
+export interface Tenant {
+  companyId: number;
+  livemode: boolean;
+}
+
+/** Exactly the tenant columns: callers often hold a richer object (the auth context). */
+export function tenantOnly(t: Tenant): Tenant {
+  return { companyId: t.companyId, livemode: t.livemode };
+}
+
+export interface ClientInput {
+  idType: string;
+  idNumber: string;
+  name: string;
+  commercialName?: string | null;
+  email?: string | null;
+  phoneCountry?: string | null;
+  phone?: string | null;
+  activityCode?: string | null;
+  metadata?: Record<string, string>;
+  addresses: {
+    provincia: string;
+    canton: string;
+    distrito: string;
+    barrio?: string | null;
+    otrasSenas: string;
+  }[];
+}
+
+export class DuplicateClientError extends Error {
+  constructor(readonly existingId: number) {
+    super('a client with this identification already exists');
+  }
+}
+
+export async function createClient(
+  db: Knex,
+  tenant: Tenant,
+  input: ClientInput,
+  onCreated: (trx: Knex.Transaction, client: Client) => Promise<void>,
+): Promise<Client> {
+  try {
+    return await db.transaction(async (trx) => {
+      const { addresses, ...fields } = input;
+      const client = await Client.query(trx).insertGraphAndFetch({
+        ...tenantOnly(tenant),
+        ...fields,
+        metadata: input.metadata ?? {},
+        addresses: addresses.map((a, i) => ({ ...a, position: i + 1 })),
+      } as Partial<Client>);
+      await onCreated(trx, client);
+      return client;
+    });
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint === 'clients_identification_key') {
+      const existing = await db('clients')
+        .where({ ...tenantOnly(tenant), idNumber: input.idNumber })
+        .first('id');
+      if (existing) throw new DuplicateClientError(existing.id);
+    }
+    throw err;
+  }
+}
+
+export async function getClient(db: Knex, tenant: Tenant, ref: ResourceRef): Promise<Client | undefined> {
+  const q = Client.query(db)
+    .where(tenantOnly(tenant))
+    .withGraphFetched('addresses(ordered)')
+    .modifiers({ ordered: (b) => b.orderBy('position') });
+  if ('id' in ref) q.where('id', ref.id);
+  else q.where('uuid', ref.uuid);
+  return q.first();
+}
+
+export interface ClientFilters {
+  idNumber?: string;
+  /** Already normalised (lower case, accents removed). */
+  nameContains?: string;
+  balanceGte?: string;
+  balanceLte?: string;
+  startingAfter?: number;
+  limit: number;
+}
+
+/** Newest first; `startingAfter` is the last id of the previous page. */
+export async function listClients(
+  db: Knex,
+  tenant: Tenant,
+  f: ClientFilters,
+): Promise<{ rows: Client[]; hasMore: boolean }> {
+  const q = Client.query(db)
+    .where(tenantOnly(tenant))
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .withGraphFetched('addresses(ordered)')
+    .modifiers({ ordered: (b) => b.orderBy('position') });
+  if (f.idNumber !== undefined) q.where('idNumber', f.idNumber);
+  if (f.nameContains !== undefined) {
+    // The pattern's own wildcards are escaped so user input matches literally.
+    const escaped = f.nameContains.replace(/[\\%_]/g, (c) => `\\${c}`);
+    q.where('searchName', 'like', `%${escaped}%`);
+  }
+  if (f.balanceGte !== undefined) q.where('balance', '>=', f.balanceGte);
+  if (f.balanceLte !== undefined) q.where('balance', '<=', f.balanceLte);
+  if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);
+  const rows = await q;
+  return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
+}
+
+/** Normalises a name search the same way the search_name column is computed. */
+export function normalizeNameSearch(value: string): string {
+  return value
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+}

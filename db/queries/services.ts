@@ -1,0 +1,41 @@
+// The services catalogue of a company: creation, reads by id or UUID, cursor-paginated list.
+import type { Knex } from 'knex';
+import type { ResourceRef } from '../../domain/ids.ts';
+import { Service } from '../models/index.ts';
+import { tenantOnly, type Tenant } from './clients.ts';
+
+export interface ServiceInput {
+  cabys: string;
+  description: string;
+  unit: string;
+  taxCode: string;
+  ivaRateCode: string;
+  price: string;
+  commercialCode?: string | null;
+}
+
+export async function createService(db: Knex, tenant: Tenant, input: ServiceInput): Promise<Service> {
+  return Service.query(db).insertAndFetch({ ...tenantOnly(tenant), ...input });
+}
+
+export async function getService(db: Knex, tenant: Tenant, ref: ResourceRef): Promise<Service | undefined> {
+  const q = Service.query(db).where(tenantOnly(tenant));
+  if ('id' in ref) q.where('id', ref.id);
+  else q.where('uuid', ref.uuid);
+  return q.first();
+}
+
+export async function listServices(
+  db: Knex,
+  tenant: Tenant,
+  f: { cabys?: string; startingAfter?: number; limit: number },
+): Promise<{ rows: Service[]; hasMore: boolean }> {
+  const q = Service.query(db)
+    .where(tenantOnly(tenant))
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1);
+  if (f.cabys !== undefined) q.where('cabys', f.cabys);
+  if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);
+  const rows = await q;
+  return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
+}

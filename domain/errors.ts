@@ -1,0 +1,44 @@
+// The error catalogue: every stable error code the API can answer with, its HTTP status and
+// title, in one place. Routes throw by code; api/errors.ts renders RFC 9457 problem+json.
+export const ERROR_CATALOGUE = {
+  invalid_json: { status: 400, title: 'Malformed JSON body' },
+  invalid_request: { status: 400, title: 'Invalid request' },
+  missing_api_key: { status: 401, title: 'API key required' },
+  invalid_api_key: { status: 401, title: 'Invalid API key' },
+  api_key_expired: { status: 401, title: 'API key expired' },
+  api_key_revoked: { status: 401, title: 'API key revoked' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  plan_not_included: { status: 403, title: 'Plan does not include the API' },
+  admin_credentials_required: { status: 401, title: 'Admin credentials required' },
+  resource_not_found: { status: 404, title: 'Resource not found' },
+  route_not_found: { status: 404, title: 'Route not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  duplicate_client: { status: 409, title: 'Client already exists' },
+  duplicate_external_id: { status: 409, title: 'Duplicate external_id' },
+  idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
+  invalid_state: { status: 409, title: 'Invalid state for this operation' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** One field-level problem inside a validation error. `path` is a JSON Pointer into the input. */
+export interface FieldError {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** A business-rule failure from pure code (domain/), carrying the offending field. */
+export class DomainValidationError extends Error {
+  constructor(readonly errors: FieldError[]) {
+    super(errors.map((e) => `${e.path}: ${e.message}`).join('; '));
+    this.name = 'DomainValidationError';
+  }
+}

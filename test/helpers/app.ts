@@ -1,0 +1,112 @@
+// Test harness for the API: a fresh database, a real Redis connection, the app built with
+// buildApp() and driven through inject(); helpers to create companies and keys.
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Redis } from 'ioredis';
+import { buildApp } from '../../api/app.ts';
+import { loadConfig, type Config } from '../../config/index.ts';
+import { createApiKey } from '../../db/queries/api-keys.ts';
+import { createCompany, type CompanyInput } from '../../db/queries/companies.ts';
+import type { Db } from '../../db/connection.ts';
+import { createRedis } from '../../jobs/redis.ts';
+import { SCOPES, type Scope } from '../../domain/scopes.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'silent', ...overrides });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Db;
+  redis: Redis;
+  config: Config;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = testConfig({ DATABASE_URL: database.url, ...overrides });
+  const redis = createRedis(config.redisUrl, 'api');
+  const app = await buildApp({ config, db: database.db, redis }, { logger: false });
+  await app.ready();
+  return {
+    app,
+    db: database.db,
+    redis,
+    config,
+    database,
+    async close() {
+      await app.close();
+      redis.disconnect();
+      await database.drop();
+    },
+  };
+}
+
+let companySeq = 0;
+
+export function companyInput(overrides: Partial<CompanyInput> = {}): CompanyInput {
+  companySeq += 1;
+  const n = String(100000 + companySeq + Math.floor(Math.random() * 800000)).slice(-6);
+  return {
+    name: `Empresa de Prueba ${companySeq}`,
+    plan: 'business',
+    legalName: `Empresa de Prueba ${companySeq} S.A.`,
+    idType: '02',
+    idNumber: `3101${n}`,
+    activityCode: '620100',
+    provincia: '1',
+    canton: '01',
+    distrito: '01',
+    otrasSenas: 'Calle 1, avenida 2',
+    emails: ['facturas@empresa.example'],
+    ...overrides,
+  };
+}
+
+export async function createTestCompany(db: Db, overrides: Partial<CompanyInput> = {}) {
+  return createCompany(db, companyInput(overrides));
+}
+
+export async function createTestKey(
+  db: Db,
+  companyId: number,
+  opts: { livemode?: boolean; scopes?: readonly Scope[]; name?: string } = {},
+): Promise<{ id: number; secret: string }> {
+  const { key, secret } = await createApiKey(db, {
+    companyId,
+    livemode: opts.livemode ?? false,
+    name: opts.name ?? 'test',
+    scopes: [...(opts.scopes ?? SCOPES)],
+  });
+  return { id: key.id, secret };
+}
+
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+/** inject() with a bearer key and a JSON body; returns status, headers and parsed JSON. */
+export async function call(
+  app: FastifyInstance,
+  method: InjectOptions['method'],
+  url: string,
+  opts: CallOptions = {},
+): Promise<LightMyRequestResponse & { json: () => any }> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  const res = await app.inject({
+    method,
+    url,
+    headers,
+    query: opts.query,
+    ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
+  });
+  return res;
+}

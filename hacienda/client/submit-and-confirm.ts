@@ -1,0 +1,51 @@
+// Submit with the unknown-outcome rule applied (NOTES §7.3): after a 5xx or a timeout on POST,
+// first ask Hacienda whether it has the clave; only when it still does not know it after a short
+// wait is the SAME document (same clave, same signed bytes) sent again. Resending the same clave
+// is always safe — a repeat is answered "ya fue recibido anteriormente" — whereas a new clave
+// would risk two accepted documents. Rejections and rate limits are left to the caller.
+import { HaciendaUnknownOutcomeError } from './errors.ts';
+import { systemClock } from './http.ts';
+import type { Clock } from './http.ts';
+import type { ReceptionClient, SubmitDocument } from './reception-client.ts';
+
+export interface SubmitAndConfirmOptions {
+  clock?: Clock;
+  /** Waits between status checks after an unknown outcome; a 404 right after a POST is normal. */
+  pollDelaysMs?: number[];
+  /** How many times the same document may be sent again. Default 3. */
+  maxResends?: number;
+}
+
+export interface Confirmed {
+  outcome: 'received';
+  /** How Hacienda's receipt was established. */
+  via: 'post' | 'duplicate' | 'status';
+  /** POST attempts made (1 = first try). */
+  attempts: number;
+}
+
+const DEFAULT_POLL_DELAYS_MS = [250, 500, 1_000, 2_000];
+
+export async function submitAndConfirm(
+  client: ReceptionClient,
+  doc: SubmitDocument,
+  options: SubmitAndConfirmOptions = {},
+): Promise<Confirmed> {
+  const clock = options.clock ?? systemClock;
+  const delays = options.pollDelaysMs ?? DEFAULT_POLL_DELAYS_MS;
+  const maxResends = options.maxResends ?? 3;
+  for (let attempts = 1; ; attempts++) {
+    try {
+      const res = await client.submit(doc);
+      return { outcome: 'received', via: res.duplicate ? 'duplicate' : 'post', attempts };
+    } catch (err) {
+      if (!(err instanceof HaciendaUnknownOutcomeError) || attempts > maxResends) throw err;
+    }
+    // Outcome unknown: look before sending again.
+    for (const delay of delays) {
+      await clock.sleep(delay);
+      const s = await client.status(doc.clave);
+      if (s.found) return { outcome: 'received', via: 'status', attempts };
+    }
+  }
+}

@@ -1,0 +1,212 @@
+// DetalleMensaje / MensajeHacienda parsing and readable reasons, on texts in Hacienda's real format
+// (NOTES §7.5 and §7.9: sandbox preamble, bracketed table, unescaped quotes, one-line tables, free text).
+import { describe, expect, it } from 'vitest';
+import { parseDetalleMensaje } from '../hacienda/detalle-mensaje.ts';
+import { MensajeHaciendaParseError, parseMensajeHacienda } from '../hacienda/mensaje-hacienda.ts';
+import { explainDetalleMensaje, explainMensajeHacienda, explainRow } from '../hacienda/rejection-reasons.ts';
+
+const PREAMBLE =
+  'Este comprobante fue aceptado en el ambiente de pruebas, por lo cual no tiene validez para fines tributarios';
+const MSG_99 =
+  'La numeración consecutiva del comprobante que se esta utilizando para este archivo XML ya existe en nuestras bases de datos.';
+const MSG_37 =
+  "Estimado obligado tributario los datos suministrados en provincia, cantón y distrito del 'emisor' no concuerdan con la información registrada en la Dirección General de Tributación, favor proceder actualizar sus datos.";
+
+const twoRows =
+  `${PREAMBLE}\n\nEl comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n` +
+  `-99, "${MSG_99}", 0, 0\n-37, "${MSG_37}", 0, 0\n\n]`;
+
+const xsdOrder =
+  'El comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n' +
+  `-1, "cvc-complex-type.2.4.a: Invalid content was found starting with element '{"https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/facturaElectronica":CodigoComercial}'. One of '{"https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/facturaElectronica":Codigo, "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/facturaElectronica":Cantidad}' is expected.", 2, 1573\n` +
+  `-1, "cvc-datatype-valid.1.2.1: '' is not a valid value for 'decimal'.", 90, 26\n\n]`;
+
+describe('parseDetalleMensaje', () => {
+  it('reads the preamble and a multi-row table', () => {
+    const p = parseDetalleMensaje(twoRows);
+    expect(p.sandbox).toBe(true);
+    expect(p.preamble).toBe(PREAMBLE);
+    expect(p.hasTable).toBe(true);
+    expect(p.rows).toEqual([
+      { code: -99, message: MSG_99, line: 0, column: 0 },
+      { code: -37, message: MSG_37, line: 0, column: 0 },
+    ]);
+    expect(p.raw).toBe(twoRows);
+  });
+
+  it('keeps commas and raw double quotes inside messages, with fila/columna', () => {
+    const p = parseDetalleMensaje(xsdOrder);
+    expect(p.sandbox).toBe(false);
+    expect(p.rows).toHaveLength(2);
+    expect(p.rows[0]?.code).toBe(-1);
+    expect(p.rows[0]?.message).toMatch(
+      /^cvc-complex-type\.2\.4\.a: .*":Codigo, "https:.*":Cantidad\}' is expected\.$/,
+    );
+    expect(p.rows[0]).toMatchObject({ line: 2, column: 1573 });
+    expect(p.rows[1]).toEqual({
+      code: -1,
+      message: "cvc-datatype-valid.1.2.1: '' is not a valid value for 'decimal'.",
+      line: 90,
+      column: 26,
+    });
+  });
+
+  it('parses a table printed on one line, with brackets inside the message', () => {
+    const oneLine =
+      "El comprobante electrónico tiene los siguientes errores: [ codigo, mensaje, fila, columna -1, \"cvc-enumeration-valid: Value 'False' is not facet-valid with respect to enumeration '[01, 02, 03, 04]'. It must be a value from the enumeration.\", 26, 39 ]";
+    const p = parseDetalleMensaje(oneLine);
+    expect(p.rows).toEqual([
+      {
+        code: -1,
+        message:
+          "cvc-enumeration-valid: Value 'False' is not facet-valid with respect to enumeration '[01, 02, 03, 04]'. It must be a value from the enumeration.",
+        line: 26,
+        column: 39,
+      },
+    ]);
+  });
+
+  it('reads free text after the "procesado" preamble variant', () => {
+    const p = parseDetalleMensaje(
+      'Este comprobante fue procesado en el ambiente de pruebas, por lo cual no tiene validez para fines tributarios.\n\nLa firma del comprobante electrónico no es válida',
+    );
+    expect(p.sandbox).toBe(true);
+    expect(p.hasTable).toBe(false);
+    expect(p.rows).toEqual([
+      { code: null, message: 'La firma del comprobante electrónico no es válida', line: null, column: null },
+    ]);
+  });
+
+  it('undoes JSON-escaped newlines and keeps blank lines between rows harmless', () => {
+    const escaped =
+      'El comprobante electrónico tiene los siguientes errores: \\n\\n[\\ncodigo, mensaje, fila, columna\\n\\n-1, \\"El tipo de documento no corresponde.\\", 0, 0\\n\\n]';
+    const p = parseDetalleMensaje(escaped);
+    expect(p.rows).toEqual([
+      { code: -1, message: 'El tipo de documento no corresponde.', line: 0, column: 0 },
+    ]);
+  });
+
+  it('yields no rows for an acceptance text', () => {
+    const p = parseDetalleMensaje(PREAMBLE);
+    expect(p.sandbox).toBe(true);
+    expect(p.rows).toEqual([]);
+  });
+});
+
+describe('explainDetalleMensaje', () => {
+  it('translates -99 and -37 into Spanish and English with a fix, keeping the raw text', () => {
+    const r = explainDetalleMensaje(twoRows);
+    expect(r.raw).toBe(twoRows);
+    expect(r.items.map((i) => i.kind)).toEqual(['duplicate-consecutivo', 'ubicacion']);
+    expect(r.items[0]?.readable.es).toMatch(/consecutivo ya fue usado/);
+    expect(r.items[0]?.readable.en).toMatch(/consecutive number was already used/);
+    expect(r.items[0]?.fix.en).toMatch(/next free consecutive/);
+    expect(r.items[1]?.fix.es).toMatch(/Ubicacion/);
+    expect(r.items[0]?.message).toBe(MSG_99);
+    expect(r.summary.es).toMatch(/^Hacienda rechazó el comprobante: .*\(y 1 motivo más\)$/);
+    expect(r.summary.en).toMatch(/\(and 1 more reason\)$/);
+  });
+
+  it('names the elements of schema errors and where they are', () => {
+    const r = explainDetalleMensaje(xsdOrder);
+    expect(r.items[0]?.kind).toBe('xsd-order');
+    expect(r.items[0]?.readable.en).toBe(
+      'Element CodigoComercial is out of order or not allowed there; expected Codigo, Cantidad (line 2, column 1573 of the signed XML).',
+    );
+    expect(r.items[1]?.kind).toBe('xsd-empty-decimal');
+    expect(r.items[1]?.readable.es).toMatch(/campo numérico \(decimal\) está vacío \(línea 90, columna 26/);
+  });
+
+  it('explains the enumeration error with the allowed values', () => {
+    const r = explainRow({
+      code: -1,
+      message:
+        "cvc-enumeration-valid: Value 'False' is not facet-valid with respect to enumeration '[01, 02, 03, 04]'. It must be a value from the enumeration.",
+      line: 26,
+      column: 39,
+    });
+    expect(r.kind).toBe('xsd-enumeration');
+    expect(r.fix.en).toBe('Use one of: 01, 02, 03, 04.');
+  });
+
+  it.each([
+    ['La firma del comprobante electrónico no es válida', 'signature-invalid'],
+    [
+      'La firma del comprobante electrónico no es válida (El XML fue modificado luego de haber sido firmado).',
+      'signature-modified',
+    ],
+    ['El contribuyente que firma la factura electronica no es el emisor', 'signer-not-emisor'],
+    ['Error al comunicarse con el Signum One', 'signum-one'],
+    ['El comprobante [50601] ya fue recibido anteriormente', 'duplicate-clave'],
+    ['El tipo de documento no corresponde.', 'tipo-documento'],
+  ])('recognises %s', (message, kind) => {
+    const r = explainRow({ code: null, message, line: null, column: null });
+    expect(r.kind).toBe(kind);
+    expect(r.readable.es).not.toBe(message);
+    expect(r.fix.es.length).toBeGreaterThan(10);
+  });
+
+  it('recognises -53, -16 and -111 by code, pointing at goods vs services', () => {
+    const k = (code: number, message: string) => explainRow({ code, message, line: 0, column: 0 });
+    expect(k(-53, 'La fecha de emisión no concuerda con la hora oficial').kind).toBe('hora-oficial');
+    expect(k(-16, 'El archivo XML, fue enviado … de manera extemporánea').kind).toBe('extemporaneo');
+    const t = k(
+      -111,
+      'El total de servicios gravados (TotalServGravados) no coincide con la suma de las líneas.',
+    );
+    expect(t.kind).toBe('totals');
+    expect(t.readable.en).toContain('(TotalServGravados)');
+    expect(t.fix.en).toMatch(/service or goods/);
+  });
+
+  it('falls back to the raw text for unknown messages', () => {
+    const r = explainDetalleMensaje(
+      'El comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n-205, "El código CABYS no existe, revise.", 0, 0\n]',
+    );
+    expect(r.items[0]?.kind).toBeNull();
+    expect(r.items[0]?.readable.es).toBe('El código CABYS no existe, revise. (-205)');
+    expect(r.items[0]?.readable.en).toBe('Hacienda reported (-205): "El código CABYS no existe, revise."');
+  });
+
+  it('gives a summary even when Hacienda gives no reason', () => {
+    const r = explainDetalleMensaje('');
+    expect(r.items).toEqual([]);
+    expect(r.summary.en).toMatch(/without giving a reason/);
+  });
+});
+
+describe('parseMensajeHacienda', () => {
+  const ns = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda';
+  const mh = (mensaje: string, detalle: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<MensajeHacienda xmlns="${ns}"><Clave>50627091800011187076300200001010000000007100011154</Clave>` +
+    `<NombreEmisor>Carlos Chacon Calvo</NombreEmisor><TipoIdentificacionEmisor>01</TipoIdentificacionEmisor>` +
+    `<NumeroCedulaEmisor>111870763</NumeroCedulaEmisor><Mensaje>${mensaje}</Mensaje><EstadoMensaje>${mensaje === '1' ? 'Aceptado' : 'Rechazado'}</EstadoMensaje>` +
+    `<DetalleMensaje>${detalle}</DetalleMensaje><MontoTotalImpuesto>287.61062</MontoTotalImpuesto><TotalFactura>2500.00000</TotalFactura>` +
+    `<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"/></MensajeHacienda>`;
+
+  it('reads a rejection with its rows', () => {
+    const escaped = twoRows.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    const m = parseMensajeHacienda(mh('3', escaped));
+    expect(m.accepted).toBe(false);
+    expect(m.mensaje).toBe(3);
+    expect(m.estadoMensaje).toBe('Rechazado');
+    expect(m.nombreEmisor).toBe('Carlos Chacon Calvo');
+    expect(m.nombreReceptor).toBeNull();
+    expect(m.totalFactura).toBe('2500.00000');
+    expect(m.signed).toBe(true);
+    expect(m.detalleMensaje).toBe(twoRows);
+    expect(m.detalle.rows.map((r) => r.code)).toEqual([-99, -37]);
+    expect(explainMensajeHacienda(mh('3', escaped)).items).toHaveLength(2);
+  });
+
+  it('reads an acceptance', () => {
+    const m = parseMensajeHacienda(mh('1', PREAMBLE));
+    expect(m.accepted).toBe(true);
+    expect(m.detalle.rows).toEqual([]);
+  });
+
+  it('refuses what is not a MensajeHacienda', () => {
+    expect(() => parseMensajeHacienda('<FacturaElectronica/>')).toThrow(MensajeHaciendaParseError);
+    expect(() => parseMensajeHacienda('not xml <')).toThrow(MensajeHaciendaParseError);
+  });
+});

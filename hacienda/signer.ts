@@ -1,0 +1,168 @@
+// XAdES-EPES signing of comprobantes in the layout Hacienda accepts (NOTES 6.2-6.3):
+//   ds:Signature Id="Signature-<uuid>" appended as the root's last child, inclusive C14N 1.0,
+//   RSA-SHA256, three SHA-256 references (the document URI="" with only the enveloped-signature
+//   transform; the KeyInfo; the SignedProperties), KeyInfo with X509Certificate and RSAKeyValue,
+//   SignedProperties with SigningTime in Costa Rica time (-06:00), SigningCertificate,
+//   the v4.4 SignaturePolicyIdentifier with Hacienda's published digest, ClaimedRole "Emisor"
+//   and a DataObjectFormat (text/xml, UTF-8) for the document reference.
+//
+// The returned string is the input text with the signature inserted before the root's closing
+// tag: the document's own bytes (XML declaration, whitespace, attribute order) are never
+// re-serialised, so what was digested is exactly what is stored and sent.
+import { createHash, randomUUID, webcrypto, X509Certificate } from 'node:crypto';
+import type { Element } from '@xmldom/xmldom';
+import { KeyInfoX509Data, KeyValue } from 'xmldsigjs';
+import { certificateInfo } from './signing-key.ts';
+import type { SigningMaterial } from './signing-key.ts';
+import {
+  NS_DS,
+  POLICY_DIGEST_SHA256,
+  POLICY_URL,
+  XmlDocumentError,
+  parseXmlStrict,
+  serializeXml,
+  xades,
+} from './xades-env.ts';
+import type { WebCryptoKey } from './xades-env.ts';
+
+export interface SignOptions {
+  /** Defaults to now. Written as Costa Rica local time with a -06:00 offset. */
+  signingTime?: Date;
+}
+
+export interface XadesSigner {
+  /** Signs a comprobante; the UTF-8 bytes of the result are the bytes to store and send. */
+  sign(xml: string, opts?: SignOptions): Promise<string>;
+  /** The signing certificate (DER). */
+  readonly certificate: Buffer;
+}
+
+const RSA_SHA256 = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
+/** Costa Rica has kept UTC-6 all year since 1992. */
+const CR_OFFSET_MS = -6 * 3600 * 1000;
+const SIGNING_TIME_FORMAT = "UTC:yyyy-mm-dd'T'HH:MM:ss'-06:00'";
+const NODE_PROCESSING_INSTRUCTION = 7;
+const SHA256_URI = 'http://www.w3.org/2001/04/xmlenc#sha256';
+
+/** Prepares a signer for one key; the key is imported once and reused for every document. */
+export async function createSigner(material: SigningMaterial): Promise<XadesSigner> {
+  const certificate = material.certificateChain[0];
+  if (!certificate) throw new Error('Signing material has no certificate');
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', material.privateKeyPkcs8, RSA_SHA256, false, [
+    'sign',
+  ]);
+  const publicKey = await webcrypto.subtle.importKey(
+    'spki',
+    new X509Certificate(certificate).publicKey.export({ format: 'der', type: 'spki' }),
+    RSA_SHA256,
+    true,
+    ['verify'],
+  );
+  const info = certificateInfo(certificate);
+  const keys: SignerKeys = {
+    privateKey,
+    publicKey,
+    certificate,
+    certificateDigest: new Uint8Array(createHash('sha256').update(certificate).digest()),
+    issuerName: info.issuer,
+    serialNumber: info.serialNumberDecimal,
+  };
+  return {
+    certificate,
+    sign: (xml, opts) => signDocument(xml, opts?.signingTime ?? new Date(), keys),
+  };
+}
+
+interface SignerKeys {
+  privateKey: WebCryptoKey;
+  publicKey: WebCryptoKey;
+  certificate: Buffer;
+  /** SHA-256 of the DER certificate, for SigningCertificate/CertDigest. */
+  certificateDigest: Uint8Array;
+  /** RFC 4514 issuer name, as Hacienda's own signatures write it. */
+  issuerName: string;
+  serialNumber: string;
+}
+
+async function signDocument(xml: string, signingTime: Date, keys: SignerKeys): Promise<string> {
+  const doc = parseXmlStrict(xml);
+  for (let node = doc.firstChild; node; node = node.nextSibling) {
+    // URI="" covers processing instructions outside the root, which some verifiers digest and
+    // others do not; refuse them rather than produce a signature that depends on the verifier.
+    if (node.nodeType === NODE_PROCESSING_INSTRUCTION && node.nodeName !== 'xml') {
+      throw new XmlDocumentError('Processing instructions outside the root element are not signed');
+    }
+  }
+  const root = doc.documentElement!;
+
+  const x = xades();
+  const uuid = randomUUID();
+  const signatureId = `Signature-${uuid}`;
+  const referenceId = `Reference-${randomUUID()}`;
+  const keyInfoId = `KeyInfoId-${signatureId}`;
+
+  const signedXml = new x.SignedXml();
+  const signature = signedXml.XmlSignature;
+  signature.Id = signatureId;
+  const properties = signedXml.Properties!;
+  properties.Target = `#${signatureId}`;
+  properties.SignedProperties.Id = `SignedProperties-${signatureId}`;
+
+  signature.KeyInfo.Id = keyInfoId;
+  signature.KeyInfo.Add(new KeyInfoX509Data(keys.certificate));
+  const keyValue = new KeyValue();
+  await keyValue.importKey(keys.publicKey as never);
+  signature.KeyInfo.Add(keyValue);
+
+  const cert = new x.xml.Cert();
+  cert.CertDigest.DigestMethod.Algorithm = SHA256_URI;
+  cert.CertDigest.DigestValue = keys.certificateDigest;
+  cert.IssuerSerial.X509IssuerName = keys.issuerName;
+  cert.IssuerSerial.X509SerialNumber = keys.serialNumber;
+  properties.SignedProperties.SignedSignatureProperties.SigningCertificate.Add(cert);
+
+  const format = new x.xml.DataObjectFormat();
+  format.ObjectReference = `#${referenceId}`;
+  format.MimeType = 'text/xml';
+  format.Encoding = 'UTF-8';
+  properties.SignedProperties.SignedDataObjectProperties.DataObjectFormats.Add(format);
+
+  await signedXml.Sign({ name: RSA_SHA256.name }, keys.privateKey as never, doc as never, {
+    references: [
+      { id: referenceId, uri: '', hash: 'SHA-256', transforms: ['enveloped'] },
+      { id: `ReferenceKeyInfo-${uuid}`, uri: `#${keyInfoId}`, hash: 'SHA-256' },
+    ],
+    signingTime: {
+      value: new Date(signingTime.getTime() + CR_OFFSET_MS),
+      format: SIGNING_TIME_FORMAT,
+    },
+    policy: {
+      identifier: { value: POLICY_URL },
+      hash: 'SHA-256',
+      digestValue: POLICY_DIGEST_SHA256,
+    },
+    signerRole: { claimed: ['Emisor'] },
+  });
+
+  const signatureElement = signedXml.GetXml() as unknown as Element | null;
+  if (!signatureElement) throw new Error('xadesjs produced no signature element');
+  const value = signatureElement.getElementsByTagNameNS(NS_DS, 'SignatureValue').item(0);
+  // SignatureValue is outside SignedInfo, so its Id does not affect any digest.
+  value?.setAttribute('Id', `SignatureValue-${signatureId}`);
+
+  return insertBeforeRootEnd(xml, root.tagName, serializeXml(signatureElement));
+}
+
+/**
+ * Inserts `fragment` right before the closing tag of the root element, leaving every other byte
+ * of `xml` as it was.
+ */
+function insertBeforeRootEnd(xml: string, rootName: string, fragment: string): string {
+  const closing = `</${rootName}`;
+  const at = xml.lastIndexOf(closing);
+  const tail = at < 0 ? '' : xml.slice(at + closing.length);
+  if (at < 0 || !/^\s*>(?:\s|<!--[\s\S]*?-->)*$/.test(tail)) {
+    throw new XmlDocumentError(`Cannot find the closing tag of the root element <${rootName}>`);
+  }
+  return xml.slice(0, at) + fragment + xml.slice(at);
+}

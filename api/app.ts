@@ -44,9 +44,17 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     routerOptions: { ignoreTrailingSlash: true },
   });
 
+  // The API speaks JSON only; any other body type is 415.
+  app.removeContentTypeParser('text/plain');
   registerValidation(app);
   registerErrorHandling(app);
   registerAuth(app, deps.db);
+
+  // A POST without a body means "no options": validate it as an empty object.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT'))
+      request.body = {};
+  });
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('request-id', request.id);

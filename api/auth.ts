@@ -81,7 +81,9 @@ export function registerAuth(app: FastifyInstance, db: Knex): void {
     }
   });
 
-  app.addHook('preHandler', async (request: FastifyRequest) => {
+  // Scopes are checked before the body is validated, so a key without the scope learns nothing
+  // about the route's input rules.
+  app.addHook('preValidation', async (request: FastifyRequest) => {
     const config = request.routeOptions.config;
     if (!request.auth) return;
     if (config?.scope && !request.auth.scopes.includes(config.scope)) {

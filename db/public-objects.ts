@@ -6,6 +6,7 @@ import type { Client, Company, Service } from './models/index.ts';
 import type { CredentialSummary } from './queries/companies.ts';
 import { redactedKey } from '../domain/api-key-secret.ts';
 import { formatId } from '../domain/ids.ts';
+import { isUnidadMedida, unitKind } from '../domain/codes.ts';
 
 export const money2 = (v: string | number): string => new Decimal(v).toFixed(2, Decimal.ROUND_HALF_UP);
 
@@ -45,6 +46,7 @@ export function serviceObject(s: Service) {
     cabys: s.cabys,
     description: s.description,
     unit: s.unit,
+    kind: isUnidadMedida(s.unit) ? unitKind(s.unit) : 'goods',
     tax_code: s.taxCode,
     iva_rate_code: s.ivaRateCode,
     price: new Decimal(s.price).toFixed(2),

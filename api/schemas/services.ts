@@ -1,5 +1,6 @@
 // Service (catalogue item) schemas.
 import { Type } from 'typebox';
+import { IVA_RATE_CODES_FE, UNIDADES_MEDIDA } from '../../domain/codes.ts';
 import { Limit, Timestamp } from './common.ts';
 
 export const CreateServiceBody = Type.Object(
@@ -7,15 +8,15 @@ export const CreateServiceBody = Type.Object(
     cabys: Type.String({ pattern: '^\\d{13}$', description: 'CABYS code, 13 digits' }),
     description: Type.String({ minLength: 3, maxLength: 200 }),
     unit: Type.String({
-      minLength: 1,
-      maxLength: 20,
-      description: 'UnidadMedida code from the v4.4 schema (Unid, Sp, Kg, …)',
+      enum: UNIDADES_MEDIDA.map(([code]) => code),
+      description:
+        'UnidadMedida code from the v4.4 schema (Unid, Sp, Kg, …); service units make the line a service',
     }),
     tax_code: Type.Optional(
       Type.String({ enum: ['01'], default: '01', description: 'Impuesto code (01 IVA)' }),
     ),
     iva_rate_code: Type.String({
-      enum: ['01', '02', '03', '04', '08', '09', '10', '11'],
+      enum: [...IVA_RATE_CODES_FE],
       description:
         'CodigoTarifaIVA: 01 0%, 02 1%, 03 2%, 04 4%, 08 13%, 09 0.5%, 10 exento, 11 0% sin crédito',
     }),
@@ -46,6 +47,10 @@ export const ServiceObject = Type.Object({
   cabys: Type.String(),
   description: Type.String(),
   unit: Type.String(),
+  kind: Type.String({
+    enum: ['goods', 'services'],
+    description: 'From the unit: goods or services in the summary',
+  }),
   tax_code: Type.String(),
   iva_rate_code: Type.String(),
   price: Type.String(),

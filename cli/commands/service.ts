@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { createService, listServices } from '../../db/queries/services.ts';
 import { getCompany } from '../../db/queries/companies.ts';
 import { serviceObject } from '../../db/public-objects.ts';
+import { IVA_RATE_CODES_FE, isUnidadMedida } from '../../domain/codes.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';
 
 export function registerServiceCommands(program: Command): void {
@@ -32,9 +33,11 @@ export function registerServiceCommands(program: Command): void {
         if (!/^\d{13}$/.test(opts.cabys)) throw new CliError('--cabys must be 13 digits');
         if (opts.description.length < 3 || opts.description.length > 200)
           throw new CliError('--description: 3 to 200 characters');
-        if (!['01', '02', '03', '04', '08', '09', '10', '11'].includes(opts.ivaRateCode)) {
-          throw new CliError('--iva-rate-code must be one of 01, 02, 03, 04, 08, 09, 10, 11');
+        if (!(IVA_RATE_CODES_FE as readonly string[]).includes(opts.ivaRateCode)) {
+          throw new CliError(`--iva-rate-code must be one of ${IVA_RATE_CODES_FE.join(', ')}`);
         }
+        if (!isUnidadMedida(opts.unit))
+          throw new CliError(`--unit: ${opts.unit} is not a v4.4 UnidadMedida code`);
         if (!/^\d{1,13}(\.\d{1,5})?$/.test(opts.price))
           throw new CliError('--price must be a decimal amount');
         await withContext(async ({ db }) => {

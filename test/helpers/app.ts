@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../config/index.ts';
 import { createApiKey } from '../../db/queries/api-keys.ts';
 import { createCompany, type CompanyInput } from '../../db/queries/companies.ts';
 import type { Db } from '../../db/connection.ts';
-import { createRedis } from '../../jobs/redis.ts';
+import { createRedis, waitForRedis } from '../../jobs/redis.ts';
 import { SCOPES, type Scope } from '../../domain/scopes.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
@@ -30,6 +30,7 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
   const database = await createTestDatabase();
   const config = testConfig({ DATABASE_URL: database.url, ...overrides });
   const redis = createRedis(config.redisUrl, 'api');
+  await waitForRedis(redis);
   const app = await buildApp({ config, db: database.db, redis }, { logger: false });
   await app.ready();
   return {

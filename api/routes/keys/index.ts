@@ -2,7 +2,6 @@
 // A key can only hand out scopes it holds itself.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import {
   createApiKey,
   getApiKey,
@@ -83,7 +82,7 @@ export default async function keyRoutes(fastify: FastifyInstance, { db }: AppDep
         tags,
         summary: 'Roll an API key: a new secret, older ones expire after a grace period',
         params: IdParam,
-        body: Type.Optional(RollKeyBody),
+        body: RollKeyBody,
         response: { 200: KeyWithSecret, ...errorResponses(404, 409, 422) },
       },
     },
@@ -91,7 +90,7 @@ export default async function keyRoutes(fastify: FastifyInstance, { db }: AppDep
       const auth = tenantOf(request);
       const key = await loadKey(auth.companyId, auth.livemode, request.params.id);
       if (key.revokedAt) throw new ApiError('invalid_state', 'A revoked key cannot be rolled');
-      const secret = await rollApiKey(db, key, request.body?.grace_period_seconds ?? 86_400);
+      const secret = await rollApiKey(db, key, request.body.grace_period_seconds ?? 86_400);
       const fresh = (await getApiKey(db, auth.companyId, auth.livemode, key.id))!;
       return { ...keyObject(fresh), secret };
     },

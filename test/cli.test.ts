@@ -1,0 +1,146 @@
+// The command-line tool as scripts use it: a real subprocess against a test database.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startTestApp, TEST_SECRETS_KEY, type TestApp } from './helpers/app.ts';
+
+const run = promisify(execFile);
+let t: TestApp;
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: t.database.url, SECRETS_KEY: TEST_SECRETS_KEY, NODE_ENV: 'test' },
+    });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('npm run cli', () => {
+  it('creates a company and a key whose secret works against the API, printing JSON', async () => {
+    const company = await cli([
+      'company',
+      'create',
+      '--name',
+      'Ferretería El Clavo',
+      '--cedula',
+      '3-101-555555',
+      '--plan',
+      'business',
+      '--demo',
+      '--json',
+    ]);
+    expect(company.code).toBe(0);
+    const c = JSON.parse(company.stdout);
+    expect(c).toMatchObject({
+      object: 'company',
+      plan: 'business',
+      emisor: { identification: { type: '02', number: '3101555555' } },
+    });
+    expect(c.id).toMatch(/^cmp_\d{12}$/);
+
+    const key = await cli([
+      'key',
+      'create',
+      '--company',
+      c.id,
+      '--scopes',
+      'read:clients,write:clients',
+      '--mode',
+      'test',
+      '--name',
+      'erp',
+      '--json',
+    ]);
+    expect(key.code).toBe(0);
+    const k = JSON.parse(key.stdout);
+    expect(k.id).toMatch(/^key_\d{12}$/);
+    expect(k.secret).toMatch(/^ik_test_/);
+    expect(k.scopes).toEqual(['read:clients', 'write:clients']);
+    const res = await call(t.app, 'POST', '/api/v1/clients', {
+      key: k.secret,
+      body: { cedula: '102340567', name: 'Ana Mora' },
+    });
+    expect(res.statusCode).toBe(201);
+
+    const listed = await cli(['key', 'list', '--company', c.id, '--json']);
+    expect(listed.stdout).not.toContain(k.secret);
+    expect(JSON.parse(listed.stdout).map((x: { id: string }) => x.id)).toContain(k.id);
+
+    const rolled = await cli(['key', 'roll', '--company', c.id, '--key', k.id, '--grace', '0', '--json']);
+    const r = JSON.parse(rolled.stdout);
+    expect(r.secret).not.toBe(k.secret);
+    expect((await call(t.app, 'GET', '/api/v1/clients', { key: r.secret })).statusCode).toBe(200);
+    expect((await call(t.app, 'GET', '/api/v1/clients', { key: k.secret })).statusCode).toBe(401);
+
+    const revoked = await cli(['key', 'revoke', '--company', c.id, '--key', k.id, '--json']);
+    expect(JSON.parse(revoked.stdout).revoked_at).not.toBeNull();
+    expect((await call(t.app, 'GET', '/api/v1/clients', { key: r.secret })).json().code).toBe(
+      'api_key_revoked',
+    );
+
+    const svc = await cli([
+      'service',
+      'add',
+      '--company',
+      c.id,
+      '--cabys',
+      '4299999000000',
+      '--description',
+      'Martillo de acero',
+      '--unit',
+      'Unid',
+      '--iva-rate-code',
+      '08',
+      '--price',
+      '4500',
+      '--json',
+    ]);
+    expect(JSON.parse(svc.stdout)).toMatchObject({
+      object: 'service',
+      kind: 'goods',
+      price: '4500.00',
+      livemode: false,
+    });
+  });
+
+  it('rejects bad input with a clear message and a non-zero exit', async () => {
+    const badPlan = await cli([
+      'company',
+      'create',
+      '--name',
+      'Empresa X',
+      '--cedula',
+      '3101666666',
+      '--plan',
+      'gold',
+      '--json',
+    ]);
+    expect(badPlan.code).not.toBe(0);
+    expect(badPlan.stderr).toContain('--plan');
+    const badScope = await cli(['key', 'create', '--company', '1', '--scopes', 'root', '--json']);
+    expect(badScope.code).not.toBe(0);
+    expect(badScope.stderr).toContain('unknown scope');
+    const noCompany = await cli([
+      'key',
+      'create',
+      '--company',
+      'cmp_000000009999',
+      '--scopes',
+      'read:clients',
+      '--json',
+    ]);
+    expect(noCompany.code).not.toBe(0);
+    expect(noCompany.stderr).toContain('no company');
+  });
+});

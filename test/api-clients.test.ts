@@ -42,7 +42,7 @@ async function counts() {
       Number((await t.db(tb).count('* as n'))[0]!.n),
     ),
   );
-  return { clients: c, addresses: a, events: e, outbox: o };
+  return { clients: c!, addresses: a!, events: e!, outbox: o! };
 }
 
 describe('POST /api/v1/clients', () => {

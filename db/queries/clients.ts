@@ -96,7 +96,13 @@ export async function listClients(
 ): Promise<{ rows: Client[]; hasMore: boolean }> {
   const q = Client.query(db)
     .where(tenantOnly(tenant))
-    .orderBy('id', 'desc')
+    // Ordered exactly like the (company_id, livemode, id) index so a backward scan of it serves
+    // the page (and stops after limit + 1 matches) instead of a scan of the primary key.
+    .orderBy([
+      { column: 'companyId', order: 'desc' },
+      { column: 'livemode', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(f.limit + 1)
     .withGraphFetched('addresses(ordered)')
     .modifiers({ ordered: (b) => b.orderBy('position') });

@@ -32,7 +32,13 @@ export async function listServices(
 ): Promise<{ rows: Service[]; hasMore: boolean }> {
   const q = Service.query(db)
     .where(tenantOnly(tenant))
-    .orderBy('id', 'desc')
+    // Ordered exactly like the (company_id, livemode, id) index so a backward scan of it serves
+    // the page (and stops after limit + 1 matches) instead of a scan of the primary key.
+    .orderBy([
+      { column: 'companyId', order: 'desc' },
+      { column: 'livemode', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(f.limit + 1);
   if (f.cabys !== undefined) q.where('cabys', f.cabys);
   if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);

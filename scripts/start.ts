@@ -1,0 +1,132 @@
+// `npm start`: one command for a working service on a developer machine. It validates the
+// configuration, creates and migrates the database, checks Redis, then runs the API, the
+// workers and (for sandbox keys) the Hacienda simulator as child processes, and prints where
+// everything is once the API is ready. It installs nothing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, projectRoot } from '../config/index.ts';
+import { createDb } from '../db/connection.ts';
+import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
+import { describeConnectionFailure } from '../db/reachability.ts';
+import { createRedis, waitForRedis } from '../jobs/redis.ts';
+
+function fail(message: string): never {
+  process.stderr.write(`\n${message}\n\n`);
+  process.exit(1);
+}
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) fail(`Configuration error: ${err.message}`);
+  throw err;
+}
+
+// 1. Postgres: create the database on first run, then migrate.
+try {
+  if (await ensureDatabase(config.databaseUrl)) console.log('created database', new URL(config.databaseUrl).pathname.slice(1));
+} catch (err) {
+  fail(describeConnectionFailure('postgres', config.databaseUrl, err));
+}
+const db = createDb({ url: config.databaseUrl, poolMax: 1, applicationName: 'factura-start' });
+try {
+  const applied = await migrateLatest(db);
+  console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
+} finally {
+  await db.destroy();
+}
+
+// 2. Redis.
+const redis = createRedis(config.redisUrl, 'api', { retryStrategy: () => null });
+redis.on('error', () => {});
+try {
+  await waitForRedis(redis, 3000);
+} catch (err) {
+  fail(describeConnectionFailure('redis', config.redisUrl, err));
+} finally {
+  redis.disconnect();
+}
+
+// 3. The processes of the Procfile, as children with prefixed output.
+const children: ChildProcess[] = [];
+function run(name: string, script: string): void {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, script)], {
+    cwd: projectRoot,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = `[${name}] `;
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let buf = '';
+    stream.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        process.stdout.write(prefix + buf.slice(0, i + 1));
+        buf = buf.slice(i + 1);
+      }
+    });
+  }
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${prefix}exited (${signal ?? code}); stopping everything`);
+      stop(1);
+    }
+  });
+  children.push(child);
+}
+
+let stopping = false;
+function stop(code = 0): void {
+  if (stopping) return;
+  stopping = true;
+  for (const c of children) c.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 3000).unref();
+  Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(
+    () => process.exit(code),
+    () => process.exit(code),
+  );
+}
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
+
+const simulatorAvailable = existsSync(join(projectRoot, 'hacienda/simulator/main.ts'));
+if (config.simulator.embedded && simulatorAvailable) run('sandbox', 'hacienda/simulator/main.ts');
+run('web', 'api/server.ts');
+if (existsSync(join(projectRoot, 'workers/main.ts'))) run('worker', 'workers/main.ts');
+
+// 4. Wait until the API is ready, then say where everything is.
+const base = `http://127.0.0.1:${config.port}`;
+const deadline = Date.now() + 60_000;
+for (;;) {
+  try {
+    const res = await fetch(`${base}/ready`);
+    if (res.ok) break;
+  } catch {
+    // not listening yet
+  }
+  if (Date.now() > deadline) {
+    console.error('the API did not become ready within 60 s');
+    stop(1);
+    break;
+  }
+  await new Promise((r) => setTimeout(r, 250));
+}
+if (!stopping) {
+  const lines = [
+    '',
+    'Service ready:',
+    `  API            ${base}/api/v1`,
+    `  Health         ${base}/health  ${base}/ready`,
+    config.simulator.embedded && simulatorAvailable
+      ? `  Hacienda sandbox simulator  http://127.0.0.1:${config.simulator.port}`
+      : `  Hacienda sandbox  ${config.hacienda.sandbox.apiUrl}`,
+    '',
+    'Create a company and a key:  npm run cli -- company create --name "Mi Empresa" --cedula 3101123456 --plan business --demo',
+    '                             npm run cli -- key create --company <id> --scopes all --mode test',
+    '',
+  ];
+  console.log(lines.join('\n'));
+}

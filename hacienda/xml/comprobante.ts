@@ -1,0 +1,167 @@
+// Builds the unsigned XML of a comprobante (FE, ND, NC, TE) from a ComprobanteDocument and its
+// computed totals. Output: UTF-8 text with the XML declaration, the root in the kind's default
+// namespace with xmlns:ds declared for the signature, children in exact XSD order, no signature
+// (the signer appends ds:Signature as the root's last child). Before writing, the cross-field
+// rules the schema cannot express are checked (clave ↔ consecutivo ↔ emisor ↔ kind, sale
+// condition, payment methods, references); field lengths and patterns are left to the XSD check.
+import { CONDICIONES_VENTA_CREDITO, isCondicionVentaAllowed, isCondicionVenta } from '../../domain/codes.ts';
+import { ClaveError, assertClaveMatches } from '../../domain/clave.ts';
+import { formatCrDateTime } from '../../domain/cr-time.ts';
+import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
+import { formatAmount } from '../../domain/totals.ts';
+import {
+  COMPROBANTE_KINDS,
+  XMLDSIG_NAMESPACE,
+  type ComprobanteKind,
+  type ComprobanteKindInfo,
+} from './document-types.ts';
+import {
+  writeEmisor,
+  writeLinea,
+  writeOtros,
+  writeOtrosCargos,
+  writeReceptor,
+  writeReferencias,
+  writeResumen,
+} from './sections.ts';
+import type { ComprobanteDocument } from './types.ts';
+import { XmlWriter } from './writer.ts';
+
+const MAX_MEDIOS_PAGO = 4;
+const MAX_REFERENCIAS = 10;
+
+function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[] {
+  const errors: FieldError[] = [];
+  const add = (path: string, code: string, message: string): void => {
+    errors.push({ path, code, message });
+  };
+  try {
+    assertClaveMatches(doc.clave, {
+      consecutivo: doc.consecutivo,
+      emisorId: doc.emisor.idNumber,
+      docType: kind.docType,
+    });
+  } catch (err) {
+    if (!(err instanceof ClaveError)) throw err;
+    const path =
+      err.field === 'emisorId' && err.code === 'mismatch'
+        ? '/emisor/idNumber'
+        : err.code === 'mismatch'
+          ? '/consecutivo'
+          : '/clave';
+    add(path, err.code, err.message);
+  }
+  if (!(doc.issuedAt instanceof Date) || Number.isNaN(doc.issuedAt.getTime())) {
+    add('/issuedAt', 'invalid_date', 'expected a valid date');
+  }
+  if (kind.activityCode === 'required' && !doc.activityCode) {
+    add('/activityCode', 'required', `CodigoActividadEmisor is required in ${kind.root}`);
+  }
+  if (!kind.receptorActivityCode && doc.receptorActivityCode !== undefined) {
+    add('/receptorActivityCode', 'not_allowed', `${kind.root} has no CodigoActividadReceptor`);
+  }
+  if (kind.receptor === 'required' && !doc.receptor)
+    add('/receptor', 'required', `${kind.root} needs a receptor`);
+
+  if (!isCondicionVenta(doc.condicionVenta) || !isCondicionVentaAllowed(doc.condicionVenta, kind.docType)) {
+    add(
+      '/condicionVenta',
+      'not_allowed',
+      `CondicionVenta "${doc.condicionVenta}" is not valid in ${kind.root}`,
+    );
+  } else {
+    if (doc.condicionVenta === '99' && !doc.condicionVentaOtros) {
+      add('/condicionVentaOtros', 'required', 'required when CondicionVenta is 99');
+    }
+    if (CONDICIONES_VENTA_CREDITO.includes(doc.condicionVenta) && doc.plazoCredito === undefined) {
+      add('/plazoCredito', 'required', 'a credit sale needs PlazoCredito (days)');
+    }
+  }
+  if (
+    doc.plazoCredito !== undefined &&
+    !(Number.isInteger(doc.plazoCredito) && doc.plazoCredito >= 0 && doc.plazoCredito <= 99_999)
+  ) {
+    add('/plazoCredito', 'out_of_range', 'expected whole days, 0..99999');
+  }
+
+  if (doc.mediosPago.length > MAX_MEDIOS_PAGO) add('/mediosPago', 'too_many', 'at most 4 payment methods');
+  doc.mediosPago.forEach((m, i) => {
+    if (m.type === '99' && !m.other)
+      add(`/mediosPago/${i}/other`, 'required', 'required for payment type 99');
+    if (m.total === undefined) {
+      if (doc.mediosPago.length > 1) {
+        add(
+          `/mediosPago/${i}/total`,
+          'required',
+          'each amount is required when there are several payment methods',
+        );
+      }
+    } else {
+      try {
+        formatAmount(m.total, `/mediosPago/${i}/total`);
+      } catch (err) {
+        if (!(err instanceof DomainValidationError)) throw err;
+        errors.push(...err.errors);
+      }
+    }
+  });
+
+  const refs = doc.referencias ?? [];
+  if (refs.length < kind.minReferencias) {
+    add(
+      '/referencias',
+      'required',
+      `${kind.root} needs at least ${kind.minReferencias} InformacionReferencia`,
+    );
+  }
+  if (refs.length > MAX_REFERENCIAS) add('/referencias', 'too_many', 'at most 10 references');
+
+  const computed = doc.totals.lines;
+  if (computed.length !== doc.lines.length) {
+    add('/totals', 'mismatch', `totals have ${computed.length} lines, the document ${doc.lines.length}`);
+  } else {
+    doc.lines.forEach((line, i) => {
+      const t = computed[i];
+      if (t && t.taxes[0]?.ivaRateCode !== line.ivaRateCode) {
+        add(`/lines/${i}`, 'mismatch', 'the totals were computed from different lines');
+      }
+    });
+  }
+  return errors;
+}
+
+/**
+ * Writes the unsigned XML of a comprobante of the given kind. Throws DomainValidationError when
+ * the document is inconsistent (paths are JSON Pointers into the document).
+ */
+export function buildComprobanteXml(kindName: ComprobanteKind, doc: ComprobanteDocument): string {
+  const kind = COMPROBANTE_KINDS[kindName];
+  const errors = check(kind, doc);
+  if (errors.length > 0) throw new DomainValidationError(errors);
+
+  const w = new XmlWriter().declaration();
+  w.open(kind.root, { xmlns: kind.namespace, 'xmlns:ds': XMLDSIG_NAMESPACE })
+    .leaf('Clave', doc.clave)
+    .leaf('ProveedorSistemas', doc.proveedorSistemas)
+    .optLeaf('CodigoActividadEmisor', doc.activityCode);
+  if (kind.receptorActivityCode) w.optLeaf('CodigoActividadReceptor', doc.receptorActivityCode);
+  w.leaf('NumeroConsecutivo', doc.consecutivo).leaf('FechaEmision', formatCrDateTime(doc.issuedAt));
+  writeEmisor(w, doc.emisor);
+  if (doc.receptor) writeReceptor(w, doc.receptor);
+  w.leaf('CondicionVenta', doc.condicionVenta)
+    .optLeaf('CondicionVentaOtros', doc.condicionVentaOtros)
+    .optLeaf('PlazoCredito', doc.plazoCredito === undefined ? undefined : String(doc.plazoCredito));
+  if (doc.lines.length > 0) {
+    w.open('DetalleServicio');
+    doc.lines.forEach((line, i) => {
+      const t = doc.totals.lines[i];
+      if (t) writeLinea(w, kind, line, t);
+    });
+    w.close();
+  }
+  writeOtrosCargos(w, doc.totals.otherCharges);
+  writeResumen(w, doc.totals, doc.mediosPago);
+  writeReferencias(w, doc.referencias ?? []);
+  writeOtros(w, doc.otros ?? []);
+  return w.close().toString();
+}

@@ -1,0 +1,152 @@
+// Input types of the comprobante builders: everything a v4.4 document says, in our own names.
+// Money figures are not repeated here: they come from domain/totals.ts (computeDocumentTotals over
+// the same `lines`), which also carries the currency and TipoCambio in `totals.summary`.
+import type {
+  CodigoReferencia,
+  CondicionVenta,
+  IdentificationType,
+  TipoCodigoComercial,
+  TipoDocumentoReferencia,
+  TipoMedioPago,
+  TipoTransaccion,
+} from '../../domain/codes.ts';
+import type { DocumentTotals, LineInput } from '../../domain/totals.ts';
+
+export interface Ubicacion {
+  /** 1 digit, e.g. `1` San José. */
+  provincia: string;
+  /** 2 digits, e.g. `01`. */
+  canton: string;
+  /** 2 digits, e.g. `01`. */
+  distrito: string;
+  /** Free text, 5-50 characters. */
+  barrio?: string;
+  /** 5-250 characters. */
+  otrasSenas: string;
+}
+
+export interface Telefono {
+  /** Up to 3 digits, e.g. `506`. */
+  countryCode: string;
+  /** Digits only. */
+  number: string;
+}
+
+export interface Emisor {
+  /** Nombre o razón social, 5-100 characters. */
+  name: string;
+  idType: IdentificationType;
+  idNumber: string;
+  /** Registro de bebidas alcohólicas (Ley 8707), when billing alcoholic-beverage CABYS. */
+  registroFiscal8707?: string;
+  /** 3-80 characters. */
+  commercialName?: string;
+  ubicacion: Ubicacion;
+  phone?: Telefono;
+  /** 1-4 addresses, up to 160 characters each. */
+  emails: readonly string[];
+}
+
+export interface Receptor {
+  /** 3-100 characters. */
+  name: string;
+  idType: IdentificationType;
+  idNumber: string;
+  commercialName?: string;
+  ubicacion?: Ubicacion;
+  /** Foreign address, 5-300 characters. */
+  otrasSenasExtranjero?: string;
+  phone?: Telefono;
+  email?: string;
+}
+
+export interface CommercialCode {
+  type: TipoCodigoComercial;
+  /** Up to 20 characters. */
+  code: string;
+}
+
+/** A detail line: the numeric inputs of the totals plus what the document says about the item. */
+export interface DocumentLine extends LineInput {
+  /** CodigoCABYS, 13 digits. */
+  cabys: string;
+  /** Detalle, 3-200 characters. */
+  description: string;
+  /** 0-5 commercial codes. */
+  commercialCodes?: readonly CommercialCode[];
+  /** FE/NC/ND only. */
+  transactionType?: TipoTransaccion;
+  /** UnidadMedidaComercial, up to 20 characters (e.g. "Caja 12"). */
+  commercialUnit?: string;
+  /** NumeroVINoSerie, up to 17 characters each. */
+  serialNumbers?: readonly string[];
+  registroMedicamento?: string;
+  formaFarmaceutica?: string;
+  /** NC/ND only: 12-digit tariff heading for exports. */
+  partidaArancelaria?: string;
+}
+
+export interface MedioPago {
+  type: TipoMedioPago;
+  /** MedioPagoOtros, required for type 99 (3-100 characters). */
+  other?: string;
+  /** TotalMedioPago; required when the document lists more than one payment method. */
+  total?: string;
+}
+
+export interface Referencia {
+  docType: TipoDocumentoReferencia;
+  /** Required for docType 99. */
+  docTypeOther?: string;
+  /** Clave of the referenced e-document or number of a paper one (≤ 50 characters). */
+  number?: string;
+  issuedAt: Date;
+  code?: CodigoReferencia;
+  /** Required for code 99. */
+  codeOther?: string;
+  /** Razón, up to 180 characters. */
+  reason?: string;
+}
+
+export interface OtroTexto {
+  /** Optional `codigo` attribute. */
+  code?: string;
+  /** Up to 500 characters. */
+  text: string;
+}
+
+/** Everything needed to write one comprobante (FE, ND, NC or TE). */
+export interface ComprobanteDocument {
+  clave: string;
+  consecutivo: string;
+  /** FechaEmision; written in Costa Rica time with `-06:00`. */
+  issuedAt: Date;
+  /** Cédula of the software provider (ProveedorSistemas), up to 20 characters. */
+  proveedorSistemas: string;
+  /** CodigoActividadEmisor, 6 characters (required in FE and TE). */
+  activityCode?: string;
+  /** CodigoActividadReceptor, 6 characters (FE, NC, ND; optional). */
+  receptorActivityCode?: string;
+  emisor: Emisor;
+  receptor?: Receptor;
+  condicionVenta: CondicionVenta;
+  /** Required for CondicionVenta 99 (5-100 characters). */
+  condicionVentaOtros?: string;
+  /** Days of credit; required for credit sale conditions (02, 08, 10). */
+  plazoCredito?: number;
+  /** 0-4 payment methods (MedioPago inside ResumenFactura). */
+  mediosPago: readonly MedioPago[];
+  lines: readonly DocumentLine[];
+  /** computeDocumentTotals(lines, …) of exactly these lines. */
+  totals: DocumentTotals;
+  /** InformacionReferencia (1-10 in NC/ND). */
+  referencias?: readonly Referencia[];
+  /** Otros/OtroTexto. */
+  otros?: readonly OtroTexto[];
+}
+
+/** A Factura Electrónica: the emisor's activity and an identified receptor are mandatory. */
+export interface FacturaDocument extends ComprobanteDocument {
+  activityCode: string;
+  receptor: Receptor;
+}

@@ -1,7 +1,12 @@
 // What the signer and the verifier share: xadesjs wired to Node (xmldom, xpath and node:crypto's
 // WebCrypto, registered once per process), a strict XML parser, and the constants of Hacienda's
 // XAdES-EPES profile (NOTES 6.2-6.3).
-import { webcrypto } from 'node:crypto';
+//
+// The WebCrypto engine handed to xadesjs is node:crypto's, except that digest, RSA sign and RSA
+// verify run synchronously through node:crypto's one-shot functions: Node's SubtleCrypto queues
+// each call on the libuv thread pool, and for a signature's four small digests and one RSA
+// operation the round trips cost more than the work (about 1 ms per document).
+import { createHash, KeyObject, sign as nodeSign, verify as nodeVerify, webcrypto } from 'node:crypto';
 import { DOMImplementation, DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import type { Document, Node } from '@xmldom/xmldom';
 import * as xadesjs from 'xadesjs';
@@ -18,6 +23,79 @@ export const POLICY_DIGEST_SHA256 = 'DWxin1xWOeI8OuWQXazh4VjLWAaCLAA954em7DMh0h8
 
 export type WebCryptoKey = webcrypto.CryptoKey;
 
+const NODE_HASHES: Record<string, string> = {
+  'SHA-1': 'sha1',
+  'SHA-256': 'sha256',
+  'SHA-384': 'sha384',
+  'SHA-512': 'sha512',
+};
+
+type Subtle = typeof webcrypto.subtle;
+type AlgorithmLike = string | { name: string };
+type BytesLike = ArrayBuffer | ArrayBufferView;
+
+function bytes(data: BytesLike): Buffer {
+  return ArrayBuffer.isView(data)
+    ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    : Buffer.from(data);
+}
+
+function arrayBuffer(buf: Buffer): ArrayBuffer {
+  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+}
+
+const keyObjects = new WeakMap<WebCryptoKey, KeyObject>();
+
+/** Hash name of an RSASSA-PKCS1-v1_5 key, or null when node:crypto's one-shot call does not apply. */
+function rsaPkcs1Hash(key: WebCryptoKey): string | null {
+  const algorithm = key.algorithm as { name: string; hash?: { name: string } };
+  if (algorithm.name !== 'RSASSA-PKCS1-v1_5' || !algorithm.hash) return null;
+  return NODE_HASHES[algorithm.hash.name] ?? null;
+}
+
+function keyObject(key: WebCryptoKey): KeyObject {
+  let k = keyObjects.get(key);
+  if (!k) {
+    k = KeyObject.from(key);
+    keyObjects.set(key, k);
+  }
+  return k;
+}
+
+function syncEngine(): webcrypto.Crypto {
+  const subtle = webcrypto.subtle;
+  const overrides: Partial<Record<keyof Subtle, unknown>> = {
+    digest: (algorithm: AlgorithmLike, data: BytesLike) => {
+      const name = typeof algorithm === 'string' ? algorithm : algorithm.name;
+      const hash = NODE_HASHES[name.toUpperCase()];
+      if (!hash) return subtle.digest(algorithm, data);
+      return Promise.resolve(arrayBuffer(createHash(hash).update(bytes(data)).digest()));
+    },
+    sign: (algorithm: AlgorithmLike, key: WebCryptoKey, data: BytesLike) => {
+      const hash = rsaPkcs1Hash(key);
+      if (!hash) return subtle.sign(algorithm, key, data);
+      return Promise.resolve(arrayBuffer(nodeSign(hash, bytes(data), keyObject(key))));
+    },
+    verify: (algorithm: AlgorithmLike, key: WebCryptoKey, signature: BytesLike, data: BytesLike) => {
+      const hash = rsaPkcs1Hash(key);
+      if (!hash) return subtle.verify(algorithm, key, signature, data);
+      return Promise.resolve(nodeVerify(hash, bytes(data), keyObject(key), bytes(signature)));
+    },
+  };
+  const fast = new Proxy(subtle, {
+    get(target, prop) {
+      if (typeof prop === 'string' && prop in overrides) return overrides[prop as keyof Subtle];
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return {
+    subtle: fast,
+    getRandomValues: webcrypto.getRandomValues.bind(webcrypto),
+    randomUUID: webcrypto.randomUUID.bind(webcrypto),
+  } as unknown as webcrypto.Crypto;
+}
+
 let registered = false;
 
 /** Registers xmldom, xpath and WebCrypto with xadesjs/xmldsigjs (idempotent). */
@@ -26,7 +104,7 @@ export function xades(): typeof xadesjs {
     xadesjs.setNodeDependencies({ DOMParser, XMLSerializer, DOMImplementation, xpath });
     xadesjs.Application.setEngine(
       'NodeJS',
-      webcrypto as unknown as Parameters<typeof xadesjs.Application.setEngine>[1],
+      syncEngine() as unknown as Parameters<typeof xadesjs.Application.setEngine>[1],
     );
     registered = true;
   }

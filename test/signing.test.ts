@@ -450,6 +450,7 @@ describe('XAdES-EPES signature layout', () => {
     await expect(signer.sign('<a><b></a>')).rejects.toThrow(XmlDocumentError);
     await expect(signer.sign('<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>')).rejects.toThrow(XmlDocumentError);
     await expect(signer.sign('<?xml-stylesheet href="a.xsl"?><a>1</a>')).rejects.toThrow(XmlDocumentError);
+    await expect(signer.sign(signed)).rejects.toThrow('already signed');
   });
 });
 

@@ -27,6 +27,7 @@ import {
   POLICY_DIGEST_SHA256,
   POLICY_URL,
   XmlDocumentError,
+  assertNoInheritableXmlAttributes,
   parseXmlStrict,
   serializeXml,
   xades,
@@ -101,6 +102,7 @@ async function signDocument(xml: string, signingTime: Date, keys: SignerKeys): P
     }
   }
   const root = doc.documentElement!;
+  assertNoInheritableXmlAttributes(root);
   if (root.getElementsByTagNameNS(NS_DS, 'Signature').length > 0) {
     throw new XmlDocumentError('The document is already signed');
   }

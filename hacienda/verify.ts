@@ -14,6 +14,7 @@ import {
   NS_XADES,
   SIGNED_PROPERTIES_TYPE,
   XmlDocumentError,
+  assertNoInheritableXmlAttributes,
   parseXmlStrict,
   xades,
 } from './xades-env.ts';
@@ -74,6 +75,7 @@ async function verifyInto(xml: string, result: XadesVerification): Promise<void>
   if (signatures.length > 1) {
     throw new XmlDocumentError(`Expected one ds:Signature, found ${signatures.length}`);
   }
+  assertNoInheritableXmlAttributes(root);
   const signature = signatures[0]!;
   if (signature.parentNode !== root) {
     errors.push('ds:Signature is not a child of the root element');

@@ -8,7 +8,7 @@
 // operation the round trips cost more than the work (about 1 ms per document).
 import { createHash, KeyObject, sign as nodeSign, verify as nodeVerify, webcrypto } from 'node:crypto';
 import { DOMImplementation, DOMParser, XMLSerializer } from '@xmldom/xmldom';
-import type { Document, Node } from '@xmldom/xmldom';
+import type { Document, Element, Node } from '@xmldom/xmldom';
 import * as xadesjs from 'xadesjs';
 import xpath from 'xpath';
 
@@ -139,6 +139,24 @@ export function parseXmlStrict(xml: string): Document {
   }
   if (!doc.documentElement) throw new XmlDocumentError('XML has no root element');
   return doc;
+}
+
+const NS_XML = 'http://www.w3.org/XML/1998/namespace';
+
+/**
+ * Inclusive C14N carries xml:lang/xml:space/xml:base of ancestors into a signed subtree (KeyInfo,
+ * SignedProperties); xadesjs does not, so with such an attribute on the root its digests disagree
+ * with every conforming verifier. Comprobantes never carry one; refuse them.
+ */
+export function assertNoInheritableXmlAttributes(root: Element): void {
+  for (let i = 0; i < root.attributes.length; i++) {
+    const attr = root.attributes.item(i);
+    if (attr?.namespaceURI === NS_XML) {
+      throw new XmlDocumentError(
+        `The root element carries ${attr.name}, which cannot be signed consistently`,
+      );
+    }
+  }
 }
 
 export function serializeXml(node: Node): string {

@@ -451,6 +451,8 @@ describe('XAdES-EPES signature layout', () => {
     await expect(signer.sign('<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>')).rejects.toThrow(XmlDocumentError);
     await expect(signer.sign('<?xml-stylesheet href="a.xsl"?><a>1</a>')).rejects.toThrow(XmlDocumentError);
     await expect(signer.sign(signed)).rejects.toThrow('already signed');
+    // xadesjs would not carry xml:lang into the KeyInfo/SignedProperties digests (xmlsec1 does).
+    await expect(signer.sign('<a xml:lang="es"><b>1</b></a>')).rejects.toThrow(/xml:lang/);
   });
 });
 
@@ -534,6 +536,65 @@ describe('verification', () => {
     const results = await verifyManyWithXmlsec(docs);
     expect(results.map((r) => r.valid)).toEqual([true, true, false, true]);
     expect(results[2]!.output).toMatch(/FAIL|digest/i);
+  });
+
+  it('agrees with xmlsec1 on generated documents (entities, CR, tabs, prefixes, non-ASCII)', async () => {
+    const char = fc.constantFrom(
+      'a',
+      'Z',
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '&',
+      '<',
+      '>',
+      '"',
+      "'",
+      'é',
+      'Ñ',
+      '😀',
+      '\u00a0',
+      ']]>',
+    );
+    const text = fc.array(char, { maxLength: 8 }).map((a) => a.join(''));
+    const escape = (t: string, attribute: boolean): string =>
+      t
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, attribute ? '&quot;' : '"')
+        .replace(/\r/g, '&#13;');
+    interface Tree {
+      name: string;
+      attributes: [string, string][];
+      children: (Tree | string)[];
+    }
+    const tree = fc.letrec<{ tree: Tree }>((tie) => ({
+      tree: fc.record({
+        name: fc.constantFrom('A', 'Linea', 'x-y', 'p:Q'),
+        attributes: fc.uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'p:d'), text), {
+          maxLength: 3,
+          selector: (t) => t[0],
+        }),
+        children: fc.array(fc.oneof({ maxDepth: 3 }, text, tie('tree')), { maxLength: 4 }),
+      }),
+    })).tree;
+    const write = (t: Tree | string): string =>
+      typeof t === 'string'
+        ? escape(t, false)
+        : `<${t.name}${t.attributes.map(([k, v]) => ` ${k}="${escape(v, true)}"`).join('')}>${t.children.map(write).join('')}</${t.name}>`;
+    const documents = fc
+      .sample(tree, { numRuns: 40 })
+      .map(
+        (t) =>
+          `<?xml version="1.0" encoding="UTF-8"?>\n<Root xmlns="urn:r" xmlns:p="urn:p">${write(t)}</Root>\n`,
+      );
+    const signedDocuments: string[] = [];
+    for (const doc of documents) signedDocuments.push(await signer.sign(doc));
+    for (const doc of signedDocuments) expect((await verifyXadesSignature(doc)).errors).toEqual([]);
+    const results = await verifyManyWithXmlsec(signedDocuments);
+    expect(results.filter((r) => !r.valid).map((r) => r.output)).toEqual([]);
   });
 
   it('trusts the exported test CA certificate as a PEM', async () => {

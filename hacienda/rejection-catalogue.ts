@@ -177,7 +177,8 @@ export const CATALOGUE: Entry[] = [
     match: code(-111, /no coincide/i),
     explain: (row) => {
       const goodsServices = /servicio|mercanc/i.test(row.message);
-      const field = /\(([A-Z][A-Za-z]+)\)/.exec(row.message)?.[1];
+      const fm = /campo ([A-Z][\w/]+)|\(([A-Z][A-Za-z]+)\)/.exec(row.message);
+      const field = fm?.[1] ?? fm?.[2];
       const f = field ? ` (${field})` : '';
       return {
         readable: {
@@ -207,6 +208,20 @@ export const CATALOGUE: Entry[] = [
       fix: {
         es: 'Use en el consecutivo el código del tipo de comprobante del XML (01 factura, 03 nota de crédito, 04 tiquete…).',
         en: "Use the XML's document-type code in the consecutivo (01 invoice, 03 credit note, 04 ticket…).",
+      },
+    }),
+  },
+  {
+    id: 'request-mismatch',
+    match: text(/enviada en la solicitud no corresponde/i),
+    explain: () => ({
+      readable: {
+        es: 'La clave o el emisor enviados junto al comprobante no coinciden con los del XML.',
+        en: 'The clave or emisor sent with the document do not match those in the XML.',
+      },
+      fix: {
+        es: 'Envíe en la solicitud la misma clave e identificación del emisor que contiene el XML firmado.',
+        en: 'Send the same clave and emisor identification as the signed XML contains.',
       },
     }),
   },

@@ -1,0 +1,167 @@
+// What the simulator checks on each received document, in Hacienda's order: a document that is
+// not XML, or whose signature fails, is rejected on that alone (free text, as Hacienda does);
+// otherwise every failing check adds its rows to one DetalleMensaje table: schema (-1 with
+// fila/columna), document type and clave (-1), repeated consecutivo (-99), issue time (-53),
+// totals (-111), and the forced rejections of the fault injector (-37).
+import { checkClave } from './clave.ts';
+import type { RequestIdentity } from './clave.ts';
+import type { SchemaChecker } from './schema.ts';
+import { checkSignature } from './signature.ts';
+import { checkTotals } from './totals.ts';
+import type { DocumentSummary, Row, Verdict } from './verdict.ts';
+import { child, NotWellFormedError, parseXml, text } from './xml-reader.ts';
+import type { XmlElement } from './xml-reader.ts';
+
+const NAMESPACE_BASE = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/';
+// Root element → document type of the consecutivo (NOTES §2).
+const ROOT_TIPO: Record<string, string> = {
+  FacturaElectronica: '01',
+  NotaDebitoElectronica: '02',
+  NotaCreditoElectronica: '03',
+  TiqueteElectronico: '04',
+  FacturaElectronicaCompra: '08',
+  FacturaElectronicaExportacion: '09',
+  ReciboElectronicoPago: '10',
+};
+// Documents with LineaDetalle/ResumenFactura in the FE layout (REP has a reduced one).
+const TOTALS_ROOTS = new Set([
+  'FacturaElectronica',
+  'NotaDebitoElectronica',
+  'NotaCreditoElectronica',
+  'TiqueteElectronico',
+  'FacturaElectronicaCompra',
+  'FacturaElectronicaExportacion',
+]);
+
+export const ROW_TEXTS = {
+  duplicateConsecutivo:
+    'La numeración consecutiva del comprobante que se esta utilizando para este archivo XML ya existe en nuestras bases de datos.',
+  ubicacion:
+    "Estimado obligado tributario los datos suministrados en provincia, cantón y distrito del 'emisor' no concuerdan con la información registrada en la Dirección General de Tributación, favor proceder actualizar sus datos.",
+  // -53: Hacienda's literal wording was not observed; this paraphrase keeps its key words.
+  horaOficial:
+    'La fecha de emisión del comprobante es posterior a la hora oficial de la Dirección General de Tributación.',
+  tipo: 'El tipo de documento no corresponde.',
+} as const;
+
+export interface InspectInput {
+  xml: Buffer;
+  request: RequestIdentity;
+  /** Another document of the same emisor already used this consecutivo. */
+  duplicateConsecutivo: boolean;
+  /** Fault injector: reject regardless of content (-37). */
+  forceRejection: boolean;
+  now: number;
+  checks: {
+    signature: boolean;
+    schema: boolean;
+    clave: boolean;
+    consecutivo: boolean;
+    totals: boolean;
+    maxClockSkewMs: number;
+  };
+  schema: SchemaChecker | null;
+}
+
+export async function inspectDocument(input: InspectInput): Promise<Verdict> {
+  const xml = input.xml.toString('utf8');
+  let root: XmlElement;
+  try {
+    root = parseXml(xml);
+  } catch (err) {
+    const message = err instanceof NotWellFormedError ? err.message : String(err);
+    return {
+      state: 'rechazado',
+      freeText: [],
+      rows: [
+        {
+          code: -1,
+          message: `El XML del comprobante no está bien formado: ${message}`.trim(),
+          line: 0,
+          column: 0,
+        },
+      ],
+      summary: unknownSummary(),
+    };
+  }
+  const summary = summarise(root);
+  const name = root.localName ?? '';
+  const isReceptorMessage = name === 'MensajeReceptor';
+  const emisor = isReceptorMessage
+    ? { tipo: null, numero: text(root, 'NumeroCedulaReceptor') }
+    : {
+        tipo: text(root, 'Emisor', 'Identificacion', 'Tipo'),
+        numero: text(root, 'Emisor', 'Identificacion', 'Numero'),
+      };
+
+  const [freeText, schemaRows] = await Promise.all([
+    input.checks.signature ? checkSignature(xml, emisor) : Promise.resolve([]),
+    input.checks.schema && input.schema ? input.schema.check(name, input.xml) : Promise.resolve(null),
+  ]);
+  if (freeText.length > 0) return { state: 'rechazado', freeText, rows: [], summary };
+
+  const rows: Row[] = [...(schemaRows ?? [])];
+  const known = name in ROOT_TIPO || isReceptorMessage;
+  if (!known) rows.push({ code: -1, message: ROW_TEXTS.tipo, line: 0, column: 0 });
+  else if (
+    schemaRows === null &&
+    root.namespaceURI !== NAMESPACE_BASE + name.charAt(0).toLowerCase() + name.slice(1)
+  ) {
+    rows.push({
+      code: -1,
+      message: `cvc-elt.1.a: Cannot find the declaration of element '${name}'.`,
+      line: 1,
+      column: 1,
+    });
+  }
+  if (input.checks.clave && !isReceptorMessage)
+    rows.push(...checkClave(root, input.request, ROOT_TIPO[name] ?? null));
+  if (input.checks.consecutivo && input.duplicateConsecutivo) {
+    rows.push({ code: -99, message: ROW_TEXTS.duplicateConsecutivo, line: 0, column: 0 });
+  }
+  const fecha = Date.parse(text(root, 'FechaEmision') ?? text(root, 'FechaEmisionDoc') ?? '');
+  if (!Number.isNaN(fecha) && fecha > input.now + input.checks.maxClockSkewMs) {
+    rows.push({ code: -53, message: ROW_TEXTS.horaOficial, line: 0, column: 0 });
+  }
+  if (input.checks.totals && TOTALS_ROOTS.has(name)) rows.push(...checkTotals(root));
+  if (input.forceRejection) rows.push({ code: -37, message: ROW_TEXTS.ubicacion, line: 0, column: 0 });
+  return { state: rows.length ? 'rechazado' : 'aceptado', freeText: [], rows, summary };
+}
+
+/** Hacienda's filler when it cannot read the emisor (CRLibre #53): DESCONOCIDO and zeros. */
+export function unknownSummary(): DocumentSummary {
+  return {
+    nombreEmisor: 'DESCONOCIDO',
+    tipoIdentificacionEmisor: '01',
+    numeroCedulaEmisor: '000000000',
+    nombreReceptor: null,
+    tipoIdentificacionReceptor: null,
+    numeroCedulaReceptor: null,
+    montoTotalImpuesto: null,
+    totalFactura: '0',
+  };
+}
+
+function summarise(root: XmlElement): DocumentSummary {
+  if (root.localName === 'MensajeReceptor') {
+    return {
+      ...unknownSummary(),
+      nombreEmisor: '',
+      numeroCedulaEmisor: text(root, 'NumeroCedulaEmisor') ?? '000000000',
+      montoTotalImpuesto: text(root, 'MontoTotalImpuesto'),
+      totalFactura: text(root, 'TotalFactura') ?? '0',
+    };
+  }
+  const emisor = child(root, 'Emisor');
+  const receptor = child(root, 'Receptor');
+  return {
+    nombreEmisor: text(emisor, 'Nombre') ?? 'DESCONOCIDO',
+    tipoIdentificacionEmisor: text(emisor, 'Identificacion', 'Tipo') ?? '01',
+    numeroCedulaEmisor: text(emisor, 'Identificacion', 'Numero') ?? '000000000',
+    nombreReceptor: text(receptor, 'Nombre'),
+    tipoIdentificacionReceptor: text(receptor, 'Identificacion', 'Tipo'),
+    numeroCedulaReceptor: text(receptor, 'Identificacion', 'Numero'),
+    montoTotalImpuesto: text(root, 'ResumenFactura', 'TotalImpuesto'),
+    totalFactura: text(root, 'ResumenFactura', 'TotalComprobante') ?? '0',
+  };
+}

@@ -1,0 +1,259 @@
+// Independent recomputation of a comprobante's amounts from its own XML, as Hacienda does after
+// the schema check (-111 family, NOTES §4.2–4.4, §7.9). Deliberately separate from domain/totals.ts:
+// a test double that shared the issuer's arithmetic could never catch the issuer's mistakes.
+//
+// Tolerance: none beyond 5-decimal rounding. A product (Cantidad × PrecioUnitario, base × tarifa)
+// may differ from the exact value by at most half a unit of the 5th decimal; sums and differences
+// of stated values must be exact.
+//
+// Where the regulation is ambiguous the check accepts every reading and only rejects what no
+// reading explains: goods vs services follows either the CABYS section (5–9 = services) or the
+// unit of measure; the gravado/exento/no-sujeto buckets are checked only for lines with one plain
+// IVA tax and no exoneration; TotalImpuesto may be the sum of Monto or of ImpuestoNeto.
+import { Decimal } from 'decimal.js';
+import { child, children, text } from './xml-reader.ts';
+import type { XmlElement } from './xml-reader.ts';
+import type { Row } from './verdict.ts';
+
+const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP });
+type D = InstanceType<typeof Dec>;
+const ZERO = new Dec(0);
+const HALF_UNIT = new Dec('0.000005');
+const DECIMAL = /^\s*\d+(\.\d+)?\s*$/;
+const TOTALS_CODE = -111;
+
+// Units whose XSD label names a service (or a charge for one), plus units of time.
+const SERVICE_UNITS = new Set(['Sp', 'Spe', 'St', 'Os', 'Al', 'Alc', 'Cm', 'I', 'h', 'D', 'Min', 'S']);
+// Taxes added to the IVA base (XSD annotation of BaseImponible).
+const BASE_TAXES = new Set(['02', '04', '05', '12']);
+
+function num(el: XmlElement | null | undefined, ...path: string[]): D | null {
+  const t = text(el, ...path);
+  return t !== null && DECIMAL.test(t) ? new Dec(t.trim()) : null;
+}
+const f5 = (d: D) => d.toFixed(5);
+const sum = (ds: (D | null)[]) => ds.reduce<D>((a, b) => a.plus(b ?? ZERO), ZERO);
+
+interface Line {
+  n: string;
+  montoTotal: D | null;
+  subTotal: D | null;
+  descuentos: D;
+  /** Bucket by CodigoTarifaIVA when the line is plain (one IVA tax, no exoneration), else null. */
+  bucket: 'gravado' | 'exento' | 'noSujeto' | null;
+  serviceByCabys: boolean;
+  serviceByUnit: boolean;
+  montoImpuesto: D;
+  impuestoNeto: D | null;
+  taxes: { codigo: string; tarifaCode: string; monto: D | null; exonerado: D }[];
+}
+
+export function checkTotals(root: XmlElement): Row[] {
+  const rows: Row[] = [];
+  const mismatch = (message: string) => rows.push({ code: TOTALS_CODE, message, line: 0, column: 0 });
+  const lines = children(child(root, 'DetalleServicio'), 'LineaDetalle').map((el) => readLine(el, mismatch));
+  const resumen = child(root, 'ResumenFactura');
+  if (!resumen) return rows;
+  const r = (name: string) => num(resumen, name) ?? ZERO;
+  const stated = (name: string, expected: D, what: string) => {
+    const got = num(resumen, name) ?? ZERO;
+    if (!got.eq(expected)) {
+      mismatch(
+        `El campo ${name} no coincide con ${what}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`,
+      );
+    }
+  };
+
+  // 1. Goods vs services: each side's buckets must add up to the MontoTotal of its lines.
+  const serv = ['TotalServGravados', 'TotalServExentos', 'TotalServExonerado', 'TotalServNoSujeto'];
+  const merc = [
+    'TotalMercanciasGravadas',
+    'TotalMercanciasExentas',
+    'TotalMercExonerada',
+    'TotalMercNoSujeta',
+  ];
+  const servTotal = sum(serv.map((n) => r(n)));
+  const mercTotal = sum(merc.map((n) => r(n)));
+  const readings = [(l: Line) => l.serviceByCabys, (l: Line) => l.serviceByUnit];
+  const reading = readings.find((isService) => {
+    const s = sum(lines.filter(isService).map((l) => l.montoTotal));
+    const g = sum(lines.filter((l) => !isService(l)).map((l) => l.montoTotal));
+    return s.eq(servTotal) && g.eq(mercTotal);
+  });
+  if (!reading) {
+    const isService = readings[0]!;
+    const s = sum(lines.filter(isService).map((l) => l.montoTotal));
+    const g = sum(lines.filter((l) => !isService(l)).map((l) => l.montoTotal));
+    if (!s.eq(servTotal)) {
+      mismatch(
+        `La suma de los totales de servicios (gravados, exentos, exonerados y no sujetos) no coincide con el total de las líneas de servicios: se esperaba ${f5(s)} y se recibió ${f5(servTotal)}.`,
+      );
+    }
+    if (!g.eq(mercTotal)) {
+      mismatch(
+        `La suma de los totales de mercancías (gravadas, exentas, exoneradas y no sujetas) no coincide con el total de las líneas de mercancías: se esperaba ${f5(g)} y se recibió ${f5(mercTotal)}.`,
+      );
+    }
+  } else {
+    // 2. Buckets within each side, where every line of that side is plain.
+    const buckets: [string[], boolean][] = [
+      [serv, true],
+      [merc, false],
+    ];
+    for (const [names, service] of buckets) {
+      const side = lines.filter((l) => reading(l) === service);
+      if (side.some((l) => l.bucket === null)) continue;
+      const byBucket = (b: Line['bucket']) =>
+        sum(side.filter((l) => l.bucket === b).map((l) => l.montoTotal));
+      const what = service ? 'servicios' : 'mercancías';
+      stated(names[0]!, byBucket('gravado'), `la suma de las líneas de ${what} gravados`);
+      stated(names[1]!, byBucket('exento'), `la suma de las líneas de ${what} exentos`);
+      stated(names[2]!, ZERO, `las líneas de ${what} exonerados`);
+      stated(names[3]!, byBucket('noSujeto'), `la suma de las líneas de ${what} no sujetos`);
+    }
+  }
+
+  // 3. Summary identities (XSD annotations of ResumenFactura).
+  stated(
+    'TotalGravado',
+    r('TotalServGravados').plus(r('TotalMercanciasGravadas')),
+    'TotalServGravados + TotalMercanciasGravadas',
+  );
+  stated(
+    'TotalExento',
+    r('TotalServExentos').plus(r('TotalMercanciasExentas')),
+    'TotalServExentos + TotalMercanciasExentas',
+  );
+  stated(
+    'TotalExonerado',
+    r('TotalServExonerado').plus(r('TotalMercExonerada')),
+    'TotalServExonerado + TotalMercExonerada',
+  );
+  stated(
+    'TotalNoSujeto',
+    r('TotalServNoSujeto').plus(r('TotalMercNoSujeta')),
+    'TotalServNoSujeto + TotalMercNoSujeta',
+  );
+  stated(
+    'TotalVenta',
+    sum(['TotalGravado', 'TotalExento', 'TotalExonerado', 'TotalNoSujeto'].map((n) => r(n))),
+    'la suma de los totales gravado, exento, exonerado y no sujeto',
+  );
+  stated('TotalVenta', sum(lines.map((l) => l.montoTotal)), 'la suma de MontoTotal de las líneas');
+  const discounts = sum(lines.map((l) => l.descuentos));
+  stated('TotalDescuentos', discounts, 'la suma de los descuentos de las líneas');
+  stated('TotalVentaNeta', r('TotalVenta').minus(r('TotalDescuentos')), 'TotalVenta menos TotalDescuentos');
+  const otros = sum(children(root, 'OtrosCargos').map((el) => num(el, 'MontoCargo')));
+  stated('TotalOtrosCargos', otros, 'la suma de OtrosCargos');
+
+  const grossTax = sum(lines.map((l) => l.montoImpuesto));
+  const netTax = sum(lines.map((l) => l.impuestoNeto));
+  const totalImpuesto = r('TotalImpuesto');
+  if (!totalImpuesto.eq(grossTax) && !totalImpuesto.eq(netTax)) {
+    mismatch(
+      `El campo TotalImpuesto no coincide con la suma de los impuestos de las líneas: se esperaba ${f5(netTax)} y se recibió ${f5(totalImpuesto)}.`,
+    );
+  }
+  checkDesglose(resumen, lines, mismatch);
+  stated(
+    'TotalComprobante',
+    r('TotalVentaNeta').plus(totalImpuesto).plus(r('TotalOtrosCargos')).minus(r('TotalIVADevuelto')),
+    'TotalVentaNeta + TotalImpuesto + TotalOtrosCargos - TotalIVADevuelto',
+  );
+  return rows;
+}
+
+function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
+  const n = text(el, 'NumeroLinea') ?? '?';
+  const cantidad = num(el, 'Cantidad');
+  const precio = num(el, 'PrecioUnitario');
+  const montoTotal = num(el, 'MontoTotal');
+  const subTotal = num(el, 'SubTotal');
+  const base = num(el, 'BaseImponible');
+  const near = (got: D, exact: D) => got.minus(exact).abs().lte(HALF_UNIT);
+  const bad = (field: string, what: string, expected: D, got: D) =>
+    mismatch(
+      `El campo ${field} de la línea ${n} no coincide con ${what}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`,
+    );
+
+  if (cantidad && precio && montoTotal) {
+    const exact = cantidad.times(precio);
+    if (!near(montoTotal, exact)) bad('MontoTotal', 'Cantidad × PrecioUnitario', exact, montoTotal);
+  }
+  const descuentos = sum(children(el, 'Descuento').map((d) => num(d, 'MontoDescuento')));
+  if (montoTotal && subTotal && !subTotal.eq(montoTotal.minus(descuentos))) {
+    bad('SubTotal', 'MontoTotal menos los descuentos', montoTotal.minus(descuentos), subTotal);
+  }
+  const taxes = children(el, 'Impuesto').map((t) => ({
+    codigo: text(t, 'Codigo') ?? '',
+    tarifaCode: text(t, 'CodigoTarifaIVA') ?? '',
+    tarifa: num(t, 'Tarifa'),
+    monto: num(t, 'Monto'),
+    exonerado: num(t, 'Exoneracion', 'MontoExoneracion') ?? ZERO,
+    hasExoneracion: child(t, 'Exoneracion') !== null,
+  }));
+  const editableBase = text(el, 'IVACobradoFabrica') === '01' || taxes.some((t) => t.codigo === '07');
+  if (subTotal && base && !editableBase) {
+    const expected = subTotal.plus(sum(taxes.filter((t) => BASE_TAXES.has(t.codigo)).map((t) => t.monto)));
+    if (!base.eq(expected)) bad('BaseImponible', 'SubTotal más los impuestos específicos', expected, base);
+  }
+  for (const t of taxes) {
+    if ((t.codigo === '01' || t.codigo === '07') && t.tarifa && t.monto && base) {
+      const exact = base.times(t.tarifa).div(100);
+      if (!near(t.monto, exact)) bad('Impuesto/Monto', 'BaseImponible × Tarifa', exact, t.monto);
+    }
+  }
+  const gross = sum(taxes.map((t) => t.monto));
+  const exonerado = sum(taxes.map((t) => t.exonerado));
+  const asumido = num(el, 'ImpuestoAsumidoEmisorFabrica') ?? ZERO;
+  const neto = num(el, 'ImpuestoNeto');
+  const netCandidates = [gross.minus(exonerado), gross.minus(exonerado).minus(asumido)];
+  if (neto && !netCandidates.some((c) => c.eq(neto))) {
+    bad('ImpuestoNeto', 'Monto del impuesto menos la exoneración', netCandidates[0]!, neto);
+  }
+  const totalLinea = num(el, 'MontoTotalLinea');
+  if (subTotal && neto && totalLinea && !totalLinea.eq(subTotal.plus(neto))) {
+    bad('MontoTotalLinea', 'SubTotal + ImpuestoNeto', subTotal.plus(neto), totalLinea);
+  }
+  const iva = taxes.filter((t) => t.codigo === '01');
+  const plain = taxes.length === 1 && iva.length === 1 && !iva[0]!.hasExoneracion;
+  const code = iva[0]?.tarifaCode;
+  const bucket = !plain ? null : code === '10' ? 'exento' : code === '11' ? 'noSujeto' : 'gravado';
+  const cabys = text(el, 'CodigoCABYS') ?? '';
+  return {
+    n,
+    montoTotal,
+    subTotal,
+    descuentos,
+    bucket,
+    serviceByCabys: /^[5-9]/.test(cabys),
+    serviceByUnit: SERVICE_UNITS.has(text(el, 'UnidadMedida') ?? ''),
+    montoImpuesto: gross,
+    impuestoNeto: neto,
+    taxes: taxes.map(({ codigo, tarifaCode, monto, exonerado: e }) => ({
+      codigo,
+      tarifaCode,
+      monto,
+      exonerado: e,
+    })),
+  };
+}
+
+/** TotalDesgloseImpuesto: each stated (Codigo, CodigoTarifaIVA) must equal its lines' tax. */
+function checkDesglose(resumen: XmlElement, lines: Line[], mismatch: (m: string) => void) {
+  for (const d of children(resumen, 'TotalDesgloseImpuesto')) {
+    const codigo = text(d, 'Codigo') ?? '';
+    const tarifa = text(d, 'CodigoTarifaIVA') ?? '';
+    const got = num(d, 'TotalMontoImpuesto') ?? ZERO;
+    const taxes = lines
+      .flatMap((l) => l.taxes)
+      .filter((t) => t.codigo === codigo && (tarifa === '' || t.tarifaCode === tarifa));
+    const gross = sum(taxes.map((t) => t.monto));
+    const net = gross.minus(sum(taxes.map((t) => t.exonerado)));
+    if (!got.eq(gross) && !got.eq(net)) {
+      mismatch(
+        `El campo TotalDesgloseImpuesto/TotalMontoImpuesto del impuesto ${codigo}${tarifa ? ` tarifa ${tarifa}` : ''} no coincide con la suma de las líneas: se esperaba ${f5(gross)} y se recibió ${f5(got)}.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,29 @@
+// What the simulator concluded about a document: the terminal state and the reasons, in the two
+// shapes Hacienda uses in DetalleMensaje (free text for signature problems, table rows otherwise).
+
+export interface Row {
+  code: number;
+  message: string;
+  line: number;
+  column: number;
+}
+
+/** Values copied from the document into the MensajeHacienda. */
+export interface DocumentSummary {
+  nombreEmisor: string;
+  tipoIdentificacionEmisor: string;
+  numeroCedulaEmisor: string;
+  nombreReceptor: string | null;
+  tipoIdentificacionReceptor: string | null;
+  numeroCedulaReceptor: string | null;
+  montoTotalImpuesto: string | null;
+  totalFactura: string;
+}
+
+export interface Verdict {
+  state: 'aceptado' | 'rechazado' | 'error';
+  /** Free-text reasons (signature), written before any table. */
+  freeText: string[];
+  rows: Row[];
+  summary: DocumentSummary;
+}

@@ -1,0 +1,44 @@
+// Shared state of one simulator instance, handed to its route modules and processing pipeline.
+import type { FastifyBaseLogger } from 'fastify';
+import type { XadesSigner } from '../signer.ts';
+import type { SchemaChecker } from './checks/schema.ts';
+import type { SimulatorKnobs } from './knobs.ts';
+import type { Random } from './random.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { Counters, DocumentStore } from './store.ts';
+import type { TokenIssuer } from './tokens.ts';
+
+export interface SimulatorContext {
+  /** Current knobs; replaced wholesale by POST /_simulator/config. */
+  knobs: SimulatorKnobs;
+  now: () => number;
+  random: Random;
+  tokens: TokenIssuer;
+  /** Accepted username → password; null accepts any non-empty pair. */
+  users: ReadonlyMap<string, string> | null;
+  store: DocumentStore;
+  counters: Counters;
+  limiter: RateLimiter;
+  schema: SchemaChecker | null;
+  /** Signs MensajeHacienda answers with the simulator's own ("Ministerio de Hacienda") certificate. */
+  signer: Promise<XadesSigner>;
+  fetch: (input: string, init?: RequestInit) => Promise<Response>;
+  log: FastifyBaseLogger;
+  /** Timers and hanging sockets to clean up on close. */
+  timers: Set<NodeJS.Timeout>;
+  hanging: Set<() => void>;
+  closing: boolean;
+}
+
+/** setTimeout that close() can cancel. */
+export function later(ctx: SimulatorContext, ms: number, fn: () => void): void {
+  if (ctx.closing) return;
+  const t = setTimeout(
+    () => {
+      ctx.timers.delete(t);
+      fn();
+    },
+    Math.max(0, ms),
+  );
+  ctx.timers.add(t);
+}

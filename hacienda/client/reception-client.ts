@@ -148,6 +148,7 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
         }
         limited += 1;
         await clock.sleep(wait);
+        lastRate = null; // waited as told; no further pacing on this answer's headers
         continue;
       }
       return res;

@@ -14,13 +14,18 @@ export interface SubmitAndConfirmOptions {
   pollDelaysMs?: number[];
   /** How many times the same document may be sent again. Default 3. */
   maxResends?: number;
+  /**
+   * Start by asking Hacienda for the clave instead of POSTing: for a document whose previous send
+   * ended with an unknown outcome (e.g. a retried job).
+   */
+  pollFirst?: boolean;
 }
 
 export interface Confirmed {
   outcome: 'received';
   /** How Hacienda's receipt was established. */
   via: 'post' | 'duplicate' | 'status';
-  /** POST attempts made (1 = first try). */
+  /** POSTs made by this call (0 when the status check found the clave first). */
   attempts: number;
 }
 
@@ -34,6 +39,15 @@ export async function submitAndConfirm(
   const clock = options.clock ?? systemClock;
   const delays = options.pollDelaysMs ?? DEFAULT_POLL_DELAYS_MS;
   const maxResends = options.maxResends ?? 3;
+  const known = async (waits: readonly number[]) => {
+    for (const delay of waits) {
+      if (delay > 0) await clock.sleep(delay);
+      if ((await client.status(doc.clave)).found) return true;
+    }
+    return false;
+  };
+  if (options.pollFirst && (await known([0, ...delays])))
+    return { outcome: 'received', via: 'status', attempts: 0 };
   for (let attempts = 1; ; attempts++) {
     try {
       const res = await client.submit(doc);
@@ -41,11 +55,7 @@ export async function submitAndConfirm(
     } catch (err) {
       if (!(err instanceof HaciendaUnknownOutcomeError) || attempts > maxResends) throw err;
     }
-    // Outcome unknown: look before sending again.
-    for (const delay of delays) {
-      await clock.sleep(delay);
-      const s = await client.status(doc.clave);
-      if (s.found) return { outcome: 'received', via: 'status', attempts };
-    }
+    // Outcome unknown: look before sending again (a 404 right after a POST is normal, so wait a bit).
+    if (await known(delays)) return { outcome: 'received', via: 'status', attempts };
   }
 }

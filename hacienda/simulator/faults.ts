@@ -28,6 +28,7 @@ export async function hang(
   ctx.counters.injectedTimeouts += 1;
   reply.hijack();
   const socket = request.raw.socket;
+  if (socket.destroyed) return;
   await new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);

@@ -46,6 +46,10 @@ export function registerReceptionRoutes(
           if (status === 400) void reply.header('validation-exception', 'true');
           void reply.send();
         });
+        // Before the body is parsed, so even a malformed body is answered with X-Ratelimit-*.
+        scope.addHook('onRequest', async (request, reply) => {
+          gates.set(request, gate(base, request, reply));
+        });
         scope.post('/recepcion', { bodyLimit: BODY_LIMIT }, (request, reply) => post(base, request, reply));
         scope.get<{ Params: { clave: string } }>('/recepcion/:clave', (request, reply) =>
           get(base, request, reply),
@@ -54,6 +58,10 @@ export function registerReceptionRoutes(
       { prefix: base.prefix },
     );
   }
+
+  const gates = new WeakMap<FastifyRequest, ReturnType<typeof gate>>();
+  const gateOf = (base: Base, request: FastifyRequest, reply: FastifyReply) =>
+    gates.get(request) ?? gate(base, request, reply);
 
   /** Authentication, the rate window and the fault draw, common to both operations. */
   function gate(base: Base, request: FastifyRequest, reply: FastifyReply) {
@@ -128,7 +136,7 @@ export function registerReceptionRoutes(
   }
 
   async function post(base: Base, request: FastifyRequest, reply: FastifyReply) {
-    const { user, window, fault } = gate(base, request, reply);
+    const { user, window, fault } = gateOf(base, request, reply);
     if (fault === 'rate_limited') return injectedRateLimit(ctx, reply);
     if (fault) {
       // The gateway failed, but did the service behind it store the document?
@@ -150,7 +158,7 @@ export function registerReceptionRoutes(
     request: FastifyRequest<{ Params: { clave: string } }>,
     reply: FastifyReply,
   ) {
-    const { user, window, fault } = gate(base, request, reply);
+    const { user, window, fault } = gateOf(base, request, reply);
     if (fault === 'rate_limited') return injectedRateLimit(ctx, reply);
     if (fault === 'timeout') return hang(ctx, request, reply);
     if (fault === 'server_error') return serverError(ctx, reply);

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
 import type { Config } from '../config/index.ts';
 import { registerAuth } from './auth.ts';
 import { registerErrorHandling } from './errors.ts';
@@ -15,11 +16,17 @@ import companyRoutes from './routes/company/index.ts';
 import createClientRoute from './routes/clients/create.ts';
 import readClientRoutes from './routes/clients/read.ts';
 import serviceRoutes from './routes/services/index.ts';
+import createInvoiceRoute from './routes/invoices/create.ts';
+import readInvoiceRoutes from './routes/invoices/read.ts';
+import sendInvoiceRoute from './routes/invoices/send.ts';
+import haciendaCallbackRoute from './routes/hacienda-callback.ts';
 
 export interface AppDeps {
   config: Config;
   db: Knex;
   redis: Redis;
+  /** The invoice-status queue, so Hacienda's callbacks can wake a waiting status job. */
+  statusQueue?: Queue;
 }
 
 export interface AppOptions {
@@ -70,5 +77,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(createClientRoute, deps);
   await app.register(readClientRoutes, deps);
   await app.register(serviceRoutes, deps);
+  await app.register(createInvoiceRoute, deps);
+  await app.register(readInvoiceRoutes, deps);
+  await app.register(sendInvoiceRoute, deps);
+  await app.register(haciendaCallbackRoute, deps);
   return app;
 }

@@ -3,7 +3,9 @@
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
-import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { Queue, type ConnectionOptions } from 'bullmq';
+import { QUEUES } from '../jobs/catalogue.ts';
+import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { buildApp } from './app.ts';
 
 const config = loadConfig();
@@ -22,7 +24,12 @@ try {
   process.exit(1);
 }
 
-const app = await buildApp({ config, db, redis });
+const statusQueue = new Queue(QUEUES.status, {
+  connection: bullConnection(config.redisUrl) as ConnectionOptions,
+  prefix: config.queuePrefix,
+});
+statusQueue.on('error', (err) => console.error('status queue error', err.message));
+const app = await buildApp({ config, db, redis, statusQueue });
 let closing = false;
 async function shutdown(signal: string) {
   if (closing) return;
@@ -31,6 +38,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 10_000).unref();
   try {
     await app.close();
+    await statusQueue.close();
     await db.destroy();
     redis.disconnect();
   } finally {

@@ -6,7 +6,8 @@ import type { Client, Company, Service } from './models/index.ts';
 import type { CredentialSummary } from './queries/companies.ts';
 import { redactedKey } from '../domain/api-key-secret.ts';
 import { formatId } from '../domain/ids.ts';
-import { isUnidadMedida, unitKind } from '../domain/codes.ts';
+import { IVA_RATES, isCodigoTarifaIVA, isUnidadMedida, unitKind } from '../domain/codes.ts';
+import type { InvoiceRow } from './queries/invoices.ts';
 
 export const money2 = (v: string | number): string => new Decimal(v).toFixed(2, Decimal.ROUND_HALF_UP);
 
@@ -111,4 +112,89 @@ export function companyObject(c: Company, livemode: boolean, credentials: Creden
     hacienda_credentials_configured: Boolean(cred?.haciendaUsername && cred.hasHaciendaPassword),
     created_at: c.createdAt.toISOString(),
   };
+}
+
+const m2 = (v: string | null | undefined) => money2(v ?? '0');
+
+/** The API's invoice object. `lang` picks the language of `rejection_reason.message`. */
+export function invoiceObject(row: InvoiceRow, lang: 'es' | 'en' = 'es') {
+  const t = row.summary;
+  const s = t.summary;
+  const reason = row.rejectionReason as {
+    summary: { es: string; en: string };
+    items: Record<string, unknown>[];
+    raw: string | null;
+  } | null;
+  return {
+    id: formatId('invoice', row.id),
+    object: 'invoice' as const,
+    livemode: row.livemode,
+    status: row.status,
+    document_type: row.docType,
+    consecutivo: row.consecutivo,
+    clave: row.clave,
+    client_id: formatId('client', row.clientId),
+    currency: row.currency,
+    exchange_rate: new Decimal(row.exchangeRate).toString(),
+    condition: row.condition,
+    credit_days: row.creditDays,
+    payment_methods: row.paymentMethods,
+    issue_date: row.issuedAt ? new Date(row.issuedAt).toISOString() : null,
+    lines: t.lines.map((l, i) => ({
+      line_number: l.lineNumber,
+      service_id: row.lines[i]?.serviceId ? formatId('service', row.lines[i]!.serviceId!) : null,
+      cabys: row.lines[i]?.input.cabys ?? '',
+      description: row.lines[i]?.input.description ?? '',
+      unit: row.lines[i]?.input.unit ?? '',
+      kind: l.kind,
+      qty: l.quantity,
+      unit_price: l.unitPrice,
+      amount: l.montoTotal,
+      discount: l.discountTotal,
+      subtotal: l.subTotal,
+      taxes: l.taxes.map((x) => ({
+        code: x.code,
+        iva_rate_code: x.ivaRateCode,
+        rate: x.rate,
+        amount: x.amount,
+      })),
+      total: l.montoTotalLinea,
+    })),
+    tax_breakdown: s.totalDesgloseImpuesto.map((x) => ({
+      code: x.code,
+      iva_rate_code: x.ivaRateCode,
+      rate: x.ivaRateCode ? ivaRate(x.ivaRateCode) : '0',
+      amount: x.amount,
+    })),
+    subtotal: m2(s.totalVentaNeta),
+    total_discount: m2(s.totalDescuentos),
+    total_tax: m2(s.totalImpuesto),
+    total: money2(row.total),
+    totals: s as unknown as Record<string, unknown>,
+    payment_status: row.paymentStatus,
+    balance_due: money2(row.balanceDue),
+    rejection_reason: reason
+      ? { message: reason.summary[lang], summary: reason.summary, items: reason.items, raw: reason.raw }
+      : null,
+    processing_error: row.processingError,
+    external_id: row.externalId,
+    metadata: row.metadata,
+    hacienda: {
+      status: row.haciendaStatus,
+      signed_at: iso(row.signedAt),
+      submitted_at: iso(row.submittedAt),
+      accepted_at: iso(row.acceptedAt),
+      rejected_at: iso(row.rejectedAt),
+    },
+    created_at: new Date(row.createdAt).toISOString(),
+    updated_at: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+function iso(d: Date | string | null): string | null {
+  return d ? new Date(d).toISOString() : null;
+}
+
+function ivaRate(code: string): string {
+  return isCodigoTarifaIVA(code) ? IVA_RATES[code].rate : '0';
 }

@@ -17,6 +17,7 @@ export const ERROR_CATALOGUE = {
   duplicate_external_id: { status: 409, title: 'Duplicate external_id' },
   idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
   invalid_state: { status: 409, title: 'Invalid state for this operation' },
+  company_incomplete: { status: 409, title: 'Company profile incomplete for issuing' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },

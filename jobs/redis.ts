@@ -11,6 +11,20 @@ export function createRedis(url: string, role: 'api' | 'worker', extra: RedisOpt
   return new Redis(url, { lazyConnect: false, ...options });
 }
 
+/** BullMQ connection options from a redis:// or rediss:// URL (BullMQ needs maxRetriesPerRequest: null). */
+export function bullConnection(url: string): RedisOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+  };
+}
+
 /** Resolves once the connection is ready, or rejects with the first connection error. */
 export async function waitForRedis(redis: Redis, timeoutMs = 5000): Promise<void> {
   if (redis.status === 'ready') return;

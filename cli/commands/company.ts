@@ -12,6 +12,7 @@ import { companyObject } from '../../db/public-objects.ts';
 import { resolveIdentification } from '../../domain/identification.ts';
 import { PLANS } from '../../domain/scopes.ts';
 import { CliError, output, parseIdArg, withContext } from '../context.ts';
+import { registerCredentialCommands, setUpDemoCompany } from './credentials.ts';
 
 interface CreateOpts {
   name: string;
@@ -88,7 +89,7 @@ export function companyInputFromOptions(opts: CreateOpts): CompanyInput {
   };
 }
 
-export function registerCompanyCommands(program: Command, hooks: { onDemoCompany?: DemoHook } = {}): void {
+export function registerCompanyCommands(program: Command): void {
   const company = program.command('company').description('Companies (tenants)');
 
   company
@@ -126,7 +127,7 @@ export function registerCompanyCommands(program: Command, hooks: { onDemoCompany
           }
           throw err;
         }
-        if (opts.demo && hooks.onDemoCompany) await hooks.onDemoCompany(ctx, created.id);
+        if (opts.demo) await setUpDemoCompany(ctx, created.id);
         const obj = companyObject(created, false, await credentialSummaries(ctx.db, created.id));
         output(opts.json, obj, () => `Created company ${obj.id} (${obj.plan})`);
       });
@@ -161,6 +162,6 @@ export function registerCompanyCommands(program: Command, hooks: { onDemoCompany
         output(opts.json, obj, () => JSON.stringify(obj, null, 2));
       });
     });
-}
 
-export type DemoHook = (ctx: import('../context.ts').CliContext, companyId: number) => Promise<void>;
+  registerCredentialCommands(company);
+}

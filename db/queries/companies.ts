@@ -1,5 +1,6 @@
 // Companies (tenants): creation from the command-line tool and reads for the API.
 import type { Knex } from 'knex';
+import { DEFAULT_CHART } from '../../domain/chart-of-accounts.ts';
 import { Company } from '../models/index.ts';
 
 export interface CompanyInput {
@@ -24,8 +25,18 @@ export interface CompanyInput {
   demo?: boolean;
 }
 
+/** Creates the company with its chart of accounts, for both modes, in one transaction. */
 export async function createCompany(db: Knex, input: CompanyInput): Promise<Company> {
-  return Company.query(db).insertAndFetch(input);
+  return db.transaction(async (trx) => {
+    const company = await Company.query(trx).insertAndFetch(input);
+    await seedChartOfAccounts(trx, company.id);
+    return company;
+  });
+}
+
+export async function seedChartOfAccounts(trx: Knex, companyId: number): Promise<void> {
+  const rows = [false, true].flatMap((livemode) => DEFAULT_CHART.map((a) => ({ companyId, livemode, ...a })));
+  await trx('accounts').insert(rows).onConflict(['company_id', 'livemode', 'code']).ignore();
 }
 
 export async function getCompany(db: Knex, id: number): Promise<Company | undefined> {

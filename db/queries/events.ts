@@ -33,4 +33,6 @@ export async function enqueueOutbox(
   requestId?: string | null,
 ): Promise<void> {
   await trx('outbox').insert({ kind, payload: JSON.stringify(payload), requestId: requestId ?? null });
+  // Delivered at commit (and once per transaction): wakes the relay without waiting for its poll.
+  await trx.raw(`select pg_notify('outbox', '')`);
 }

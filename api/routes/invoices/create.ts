@@ -1,0 +1,151 @@
+// POST /api/v1/invoices: records an invoice in one transaction and answers 201 `pendiente`
+// with its consecutivo and clave (or a `borrador` with send: false); the flow carries it on.
+// Idempotency-Key replays, Prefer: wait=N waits for `enviada` or a terminal state.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { credentialSummaries, getCompany } from '../../../db/queries/companies.ts';
+import {
+  createInvoice,
+  DuplicateExternalId,
+  findIdempotent,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
+  type InvoiceRow,
+} from '../../../db/queries/invoices.ts';
+import { invoiceObject } from '../../../db/public-objects.ts';
+import { formatId } from '../../../domain/ids.ts';
+import type { Company } from '../../../db/models/index.ts';
+import type { Knex } from 'knex';
+import { tenantOf, type AuthContext } from '../../auth.ts';
+import { ApiError, validationError } from '../../errors.ts';
+import { idempotencyFromRequest, preferWait, requestLanguage } from '../../idempotency.ts';
+import { errorResponses } from '../../schemas/common.ts';
+import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
+import type { AppDeps } from '../../app.ts';
+import { parseInvoiceRequest } from './input.ts';
+import { missingEmisorData, prepareInvoice } from './prepare.ts';
+import { waitForSettled } from './wait.ts';
+
+/** Issuing needs the emisor data, and a signing key (plus Hacienda credentials for live mode). */
+export async function assertCanIssue(db: Knex, company: Company, auth: AuthContext): Promise<void> {
+  const missing = missingEmisorData(company);
+  const cred = (await credentialSummaries(db, company.id)).find((c) => c.livemode === auth.livemode);
+  if (!cred?.hasSigningKey) missing.push(`signing certificate (${auth.livemode ? 'live' : 'sandbox'})`);
+  if (auth.livemode && !(cred?.haciendaUsername && cred.hasHaciendaPassword))
+    missing.push('Hacienda API credentials (live)');
+  if (missing.length) {
+    throw new ApiError('company_incomplete', `The company cannot issue yet; missing: ${missing.join(', ')}`, {
+      fields: { missing },
+    });
+  }
+}
+
+export default async function createInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/api/v1/invoices',
+    {
+      config: { anyScope: ['write:invoices', 'write:drafts'] },
+      schema: {
+        tags: ['invoices'],
+        summary: 'Create an invoice (shape A or B)',
+        body: CreateInvoiceBody,
+        response: { 200: InvoiceObject, 201: InvoiceObject, ...errorResponses(404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const auth = tenantOf(request);
+      const lang = requestLanguage(request);
+      const route = 'POST /api/v1/invoices';
+      const idem = idempotencyFromRequest(request, route);
+      const send = request.body.send !== false;
+      if (send && !auth.scopes.includes('write:invoices')) {
+        throw new ApiError(
+          'insufficient_scope',
+          'Issuing needs write:invoices; this key may only create drafts (send: false)',
+          {
+            fields: { required_scope: 'write:invoices' },
+          },
+        );
+      }
+      // 1. A finished request under this key is replayed before anything else is checked.
+      if (idem) {
+        const done = await findIdempotent(db, auth, idem);
+        if (done) {
+          if (!done.hash.equals(idem.hash) || done.route !== idem.route) {
+            throw new ApiError(
+              'idempotency_key_reused',
+              'This Idempotency-Key was used with a different request',
+            );
+          }
+          return reply
+            .code(done.response.status as 201)
+            .header('idempotent-replayed', 'true')
+            .send(done.response.body as never);
+        }
+      }
+      // 2. Validate and prepare (no transaction yet).
+      const parsed = parseInvoiceRequest(request.body as never);
+      if (!parsed.ok) throw validationError(parsed.errors);
+      const company = (await getCompany(db, auth.companyId))!;
+      if (send) await assertCanIssue(db, company, auth);
+      const prepared = await prepareInvoice(db, auth, company, parsed.value);
+
+      // 3. Record.
+      let outcome;
+      try {
+        outcome = await createInvoice(db, auth, prepared, {
+          send,
+          emisorId: company.idNumber,
+          requestId: request.id,
+          idempotency: idem,
+          render: (row: InvoiceRow) => invoiceObject(row),
+        });
+      } catch (err) {
+        if (err instanceof IdempotencyKeyInUse) {
+          throw new ApiError(
+            'idempotency_key_in_use',
+            'A request with this Idempotency-Key is still being processed; retry shortly',
+            {
+              headers: { 'retry-after': '1' },
+            },
+          );
+        }
+        if (err instanceof IdempotencyKeyReused) {
+          throw new ApiError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was used with a different request',
+          );
+        }
+        if (err instanceof DuplicateExternalId) {
+          throw new ApiError(
+            'duplicate_external_id',
+            `external_id is already used by ${formatId('invoice', err.invoiceId)}`,
+            {
+              fields: { existing_invoice_id: formatId('invoice', err.invoiceId) },
+            },
+          );
+        }
+        throw err;
+      }
+      if (outcome.kind === 'replay') {
+        return reply
+          .code(outcome.response.status as 201)
+          .header('idempotent-replayed', 'true')
+          .send(outcome.response.body as never);
+      }
+      reply.header('location', `/api/v1/invoices/${formatId('invoice', outcome.invoice.id)}`);
+
+      // 4. Prefer: wait=N.
+      const wait = preferWait(request);
+      if (wait !== null && send) {
+        reply.header('preference-applied', `wait=${wait}`);
+        const row = await waitForSettled(db, auth, outcome.invoice.id, wait * 1000);
+        return reply.code(201).send(invoiceObject(row, lang));
+      }
+      return reply
+        .code(201)
+        .send((lang === 'es' ? outcome.response.body : invoiceObject(outcome.invoice, lang)) as never);
+    },
+  );
+}

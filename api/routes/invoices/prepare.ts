@@ -1,0 +1,144 @@
+// Turns a normalised create request into a prepared invoice: the client and services are
+// looked up (in the caller's company and mode), lines take their CABYS, unit, tax and default
+// price from the catalogue, and the totals are computed once with domain/totals.ts. Every
+// problem is a field error pointing into the request body.
+import type { Knex } from 'knex';
+import { Client, Service, type Company } from '../../../db/models/index.ts';
+import { tenantOnly, type Tenant } from '../../../db/queries/clients.ts';
+import type { PreparedInvoice, StoredLine } from '../../../db/queries/invoices.ts';
+import {
+  isCodigoMoneda,
+  type CodigoImpuesto,
+  type CodigoTarifaIVA,
+  type UnidadMedida,
+} from '../../../domain/codes.ts';
+import { DomainValidationError, type FieldError } from '../../../domain/errors.ts';
+import { computeDocumentTotals, type DocumentTotals } from '../../../domain/totals.ts';
+import type { DocumentLine } from '../../../hacienda/xml/types.ts';
+import type { InvoiceRequest } from './input.ts';
+
+/** What the company must have on file before it can issue (not needed for drafts). */
+export function missingEmisorData(c: Company): string[] {
+  const missing: string[] = [];
+  if (!c.activityCode) missing.push('activity_code');
+  if (!c.provincia || !c.canton || !c.distrito) missing.push('location (provincia, canton, distrito)');
+  if (!c.otrasSenas) missing.push('otras_senas');
+  if (!c.emails?.length) missing.push('emails');
+  if (c.legalName.length < 5) missing.push('legal_name (5-100 characters)');
+  return missing;
+}
+
+function mapTotalsPath(path: string, req: InvoiceRequest): string {
+  const priceKey = req.shape === 'A' ? 'unit_price' : 'price';
+  return path
+    .replace(/^\/lines\/(\d+)\/quantity/, '/lines/$1/qty')
+    .replace(/^\/lines\/(\d+)\/unitPrice/, `/lines/$1/${priceKey}`)
+    .replace(
+      /^\/lines\/(\d+)\/discounts\/0\/(\w+)/,
+      (_m, i, f) => `/lines/${i}/discount/${f === 'codeOther' ? 'code_other' : f}`,
+    )
+    .replace(/^\/lines\/(\d+)\/discounts\/0$/, '/lines/$1/discount')
+    .replace(/^\/exchangeRate$/, req.shape === 'A' ? '/exchange_rate' : '/exchangeRate')
+    .replace(/^\/currency$/, '/currency');
+}
+
+export async function prepareInvoice(
+  db: Knex,
+  tenantIn: Tenant,
+  company: Company,
+  req: InvoiceRequest,
+): Promise<PreparedInvoice> {
+  const tenant = tenantOnly(tenantIn);
+  const errors: FieldError[] = [];
+
+  // 1. The client and the services, in one round trip each.
+  const clientQ = Client.query(db).where(tenant).first();
+  if ('id' in req.clientRef) clientQ.where('id', req.clientRef.id);
+  else clientQ.where('uuid', req.clientRef.uuid);
+  const ids = req.lines.flatMap((l) => ('id' in l.serviceRef ? [l.serviceRef.id] : []));
+  const uuids = req.lines.flatMap((l) => ('uuid' in l.serviceRef ? [l.serviceRef.uuid] : []));
+  const [client, services] = await Promise.all([
+    clientQ,
+    Service.query(db)
+      .where(tenant)
+      .where((q) => {
+        q.whereIn('id', ids.length ? ids : [0]).orWhereIn(
+          'uuid',
+          uuids.length ? uuids : ['00000000-0000-0000-0000-000000000000'],
+        );
+      }),
+  ]);
+  if (!client)
+    errors.push({
+      path: req.clientPath,
+      code: 'unknown_client',
+      message: 'no such client in this company and mode',
+    });
+  const byId = new Map(services.map((s) => [s.id, s]));
+  const byUuid = new Map(services.map((s) => [s.uuid, s]));
+
+  // 2. Lines from the catalogue.
+  const lines: StoredLine[] = [];
+  req.lines.forEach((l) => {
+    const s = 'id' in l.serviceRef ? byId.get(l.serviceRef.id) : byUuid.get(l.serviceRef.uuid);
+    if (!s) {
+      errors.push({
+        path: l.servicePath,
+        code: 'unknown_service',
+        message: 'no such service in this company and mode',
+      });
+      return;
+    }
+    const input: DocumentLine = {
+      cabys: s.cabys,
+      description: l.description ?? s.description,
+      unit: s.unit as UnidadMedida,
+      quantity: l.quantity,
+      unitPrice: l.unitPrice ?? s.price,
+      taxCode: s.taxCode as CodigoImpuesto,
+      ivaRateCode: s.ivaRateCode as CodigoTarifaIVA,
+      ...(l.discount ? { discounts: [l.discount] } : {}),
+      ...(s.commercialCode ? { commercialCodes: [{ type: '01', code: s.commercialCode }] } : {}),
+    } as DocumentLine;
+    lines.push({ serviceId: s.id, input });
+  });
+
+  const currency = req.currency ?? company.defaultCurrency;
+  if (!isCodigoMoneda(currency))
+    errors.push({ path: '/currency', code: 'invalid_value', message: `${currency} is not an ISO 4217 code` });
+  if (errors.length) throw new DomainValidationError(errors);
+
+  // 3. Totals, computed once, exactly.
+  const exchangeRate = currency === 'CRC' ? '1' : (req.exchangeRate ?? '1');
+  let totals: DocumentTotals;
+  try {
+    totals = computeDocumentTotals(
+      lines.map((l) => l.input),
+      { currency: currency as never, exchangeRate, docType: '01' },
+    );
+  } catch (err) {
+    if (err instanceof DomainValidationError) {
+      throw new DomainValidationError(err.errors.map((e) => ({ ...e, path: mapTotalsPath(e.path, req) })));
+    }
+    throw err;
+  }
+
+  const method = req.paymentMethod ?? 'efectivo';
+  return {
+    clientId: client!.id,
+    docType: '01',
+    branch: req.branch ?? company.defaultBranch,
+    terminal: req.terminal ?? company.defaultTerminal,
+    currency,
+    exchangeRate,
+    condition: req.condition.name,
+    condicionVenta: req.condition.code,
+    conditionOther: req.condition.other,
+    creditDays: req.condition.creditDays,
+    paymentMethods: [method],
+    lines,
+    totals,
+    externalId: req.externalId,
+    metadata: req.metadata,
+  };
+}

@@ -1,0 +1,158 @@
+// Reading invoices: one invoice (with an ETag; If-None-Match → 304 for cheap polling), the
+// filtered list with cursor pagination, the signed XML byte for byte, and Hacienda's answer.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { getClient } from '../../../db/queries/clients.ts';
+import {
+  getInvoice,
+  getInvoiceDocument,
+  listInvoices,
+  type InvoiceRow,
+} from '../../../db/queries/invoices.ts';
+import { invoiceObject } from '../../../db/public-objects.ts';
+import { parseId, parseRef } from '../../../domain/ids.ts';
+import { tenantOf, type AuthContext } from '../../auth.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { requestLanguage } from '../../idempotency.ts';
+import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
+import { InvoiceObject, ListInvoicesQuery } from '../../schemas/invoices.ts';
+import type { AppDeps } from '../../app.ts';
+import type { Knex } from 'knex';
+
+export async function loadInvoice(db: Knex, auth: AuthContext, raw: string): Promise<InvoiceRow> {
+  const id = parseId('invoice', raw);
+  const row = id === null ? undefined : await getInvoice(db, auth, id);
+  if (!row) throw notFound('invoice', raw);
+  return row;
+}
+
+function etagOf(row: InvoiceRow, lang: string): string {
+  return `"${row.id}-${new Date(row.updatedAt).getTime()}-${lang}"`;
+}
+
+export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['invoices'];
+
+  app.get(
+    '/api/v1/invoices/:id',
+    {
+      config: { scope: 'read:invoices' },
+      schema: {
+        tags,
+        summary: 'Retrieve an invoice (ETag / If-None-Match supported)',
+        params: IdParam,
+        response: { 200: InvoiceObject, 304: Type.Null(), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const auth = tenantOf(request);
+      const lang = requestLanguage(request);
+      const row = await loadInvoice(db, auth, request.params.id);
+      const etag = etagOf(row, lang);
+      reply.header('etag', etag).header('vary', 'Accept-Language');
+      const inm = request.headers['if-none-match'];
+      if (
+        inm &&
+        inm
+          .split(',')
+          .map((s) => s.trim())
+          .includes(etag)
+      )
+        return reply.code(304).send(null);
+      return invoiceObject(row, lang);
+    },
+  );
+
+  app.get(
+    '/api/v1/invoices',
+    {
+      config: { scope: 'read:invoices' },
+      schema: {
+        tags,
+        summary: 'List invoices',
+        querystring: ListInvoicesQuery,
+        response: { 200: ListOf(InvoiceObject), ...errorResponses(422) },
+      },
+    },
+    async (request) => {
+      const auth = tenantOf(request);
+      const q = request.query;
+      let clientId: number | undefined;
+      if (q.client !== undefined) {
+        const ref = parseRef('client', q.client);
+        if (!ref)
+          throw new ApiError('validation_failed', 'client must be a cli_ id or a UUID', {
+            errors: [
+              { path: 'querystring:/client', code: 'invalid_format', message: 'must be a cli_ id or a UUID' },
+            ],
+          });
+        const client = await getClient(db, auth, ref);
+        if (!client) return { object: 'list' as const, data: [], has_more: false };
+        clientId = client.id;
+      }
+      const { rows, hasMore } = await listInvoices(db, auth, {
+        status: q.status,
+        clientId,
+        externalId: q.external_id,
+        createdGte: q.created_gte,
+        createdLt: q.created_lt,
+        updatedGte: q.updated_gte,
+        updatedLt: q.updated_lt,
+        startingAfter: q.starting_after ? (parseId('invoice', q.starting_after) ?? undefined) : undefined,
+        limit: q.limit ?? 20,
+      });
+      const lang = requestLanguage(request);
+      return { object: 'list' as const, data: rows.map((r) => invoiceObject(r, lang)), has_more: hasMore };
+    },
+  );
+
+  app.get(
+    '/api/v1/invoices/:id/xml',
+    {
+      config: { scope: 'read:invoices' },
+      schema: {
+        tags,
+        summary: 'The signed XML exactly as sent to Hacienda',
+        params: IdParam,
+        response: { 200: Type.String({ description: 'application/xml' }), ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const auth = tenantOf(request);
+      const row = await loadInvoice(db, auth, request.params.id);
+      const doc = await getInvoiceDocument(db, row.id);
+      if (!doc?.signedXml)
+        throw new ApiError(
+          'invalid_state',
+          `Invoice ${request.params.id} is not signed yet (status ${row.status})`,
+        );
+      return reply
+        .type('application/xml; charset=utf-8')
+        .header('content-disposition', `inline; filename="${row.clave}.xml"`)
+        .send(doc.signedXml as never);
+    },
+  );
+
+  app.get(
+    '/api/v1/invoices/:id/response',
+    {
+      config: { scope: 'read:invoices' },
+      schema: {
+        tags,
+        summary: "Hacienda's answer (MensajeHacienda XML)",
+        params: IdParam,
+        response: { 200: Type.String({ description: 'application/xml' }), ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const auth = tenantOf(request);
+      const row = await loadInvoice(db, auth, request.params.id);
+      const doc = await getInvoiceDocument(db, row.id);
+      if (!doc?.responseXml)
+        throw new ApiError('invalid_state', `Hacienda has not answered for ${request.params.id} yet`);
+      return reply.type('application/xml; charset=utf-8').send(Buffer.from(doc.responseXml, 'utf8') as never);
+    },
+  );
+}

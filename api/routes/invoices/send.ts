@@ -1,0 +1,60 @@
+// POST /api/v1/invoices/{id}/send: issues a draft. The consecutivo is reserved now (drafts never
+// consume one) and the flow starts. Sending an invoice already issued answers it as it is.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { getCompany } from '../../../db/queries/companies.ts';
+import { issueDraft } from '../../../db/queries/invoices.ts';
+import { invoiceObject } from '../../../db/public-objects.ts';
+import { tenantOf } from '../../auth.ts';
+import { ApiError } from '../../errors.ts';
+import { preferWait, requestLanguage } from '../../idempotency.ts';
+import { errorResponses, IdParam } from '../../schemas/common.ts';
+import { InvoiceObject } from '../../schemas/invoices.ts';
+import type { AppDeps } from '../../app.ts';
+import { assertCanIssue } from './create.ts';
+import { loadInvoice } from './read.ts';
+import { waitForSettled } from './wait.ts';
+
+export default async function sendInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/api/v1/invoices/:id/send',
+    {
+      config: { scope: 'write:invoices' },
+      schema: {
+        tags: ['invoices'],
+        summary: 'Issue a draft invoice',
+        params: IdParam,
+        response: { 200: InvoiceObject, ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const auth = tenantOf(request);
+      const lang = requestLanguage(request);
+      const draft = await loadInvoice(db, auth, request.params.id);
+      if (draft.status !== 'borrador') {
+        throw new ApiError(
+          'invalid_state',
+          `Invoice ${request.params.id} is already issued (status ${draft.status})`,
+          {
+            fields: { status: draft.status },
+          },
+        );
+      }
+      const company = (await getCompany(db, auth.companyId))!;
+      await assertCanIssue(db, company, auth);
+      const issued = await issueDraft(db, auth, draft.id, {
+        emisorId: company.idNumber,
+        requestId: request.id,
+      });
+      if (!issued)
+        throw new ApiError('invalid_state', `Invoice ${request.params.id} was issued by another request`);
+      const wait = preferWait(request);
+      if (wait !== null) {
+        reply.header('preference-applied', `wait=${wait}`);
+        return invoiceObject(await waitForSettled(db, auth, issued.id, wait * 1000), lang);
+      }
+      return invoiceObject(issued, lang);
+    },
+  );
+}

@@ -1,0 +1,174 @@
+// Invoice schemas. Creation accepts the reference's two request shapes in one schema (every
+// field of both, unknown fields rejected); api/routes/invoices/input.ts then insists that one
+// request uses one shape and names the field that mixes them.
+import { Type } from 'typebox';
+import { CODIGOS_DESCUENTO } from '../../domain/codes.ts';
+import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
+import { Decimal2, Limit, Timestamp } from './common.ts';
+
+const Qty = Type.Union([Type.Number(), Type.String()], {
+  description: 'Quantity, > 0, up to 3 decimals (number or decimal string)',
+  examples: [2],
+});
+const Price = Type.Union([Type.String(), Type.Number()], {
+  description: 'Unit price (decimal string, up to 5 decimals); defaults to the service price',
+  examples: ['1500.00'],
+});
+
+const Discount = Type.Object(
+  {
+    amount: Type.Optional(Type.String({ description: 'Discount amount for the line' })),
+    percent: Type.Optional(Type.String({ description: 'Discount as a percentage of the line amount' })),
+    code: Type.Optional(Type.String({ enum: Object.keys(CODIGOS_DESCUENTO), default: '07' })),
+    code_other: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
+    nature: Type.Optional(Type.String({ minLength: 3, maxLength: 80 })),
+  },
+  { additionalProperties: false },
+);
+
+const LineInput = Type.Object(
+  {
+    service_id: Type.Optional(Type.String({ description: 'Shape A: srv_… id' })),
+    serviceId: Type.Optional(Type.String({ description: 'Shape B: service UUID' })),
+    qty: Qty,
+    unit_price: Type.Optional(Price),
+    price: Type.Optional(Price),
+    description: Type.Optional(Type.String({ minLength: 3, maxLength: 200 })),
+    discount: Type.Optional(Discount),
+  },
+  { additionalProperties: false },
+);
+
+const PaymentMethodName = Type.String({ enum: Object.keys(PAYMENT_METHODS) });
+
+export const CreateInvoiceBody = Type.Object(
+  {
+    client_id: Type.Optional(Type.String({ description: 'Shape A: cli_… id' })),
+    clientId: Type.Optional(Type.String({ description: 'Shape B: client UUID' })),
+    lines: Type.Array(LineInput, { minItems: 1, maxItems: 1000 }),
+    condition: Type.Optional(Type.String({ maxLength: 40, description: 'contado (default), credito_30, …' })),
+    condition_other: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
+    credit_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 99999 })),
+    creditDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 99999 })),
+    currency: Type.Optional(
+      Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217; defaults to the company currency (CRC)' }),
+    ),
+    exchange_rate: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+    exchangeRate: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+    payment_method: Type.Optional(PaymentMethodName),
+    paymentMethod: Type.Optional(PaymentMethodName),
+    branch: Type.Optional(
+      Type.String({ pattern: '^\\d{3}$', description: 'Sucursal (3 digits); company default' }),
+    ),
+    terminal: Type.Optional(
+      Type.String({ pattern: '^\\d{5}$', description: 'Terminal (5 digits); company default' }),
+    ),
+    external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    send: Type.Optional(Type.Boolean({ description: 'false creates a draft (borrador); default true' })),
+    metadata: Type.Optional(
+      Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), { maxProperties: 20 }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        client_id: 'cli_000000000001',
+        condition: 'credito_30',
+        lines: [{ service_id: 'srv_000000000001', qty: 2, unit_price: '1500.00' }],
+      },
+      {
+        clientId: '2f1c3b9e-8d0a-4c6e-9a51-0b8e5f7d2c11',
+        currency: 'CRC',
+        lines: [{ serviceId: '7a9d2e44-1c3b-4f0e-8b6a-5d2c9e1f3a70', qty: 1, price: '25000.00' }],
+      },
+    ],
+  },
+);
+
+const TaxLine = Type.Object({
+  code: Type.String(),
+  iva_rate_code: Type.Union([Type.String(), Type.Null()]),
+  rate: Type.String(),
+  amount: Type.String(),
+});
+
+export const InvoiceLineObject = Type.Object({
+  line_number: Type.Integer(),
+  service_id: Type.Union([Type.String(), Type.Null()]),
+  cabys: Type.String(),
+  description: Type.String(),
+  unit: Type.String(),
+  kind: Type.String({ enum: ['goods', 'services'] }),
+  qty: Type.String(),
+  unit_price: Type.String(),
+  amount: Type.String({ description: 'MontoTotal = qty × unit_price' }),
+  discount: Type.String(),
+  subtotal: Type.String(),
+  taxes: Type.Array(TaxLine),
+  total: Type.String({ description: 'MontoTotalLinea' }),
+});
+
+export const RejectionReason = Type.Object({
+  message: Type.String({ description: 'Readable text in the requested language' }),
+  summary: Type.Object({ es: Type.String(), en: Type.String() }),
+  items: Type.Array(Type.Object({}, { additionalProperties: true })),
+  raw: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const InvoiceObject = Type.Object({
+  id: Type.String({ examples: ['inv_000000000042'] }),
+  object: Type.Literal('invoice'),
+  livemode: Type.Boolean(),
+  status: Type.String({ enum: ['borrador', 'pendiente', 'enviada', 'aceptada', 'rechazada'] }),
+  document_type: Type.String(),
+  consecutivo: Type.Union([Type.String(), Type.Null()]),
+  clave: Type.Union([Type.String(), Type.Null()]),
+  client_id: Type.String(),
+  currency: Type.String(),
+  exchange_rate: Type.String(),
+  condition: Type.String(),
+  credit_days: Type.Union([Type.Integer(), Type.Null()]),
+  payment_methods: Type.Array(Type.String()),
+  issue_date: Type.Union([Timestamp, Type.Null()]),
+  lines: Type.Array(InvoiceLineObject),
+  tax_breakdown: Type.Array(TaxLine),
+  subtotal: Decimal2,
+  total_discount: Decimal2,
+  total_tax: Decimal2,
+  total: Decimal2,
+  totals: Type.Record(Type.String(), Type.Any(), { description: 'ResumenFactura figures with 5 decimals' }),
+  payment_status: Type.String({ enum: ['unpaid', 'partial', 'paid'] }),
+  balance_due: Decimal2,
+  rejection_reason: Type.Union([RejectionReason, Type.Null()]),
+  processing_error: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  external_id: Type.Union([Type.String(), Type.Null()]),
+  metadata: Type.Record(Type.String(), Type.String()),
+  hacienda: Type.Object({
+    status: Type.Union([Type.String(), Type.Null()]),
+    signed_at: Type.Union([Timestamp, Type.Null()]),
+    submitted_at: Type.Union([Timestamp, Type.Null()]),
+    accepted_at: Type.Union([Timestamp, Type.Null()]),
+    rejected_at: Type.Union([Timestamp, Type.Null()]),
+  }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const ListInvoicesQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.String({ enum: ['borrador', 'pendiente', 'enviada', 'aceptada', 'rechazada'] }),
+    ),
+    client: Type.Optional(Type.String({ description: 'cli_… id or UUID' })),
+    external_id: Type.Optional(Type.String({ maxLength: 255 })),
+    created_gte: Type.Optional(Timestamp),
+    created_lt: Type.Optional(Timestamp),
+    updated_gte: Type.Optional(Timestamp),
+    updated_lt: Type.Optional(Timestamp),
+    limit: Type.Optional(Limit),
+    starting_after: Type.Optional(Type.String({ pattern: '^inv_\\d{12}$' })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,342 @@
+// Invoices: the recording transaction (idempotency, gapless consecutivo, clave, lines and totals,
+// invoice.created event, outbox row), drafts issued later, reads and lists. Every query is scoped
+// to (company, mode).
+import type { Knex } from 'knex';
+import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
+import type { DocumentTotals } from '../../domain/totals.ts';
+import type { DocumentLine } from '../../hacienda/xml/types.ts';
+import { enqueueOutbox, recordEvent } from './events.ts';
+import { tenantOnly, type Tenant } from './clients.ts';
+
+export interface StoredLine {
+  serviceId: number | null;
+  /** The document line exactly as the totals and the XML consume it (dates as ISO strings). */
+  input: DocumentLine;
+}
+
+export interface InvoiceRow {
+  id: number;
+  companyId: number;
+  livemode: boolean;
+  clientId: number;
+  status: string;
+  docType: string;
+  branch: string;
+  terminal: string;
+  number: number | null;
+  consecutivo: string | null;
+  clave: string | null;
+  securityCode: string | null;
+  situacion: string;
+  issuedAt: Date | null;
+  currency: string;
+  exchangeRate: string;
+  condition: string;
+  condicionVenta: string;
+  conditionOther: string | null;
+  creditDays: number | null;
+  paymentMethods: string[];
+  lines: StoredLine[];
+  summary: DocumentTotals;
+  total: string;
+  balanceDue: string;
+  paymentStatus: string;
+  externalId: string | null;
+  metadata: Record<string, string>;
+  rejectionReason: Record<string, unknown> | null;
+  processingError: Record<string, unknown> | null;
+  haciendaStatus: string | null;
+  signedAt: Date | null;
+  submittedAt: Date | null;
+  accountedAt: Date | null;
+  acceptedAt: Date | null;
+  rejectedAt: Date | null;
+  requestId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PreparedInvoice {
+  clientId: number;
+  docType: '01';
+  branch: string;
+  terminal: string;
+  currency: string;
+  exchangeRate: string;
+  condition: string;
+  condicionVenta: string;
+  conditionOther: string | null;
+  creditDays: number | null;
+  paymentMethods: string[];
+  lines: StoredLine[];
+  totals: DocumentTotals;
+  externalId: string | null;
+  metadata: Record<string, string>;
+}
+
+export interface IdempotencyInput {
+  key: string;
+  route: string;
+  hash: Buffer;
+}
+
+export class IdempotencyKeyInUse extends Error {}
+export class IdempotencyKeyReused extends Error {}
+export class DuplicateExternalId extends Error {
+  constructor(readonly invoiceId: number) {
+    super('external_id already used');
+  }
+}
+
+export interface StoredResponse {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export type CreateOutcome =
+  | { kind: 'created'; invoice: InvoiceRow; response: StoredResponse }
+  | { kind: 'replay'; response: StoredResponse };
+
+export interface CreateOptions {
+  send: boolean;
+  emisorId: string;
+  requestId: string | null;
+  idempotency: IdempotencyInput | null;
+  /** Renders the stored row as the API response (stored for idempotent replays and as event data). */
+  render: (row: InvoiceRow) => Record<string, unknown>;
+  now?: () => Date;
+}
+
+/** Looks up a finished request under an idempotency key (24 h). */
+export async function findIdempotent(
+  db: Knex,
+  tenant: Tenant,
+  idem: IdempotencyInput,
+): Promise<{ hash: Buffer; route: string; response: StoredResponse } | null> {
+  const row = await db('idempotency_keys')
+    .where({ ...tenantOnly(tenant), key: idem.key })
+    .where('created_at', '>', db.raw(`now() - interval '24 hours'`))
+    .first();
+  if (!row) return null;
+  return {
+    hash: row.requestHash,
+    route: row.route,
+    response: { status: row.responseStatus, body: row.responseBody },
+  };
+}
+
+async function lockIdempotencyKey(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  idem: IdempotencyInput,
+): Promise<StoredResponse | null> {
+  const res = await trx.raw('select pg_try_advisory_xact_lock(?::int, hashtext(?)) as ok', [
+    tenant.companyId % 2_147_483_647,
+    `${tenant.livemode ? 'live' : 'test'}:${idem.key}`,
+  ]);
+  if (!res.rows[0].ok) throw new IdempotencyKeyInUse();
+  const done = await findIdempotent(trx, tenant, idem);
+  if (!done) return null;
+  if (!done.hash.equals(idem.hash) || done.route !== idem.route) throw new IdempotencyKeyReused();
+  return done.response;
+}
+
+/**
+ * Reserves the next number of a series. The series row stays locked until the transaction ends,
+ * so callers do this as late as possible; a rollback gives the number back (no gaps).
+ */
+export async function reserveNumber(
+  trx: Knex.Transaction,
+  s: { companyId: number; livemode: boolean; docType: string; branch: string; terminal: string },
+): Promise<number> {
+  const res = await trx.raw(
+    `insert into numbering_series (company_id, livemode, doc_type, branch, terminal, last_number)
+     values (?, ?, ?, ?, ?, 1)
+     on conflict (company_id, livemode, doc_type, branch, terminal)
+     do update set last_number = numbering_series.last_number + 1
+     returning last_number`,
+    [s.companyId, s.livemode, s.docType, s.branch, s.terminal],
+  );
+  return Number(res.rows[0].last_number);
+}
+
+function issueFields(
+  tenant: Tenant,
+  p: { docType: string; branch: string; terminal: string },
+  number: number,
+  emisorId: string,
+  now: Date,
+) {
+  const consecutivo = buildConsecutivo({
+    branch: p.branch,
+    terminal: p.terminal,
+    docType: p.docType as '01',
+    number,
+  });
+  const securityCode = randomSecurityCode();
+  const clave = buildClave({ date: now, emisorId, consecutivo, situacion: '1', securityCode });
+  return { number, consecutivo, clave, securityCode, issuedAt: now, situacion: '1' };
+}
+
+export async function createInvoice(
+  db: Knex,
+  tenantIn: Tenant,
+  p: PreparedInvoice,
+  opts: CreateOptions,
+): Promise<CreateOutcome> {
+  const tenant = tenantOnly(tenantIn);
+  try {
+    return await db.transaction(async (trx) => {
+      // 1. Idempotency: one request at a time per key; a finished one is replayed.
+      if (opts.idempotency) {
+        const replay = await lockIdempotencyKey(trx, tenant, opts.idempotency);
+        if (replay) return { kind: 'replay', response: replay };
+      }
+      const base = {
+        ...tenant,
+        clientId: p.clientId,
+        docType: p.docType,
+        branch: p.branch,
+        terminal: p.terminal,
+        currency: p.currency,
+        exchangeRate: p.exchangeRate,
+        condition: p.condition,
+        condicionVenta: p.condicionVenta,
+        conditionOther: p.conditionOther,
+        creditDays: p.creditDays,
+        paymentMethods: JSON.stringify(p.paymentMethods),
+        lines: JSON.stringify(p.lines),
+        summary: JSON.stringify(p.totals),
+        total: p.totals.summary.totalComprobante,
+        balanceDue: p.totals.summary.totalComprobante,
+        externalId: p.externalId,
+        metadata: JSON.stringify(p.metadata),
+        requestId: opts.requestId,
+      };
+      // 2. The number, last: the series row stays locked only for the few statements left.
+      let row: InvoiceRow;
+      if (opts.send) {
+        const now = (opts.now ?? (() => new Date()))();
+        const number = await reserveNumber(trx, { ...tenant, ...p });
+        [row] = await trx('invoices')
+          .insert({ ...base, status: 'pendiente', ...issueFields(tenant, p, number, opts.emisorId, now) })
+          .returning('*');
+      } else {
+        [row] = await trx('invoices')
+          .insert({ ...base, status: 'borrador' })
+          .returning('*');
+      }
+      const body = opts.render(row!);
+      await recordEvent(trx, { ...tenant, type: 'invoice.created', data: body, requestId: opts.requestId });
+      if (opts.send) await enqueueOutbox(trx, 'invoice.flow', { invoiceId: row!.id }, opts.requestId);
+      const response = { status: 201, body };
+      if (opts.idempotency) {
+        await trx('idempotency_keys')
+          .insert({
+            ...tenant,
+            key: opts.idempotency.key,
+            route: opts.idempotency.route,
+            requestHash: opts.idempotency.hash,
+            responseStatus: 201,
+            responseBody: JSON.stringify(body),
+          })
+          .onConflict(['company_id', 'livemode', 'key'])
+          .merge();
+      }
+      return { kind: 'created', invoice: row!, response };
+    });
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint === 'invoices_external_id_key' && p.externalId) {
+      const existing = await db('invoices')
+        .where({ ...tenant, externalId: p.externalId })
+        .first('id');
+      if (existing) throw new DuplicateExternalId(existing.id);
+    }
+    throw err;
+  }
+}
+
+/** Issues a draft: number, clave and the flow, in one guarded transaction. */
+export async function issueDraft(
+  db: Knex,
+  tenantIn: Tenant,
+  id: number,
+  opts: { emisorId: string; requestId: string | null; now?: () => Date },
+): Promise<InvoiceRow | null> {
+  const tenant = tenantOnly(tenantIn);
+  return db.transaction(async (trx) => {
+    const draft = await trx('invoices')
+      .where({ ...tenant, id, status: 'borrador' })
+      .forUpdate()
+      .first();
+    if (!draft) return null;
+    const now = (opts.now ?? (() => new Date()))();
+    const number = await reserveNumber(trx, {
+      ...tenant,
+      docType: draft.docType,
+      branch: draft.branch,
+      terminal: draft.terminal,
+    });
+    const [row] = await trx('invoices')
+      .where({ id, status: 'borrador' })
+      .update({
+        status: 'pendiente',
+        ...issueFields(tenant, draft, number, opts.emisorId, now),
+        updatedAt: trx.fn.now(),
+      })
+      .returning('*');
+    await enqueueOutbox(trx, 'invoice.flow', { invoiceId: id }, opts.requestId);
+    return row as InvoiceRow;
+  });
+}
+
+export async function getInvoice(db: Knex, tenant: Tenant, id: number): Promise<InvoiceRow | undefined> {
+  return db('invoices')
+    .where({ ...tenantOnly(tenant), id })
+    .first();
+}
+
+export interface InvoiceFilters {
+  status?: string;
+  clientId?: number;
+  externalId?: string;
+  createdGte?: string;
+  createdLt?: string;
+  updatedGte?: string;
+  updatedLt?: string;
+  startingAfter?: number;
+  limit: number;
+}
+
+export async function listInvoices(
+  db: Knex,
+  tenant: Tenant,
+  f: InvoiceFilters,
+): Promise<{ rows: InvoiceRow[]; hasMore: boolean }> {
+  const t = tenantOnly(tenant);
+  const q = db('invoices')
+    .where(t)
+    .orderBy([
+      { column: 'companyId', order: 'desc' },
+      { column: 'livemode', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(f.limit + 1);
+  if (f.status) q.where('status', f.status);
+  if (f.clientId !== undefined) q.where('clientId', f.clientId);
+  if (f.externalId !== undefined) q.where('externalId', f.externalId);
+  if (f.createdGte) q.where('createdAt', '>=', f.createdGte);
+  if (f.createdLt) q.where('createdAt', '<', f.createdLt);
+  if (f.updatedGte) q.where('updatedAt', '>=', f.updatedGte);
+  if (f.updatedLt) q.where('updatedAt', '<', f.updatedLt);
+  if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);
+  const rows = (await q) as InvoiceRow[];
+  return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
+}
+
+export async function getInvoiceDocument(
+  db: Knex,
+  invoiceId: number,
+): Promise<{ signedXml: Buffer | null; responseXml: string | null } | undefined> {
+  return db('invoice_documents').where({ invoiceId }).first('signed_xml', 'response_xml');
+}

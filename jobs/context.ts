@@ -1,0 +1,89 @@
+// What every job handler gets (graphile's `(payload, helpers)` habit): the database, a logger,
+// configuration, Hacienda clients per (company, environment), signers per company key, a clock.
+// External systems are reached only through here, so tests can point them at the simulator.
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import {
+  createReceptionClient,
+  createTokenPool,
+  type ReceptionClient,
+  type TokenPool,
+} from '../hacienda/client/index.ts';
+import { open, openSigningMaterial } from '../hacienda/secret-box.ts';
+import { createSigner, type XadesSigner } from '../hacienda/signer.ts';
+
+export interface JobContext {
+  db: Knex;
+  log: Logger;
+  config: Config;
+  hacienda: HaciendaAccess;
+  now: () => Date;
+  /** Status polling schedule: first delay and cap, in ms. */
+  statusPoll: { baseMs: number; maxMs: number };
+}
+
+export class MissingCredentialsError extends Error {}
+
+interface CredentialsRow {
+  signingKeyEnc: Buffer | null;
+  haciendaUsername: string | null;
+  haciendaPasswordEnc: Buffer | null;
+  updatedAt: Date;
+}
+
+export interface HaciendaAccess {
+  signer(companyId: number, livemode: boolean): Promise<XadesSigner>;
+  reception(companyId: number, livemode: boolean): Promise<ReceptionClient>;
+}
+
+/** Signers and reception clients cached per company key, renewed when credentials change. */
+export function createHaciendaAccess(db: Knex, config: Config): HaciendaAccess {
+  const signers = new Map<string, { stamp: number; signer: Promise<XadesSigner> }>();
+  const pool: TokenPool = createTokenPool();
+  const load = async (companyId: number, livemode: boolean): Promise<CredentialsRow> => {
+    const row = await db('company_credentials').where({ companyId, livemode }).first();
+    if (!row)
+      throw new MissingCredentialsError(
+        `company ${companyId} has no ${livemode ? 'live' : 'sandbox'} credentials`,
+      );
+    return row as CredentialsRow;
+  };
+  return {
+    async signer(companyId, livemode) {
+      const row = await load(companyId, livemode);
+      if (!row.signingKeyEnc)
+        throw new MissingCredentialsError(`company ${companyId} has no signing certificate`);
+      const key = `${companyId}:${livemode}`;
+      const stamp = new Date(row.updatedAt).getTime();
+      const cached = signers.get(key);
+      if (cached && cached.stamp === stamp) return cached.signer;
+      const signer = createSigner(openSigningMaterial(config.secretsKey, row.signingKeyEnc));
+      signers.set(key, { stamp, signer });
+      return signer;
+    },
+    async reception(companyId, livemode) {
+      const row = await load(companyId, livemode).catch((err: unknown) => {
+        if (err instanceof MissingCredentialsError && !livemode) return null;
+        throw err;
+      });
+      const env = livemode ? config.hacienda.production : config.hacienda.sandbox;
+      let username = row?.haciendaUsername ?? null;
+      let password = row?.haciendaPasswordEnc
+        ? open(config.secretsKey, row.haciendaPasswordEnc).toString('utf8')
+        : null;
+      if (!username || !password) {
+        if (livemode)
+          throw new MissingCredentialsError(`company ${companyId} has no Hacienda API credentials (live)`);
+        // Sandbox without configured credentials: the local simulator accepts any user.
+        username = `sandbox-${companyId}@stag.comprobanteselectronicos.go.cr`;
+        password = 'sandbox';
+      }
+      const tokens = pool.get(
+        { companyId: String(companyId), environment: livemode ? 'production' : 'sandbox' },
+        { idpUrl: env.idpUrl, clientId: env.clientId, username, password },
+      );
+      return createReceptionClient({ apiUrl: env.apiUrl, tokens });
+    },
+  };
+}

@@ -1,0 +1,130 @@
+// Guarded state changes of invoices, each written with its event in one transaction
+// (`update … where id = ? and status = <from>`), and the bookkeeping that goes with them:
+// the issue entry (exactly once) and the reversing entry on rejection (exactly once).
+import type { Knex } from 'knex';
+import { Decimal } from 'decimal.js';
+import { invoiceObject } from '../db/public-objects.ts';
+import { recordEvent } from '../db/queries/events.ts';
+import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { invoicePosting, postingTotal, reversal, type PostingLine } from '../domain/chart-of-accounts.ts';
+import type { InvoiceState } from '../domain/invoice-states.ts';
+
+export async function transition(
+  trx: Knex.Transaction,
+  invoiceId: number,
+  from: InvoiceState[],
+  to: InvoiceState,
+  patch: Record<string, unknown>,
+  event: string | null,
+  requestId: string | null = null,
+): Promise<InvoiceRow | null> {
+  const [row] = (await trx('invoices')
+    .where({ id: invoiceId })
+    .whereIn('status', from)
+    .update({ ...patch, status: to, updatedAt: trx.fn.now() })
+    .returning('*')) as InvoiceRow[];
+  if (!row) return null;
+  if (event) {
+    await recordEvent(trx, {
+      companyId: row.companyId,
+      livemode: row.livemode,
+      type: event,
+      data: invoiceObject(row),
+      requestId,
+    });
+  }
+  return row;
+}
+
+function postingFor(invoice: InvoiceRow): PostingLine[] {
+  let goods = new Decimal(0);
+  let services = new Decimal(0);
+  for (const l of invoice.summary.lines) {
+    if (l.kind === 'services') services = services.plus(l.subTotal);
+    else goods = goods.plus(l.subTotal);
+  }
+  const s = invoice.summary.summary;
+  const other = new Decimal(s.totalOtrosCargos ?? 0).minus(s.totalIVADevuelto ?? 0);
+  return invoicePosting({
+    netGoods: goods.toFixed(5),
+    netServices: services.toFixed(5),
+    totalTax: s.totalImpuesto,
+    otherCharges: other.toFixed(5),
+    exchangeRate: invoice.exchangeRate,
+  });
+}
+
+async function writeEntry(
+  trx: Knex.Transaction,
+  invoice: InvoiceRow,
+  kind: 'invoice' | 'invoice_reversal',
+  lines: PostingLine[],
+  description: string,
+): Promise<boolean> {
+  const inserted = await trx.raw(
+    `insert into journal_entries (company_id, livemode, kind, invoice_id, description, currency, exchange_rate)
+     values (?, ?, ?, ?, ?, ?, ?)
+     on conflict (invoice_id, kind) where kind in ('invoice', 'invoice_reversal') do nothing
+     returning id`,
+    [
+      invoice.companyId,
+      invoice.livemode,
+      kind,
+      invoice.id,
+      description,
+      invoice.currency,
+      invoice.exchangeRate,
+    ],
+  );
+  const entryId = inserted.rows[0]?.id as number | undefined;
+  if (!entryId) return false;
+  const accounts = await trx('accounts')
+    .where({ companyId: invoice.companyId, livemode: invoice.livemode })
+    .select('id', 'role');
+  const byRole = new Map(accounts.map((a: { id: number; role: string }) => [a.role, a.id]));
+  await trx('journal_lines').insert(
+    lines.map((l) => {
+      const accountId = byRole.get(l.role);
+      if (!accountId) throw new Error(`company ${invoice.companyId} has no ${l.role} account`);
+      return { entryId, accountId, debit: l.debit, credit: l.credit };
+    }),
+  );
+  return true;
+}
+
+/** Books an issued invoice once: receivables against revenue and IVA; the client owes more. */
+export async function bookInvoice(trx: Knex.Transaction, invoice: InvoiceRow): Promise<boolean> {
+  const lines = postingFor(invoice);
+  const label = invoice.consecutivo ?? String(invoice.id);
+  const wrote = lines.length ? await writeEntry(trx, invoice, 'invoice', lines, `Factura ${label}`) : false;
+  if (wrote) {
+    await trx('clients')
+      .where({ id: invoice.clientId })
+      .update({ balance: trx.raw('balance + ?::numeric', [postingTotal(lines)]), updatedAt: trx.fn.now() });
+  }
+  await trx('invoices')
+    .where({ id: invoice.id })
+    .whereNull('accounted_at')
+    .update({ accountedAt: trx.fn.now() });
+  return wrote;
+}
+
+/** Reverses the issue entry once, if there is one; the client owes that much less. */
+export async function reverseInvoice(trx: Knex.Transaction, invoice: InvoiceRow): Promise<boolean> {
+  const original = await trx('journal_entries').where({ invoiceId: invoice.id, kind: 'invoice' }).first('id');
+  if (!original) return false;
+  const lines = postingFor(invoice);
+  const wrote = await writeEntry(
+    trx,
+    invoice,
+    'invoice_reversal',
+    reversal(lines),
+    `Reverso por rechazo ${invoice.consecutivo}`,
+  );
+  if (wrote) {
+    await trx('clients')
+      .where({ id: invoice.clientId })
+      .update({ balance: trx.raw('balance - ?::numeric', [postingTotal(lines)]), updatedAt: trx.fn.now() });
+  }
+  return wrote;
+}

@@ -1,0 +1,131 @@
+// The outbox relay: moves committed outbox rows to BullMQ. Rows are claimed with
+// FOR UPDATE SKIP LOCKED (several workers never take the same row), enqueued in bulk, and
+// marked processed in the same transaction; if Redis fails the transaction rolls back and the
+// rows wait for the next pass. Deterministic job ids make a repeated enqueue start nothing twice.
+// It wakes on NOTIFY outbox (sent at commit by the API) and polls as a fallback.
+import type { FlowProducer } from 'bullmq';
+import type { Knex } from 'knex';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { invoiceFlow } from './flow.ts';
+
+export interface RelayOptions {
+  db: Knex;
+  databaseUrl: string;
+  flows: FlowProducer;
+  log: Logger;
+  batchSize?: number;
+  pollMs?: number;
+  /** Fan-out of events to webhook endpoints (added by the webhooks module). */
+  dispatchEvents?: (trx: Knex.Transaction, eventIds: number[]) => Promise<void>;
+}
+
+export interface Relay {
+  /** One pass; returns how many rows it moved. */
+  runOnce(): Promise<number>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface OutboxRow {
+  id: number;
+  kind: string;
+  payload: { invoiceId?: number; eventId?: number };
+  requestId: string | null;
+}
+
+export function createRelay(options: RelayOptions): Relay {
+  const { db, flows, log } = options;
+  const batchSize = options.batchSize ?? 500;
+  const pollMs = options.pollMs ?? 1000;
+  let running = false;
+  let wake: (() => void) | null = null;
+  let loop: Promise<void> | null = null;
+  let listener: pg.Client | null = null;
+
+  async function runOnce(): Promise<number> {
+    return db.transaction(async (trx) => {
+      const rows = (await trx('outbox')
+        .whereNull('processed_at')
+        .orderBy('id')
+        .limit(batchSize)
+        .forUpdate()
+        .skipLocked()
+        .select('id', 'kind', 'payload', 'request_id')) as OutboxRow[];
+      if (rows.length === 0) return 0;
+      const flowJobs = rows
+        .filter((r) => r.kind === 'invoice.flow' && r.payload.invoiceId)
+        .map((r) => invoiceFlow(r.payload.invoiceId!, r.requestId));
+      if (flowJobs.length) await flows.addBulk(flowJobs);
+      const eventIds = rows
+        .filter((r) => r.kind === 'event.dispatch' && r.payload.eventId)
+        .map((r) => r.payload.eventId!);
+      if (eventIds.length && options.dispatchEvents) await options.dispatchEvents(trx, eventIds);
+      await trx('outbox')
+        .whereIn(
+          'id',
+          rows.map((r) => r.id),
+        )
+        .update({ processedAt: trx.fn.now(), attempts: trx.raw('attempts + 1') });
+      return rows.length;
+    });
+  }
+
+  async function listen(): Promise<void> {
+    try {
+      listener = new pg.Client({ connectionString: options.databaseUrl, application_name: 'factura-relay' });
+      listener.on('notification', () => wake?.());
+      listener.on('error', (err) => {
+        log.warn({ err }, 'outbox listener lost; polling until it reconnects');
+        listener = null;
+      });
+      await listener.connect();
+      await listener.query('listen outbox');
+    } catch (err) {
+      log.warn({ err }, 'outbox listener unavailable; polling');
+      listener = null;
+    }
+  }
+
+  async function main(): Promise<void> {
+    let failures = 0;
+    while (running) {
+      let moved = 0;
+      try {
+        moved = await runOnce();
+        failures = 0;
+      } catch (err) {
+        failures += 1;
+        log.warn({ err, failures }, 'outbox relay pass failed; will retry');
+      }
+      if (!listener && running) await listen();
+      if (moved >= batchSize) continue;
+      const delay = failures ? Math.min(10_000, 250 * 2 ** failures) : pollMs;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, delay);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  }
+
+  return {
+    runOnce,
+    async start() {
+      if (running) return;
+      running = true;
+      await listen();
+      loop = main();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      await listener?.end().catch(() => {});
+      listener = null;
+    },
+  };
+}

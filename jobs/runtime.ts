@@ -1,0 +1,120 @@
+// Everything a worker process runs, as one start/stop pair so tests can run it in-process:
+// one BullMQ Worker per queue (with error listeners), the outbox relay and the reconciler.
+import { FlowProducer, Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import { QUEUES, type InvoiceJobData, type InvoiceStep } from './catalogue.ts';
+import { createHaciendaAccess, type HaciendaAccess, type JobContext } from './context.ts';
+import { accountInvoice } from './invoice-accounting.ts';
+import { signInvoice } from './invoice-sign.ts';
+import { pollInvoiceStatus } from './invoice-status.ts';
+import { submitInvoice } from './invoice-submit.ts';
+import { createRelay, type Relay } from './outbox-relay.ts';
+import { reconcileOnce } from './reconciler.ts';
+
+export interface RuntimeOptions {
+  config: Config;
+  db: Knex;
+  connection: ConnectionOptions;
+  log: Logger;
+  /** Defaults tuned for 2 cores: signing is CPU-bound, the rest waits on I/O. */
+  concurrency?: Partial<Record<InvoiceStep, number>>;
+  statusPoll?: { baseMs: number; maxMs: number };
+  reconcile?: { everyMs: number; staleMs: number } | false;
+  relayPollMs?: number;
+  hacienda?: HaciendaAccess;
+  /** Lock duration of active jobs; a killed worker's jobs return to the queue after it. */
+  lockDurationMs?: number;
+}
+
+export interface Runtime {
+  queues: Record<InvoiceStep, Queue>;
+  flows: FlowProducer;
+  relay: Relay;
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+const DEFAULT_CONCURRENCY: Record<InvoiceStep, number> = { sign: 2, submit: 32, accounting: 8, status: 32 };
+
+export function createQueues(connection: ConnectionOptions, prefix: string): Record<InvoiceStep, Queue> {
+  return Object.fromEntries(
+    (Object.keys(QUEUES) as InvoiceStep[]).map((s) => [s, new Queue(QUEUES[s], { connection, prefix })]),
+  ) as Record<InvoiceStep, Queue>;
+}
+
+export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
+  const prefix = o.config.queuePrefix;
+  const ctx: JobContext = {
+    db: o.db,
+    log: o.log,
+    config: o.config,
+    hacienda: o.hacienda ?? createHaciendaAccess(o.db, o.config),
+    now: () => new Date(),
+    statusPoll: o.statusPoll ?? { baseMs: 1000, maxMs: 5 * 60_000 },
+  };
+  const queues = createQueues(o.connection, prefix);
+  const flows = new FlowProducer({ connection: o.connection, prefix });
+  flows.on('error', (err) => o.log.error({ err }, 'flow producer error'));
+  for (const q of Object.values(queues))
+    q.on('error', (err) => o.log.error({ err, queue: q.name }, 'queue error'));
+
+  const handlers: Record<InvoiceStep, (job: Job<InvoiceJobData>, token?: string) => Promise<string>> = {
+    sign: (job) => signInvoice(job, ctx),
+    submit: (job) => submitInvoice(job, ctx),
+    accounting: (job) => accountInvoice(job, ctx),
+    status: (job, token) => pollInvoiceStatus(job, ctx, token),
+  };
+  const concurrency = { ...DEFAULT_CONCURRENCY, ...(o.concurrency ?? {}) };
+  const workers = (Object.keys(QUEUES) as InvoiceStep[]).map((step) => {
+    const w = new Worker<InvoiceJobData, string>(QUEUES[step], (job, token) => handlers[step](job, token), {
+      connection: o.connection,
+      prefix,
+      concurrency: concurrency[step],
+      lockDuration: o.lockDurationMs ?? 30_000,
+      stalledInterval: Math.min(30_000, o.lockDurationMs ?? 30_000),
+    });
+    w.on('error', (err) => o.log.error({ err, queue: QUEUES[step] }, 'worker error'));
+    w.on('failed', (job, err) =>
+      o.log.warn(
+        { err: err.message, jobId: job?.id, attempts: job?.attemptsMade, requestId: job?.data.requestId },
+        'job failed',
+      ),
+    );
+    return w;
+  });
+
+  const relay = createRelay({
+    db: o.db,
+    databaseUrl: o.config.databaseUrl,
+    flows,
+    log: o.log,
+    pollMs: o.relayPollMs,
+  });
+  await relay.start();
+
+  let timer: NodeJS.Timeout | null = null;
+  if (o.reconcile !== false) {
+    const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
+    timer = setInterval(() => {
+      reconcileOnce({ db: o.db, flows, queues, log: o.log, staleMs: r.staleMs }).catch((err: unknown) =>
+        o.log.warn({ err }, 'reconciler pass failed'),
+      );
+    }, r.everyMs);
+  }
+
+  return {
+    queues,
+    flows,
+    relay,
+    workers,
+    async close() {
+      if (timer) clearInterval(timer);
+      await relay.stop();
+      await Promise.all(workers.map((w) => w.close()));
+      await flows.close();
+      await Promise.all(Object.values(queues).map((q) => q.close()));
+    },
+  };
+}

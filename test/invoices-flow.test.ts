@@ -1,0 +1,170 @@
+// Invoice issuance end to end: API → outbox → BullMQ flow (sign, submit, accounting, status)
+// against the Hacienda simulator, with the official XSD and xmlsec1 as independent checkers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
+import { validateXml } from '../hacienda/xsd.ts';
+import { testCaCertificate } from '../hacienda/test-certificates.ts';
+import { verifyWithXmlsec } from './helpers/xmlsec.ts';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { waitFor } from './helpers/wait.ts';
+
+let e: E2E;
+let s: Awaited<ReturnType<typeof seedIssuer>>;
+
+beforeAll(async () => {
+  e = await startE2E();
+  s = await seedIssuer(e.db, e.config);
+});
+afterAll(async () => {
+  await e.close();
+});
+
+async function waitForStatus(id: string, statuses: string[], timeoutMs = 20_000) {
+  let last: any;
+  await waitFor(
+    async () => {
+      last = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
+      return statuses.includes(last.status);
+    },
+    timeoutMs,
+    100,
+    `invoice ${id} to reach ${statuses.join('/')}`,
+  );
+  return last;
+}
+
+async function journal(invoiceId: number) {
+  return e
+    .db('journal_entries as e')
+    .join('journal_lines as l', 'l.entry_id', 'e.id')
+    .join('accounts as a', 'a.id', 'l.account_id')
+    .where('e.invoice_id', invoiceId)
+    .select('e.id', 'e.kind', 'a.role', 'l.debit', 'l.credit');
+}
+
+describe('an invoice issued with a sandbox key', () => {
+  it('is recorded pendiente with consecutivo and clave, then reaches aceptada; XML, signature and journal check out', async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: `cli_${String(s.client.id).padStart(12, '0')}`,
+      condition: 'credito_30',
+      lines: [
+        { service_id: `srv_${String(s.consulting.id).padStart(12, '0')}`, qty: 3 },
+        {
+          service_id: `srv_${String(s.laptop.id).padStart(12, '0')}`,
+          qty: 1,
+          unit_price: '450000.00',
+          discount: { percent: '10' },
+        },
+        { service_id: `srv_${String(s.exempt.id).padStart(12, '0')}`, qty: '2.5' },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const inv = res.json;
+    expect(inv).toMatchObject({
+      status: 'pendiente',
+      currency: 'CRC',
+      condition: 'credito_30',
+      credit_days: 30,
+      livemode: false,
+    });
+    expect(inv.id).toMatch(/^inv_\d{12}$/);
+    expect(inv.consecutivo).toBe('00100001010000000001');
+    expect(inv.clave).toMatch(/^506\d{6}003101123456001000010100000000011\d{8}$/);
+    // 3 × 33.33333 = 99.99999; IVA 13% = 12.99999870 → 13.00000; laptop 450000 − 10% = 405000, IVA 52650;
+    // exempt 2.5 × 10000 = 25000 (no IVA). Total = 99.99999 + 13 + 405000 + 52650 + 25000 = 482762.99999 → 482763.00
+    expect(inv.total).toBe('482763.00');
+    expect(inv.total_tax).toBe('52663.00');
+    expect(inv.lines[0]).toMatchObject({ qty: '3.000', amount: '99.99999', taxes: [{ amount: '13.00000' }] });
+
+    const done = await waitForStatus(inv.id, ['aceptada', 'rechazada']);
+    expect(done.status).toBe('aceptada');
+    expect(done.hacienda.accepted_at).not.toBeNull();
+
+    // The signed XML, byte-exact, validates against the official XSD and verifies with xmlsec1.
+    const xml = await fetch(`${e.apiUrl}/api/v1/invoices/${inv.id}/xml`, {
+      headers: { authorization: `Bearer ${s.key}` },
+    });
+    expect(xml.headers.get('content-type')).toMatch(/application\/xml/);
+    const bytes = Buffer.from(await xml.arrayBuffer());
+    const stored = await e
+      .db('invoice_documents')
+      .where({ invoiceId: Number(inv.id.slice(4)) })
+      .first();
+    expect(bytes.equals(stored.signedXml)).toBe(true);
+    const text = bytes.toString('utf8');
+    expect(text).toContain(`<Clave>${inv.clave}</Clave>`);
+    expect(text).toContain('<TotalComprobante>482762.99999</TotalComprobante>');
+    expect((await validateXml('FacturaElectronica', text)).valid).toBe(true);
+    const ca = await testCaCertificate();
+    const verified = await verifyWithXmlsec(text, { trustedPem: ca.pem });
+    expect(verified.valid, verified.output).toBe(true);
+
+    const response = await api(e, 'GET', `/api/v1/invoices/${inv.id}/response`, s.key);
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('<Mensaje>1</Mensaje>');
+
+    // One balanced journal entry matching the totals; the client's balance follows.
+    const lines = await journal(Number(inv.id.slice(4)));
+    expect(new Set(lines.map((l) => l.kind))).toEqual(new Set(['invoice']));
+    const debit = lines.reduce((a, l) => a.plus(l.debit), new Decimal(0));
+    const credit = lines.reduce((a, l) => a.plus(l.credit), new Decimal(0));
+    expect(debit.toFixed(5)).toBe(credit.toFixed(5));
+    expect(debit.toFixed(5)).toBe('482762.99999');
+    const byRole = Object.fromEntries(
+      lines.map((l) => [l.role, new Decimal(l.debit).plus(l.credit).toFixed(5)]),
+    );
+    expect(byRole).toEqual({
+      receivables: '482762.99999',
+      revenue_services: '25099.99999',
+      revenue_goods: '405000.00000',
+      iva_payable: '52663.00000',
+    });
+    const client = await e.db('clients').where({ id: s.client.id }).first();
+    expect(client.balance).toBe('482762.99999');
+    // Events recorded for the whole life.
+    const events = await e
+      .db('events')
+      .where({ companyId: s.company.id })
+      .whereRaw(`data->>'id' = ?`, [inv.id])
+      .pluck('type');
+    expect(events).toEqual(['invoice.created', 'invoice.sent', 'invoice.accepted']);
+  });
+
+  it('a forced rejection reaches rechazada with a readable reason and a reversing entry', async () => {
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    try {
+      const before = (await e.db('clients').where({ id: s.client.id }).first()).balance;
+      const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+        client_id: `cli_${String(s.client.id).padStart(12, '0')}`,
+        lines: [{ service_id: `srv_${String(s.laptop.id).padStart(12, '0')}`, qty: 1 }],
+      });
+      expect(res.status).toBe(201);
+      const done = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+      expect(done.status).toBe('rechazada');
+      expect(done.rejection_reason.message).toMatch(/provincia|ubicación|cantón/i);
+      expect(done.rejection_reason.items[0]).toMatchObject({ code: -37 });
+      expect(done.rejection_reason.raw).toContain('-37');
+      expect(done.balance_due).toBe('0.00');
+      const en = await api(e, 'GET', `/api/v1/invoices/${res.json.id}`, s.key, undefined, {
+        'accept-language': 'en',
+      });
+      expect(en.json.rejection_reason.message).toMatch(/province|location|address/i);
+      const lines = await journal(Number(res.json.id.slice(4)));
+      const kinds = lines.reduce<Record<string, Decimal>>((acc, l) => {
+        acc[l.kind] = (acc[l.kind] ?? new Decimal(0)).plus(l.debit).minus(l.credit);
+        return acc;
+      }, {});
+      expect(Object.keys(kinds).sort()).toEqual(['invoice', 'invoice_reversal']);
+      const receivable = lines
+        .filter((l) => l.role === 'receivables')
+        .reduce((a, l) => a.plus(l.debit).minus(l.credit), new Decimal(0));
+      expect(receivable.isZero()).toBe(true);
+      const after = (await e.db('clients').where({ id: s.client.id }).first()).balance;
+      expect(after).toBe(before);
+      const events = await e.db('events').whereRaw(`data->>'id' = ?`, [res.json.id]).pluck('type');
+      expect(events).toEqual(['invoice.created', 'invoice.sent', 'invoice.rejected']);
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+  });
+});

@@ -1,0 +1,54 @@
+// The worker process (Procfile `worker`): every queue of the invoice flow, the outbox relay and
+// the reconciler. Closes workers, queues and pools on SIGTERM so active jobs finish or return.
+import type { ConnectionOptions } from 'bullmq';
+import { pino } from 'pino';
+import { loadConfig } from '../config/index.ts';
+import { createDb } from '../db/connection.ts';
+import { describeConnectionFailure } from '../db/reachability.ts';
+import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
+import { startRuntime } from '../jobs/runtime.ts';
+
+const config = loadConfig();
+const log = pino({ level: config.logLevel, base: { process: 'worker' } });
+const db = createDb({ url: config.databaseUrl, poolMax: 10, applicationName: 'factura-worker' });
+try {
+  await db.raw('select 1');
+} catch (err) {
+  console.error(describeConnectionFailure('postgres', config.databaseUrl, err));
+  process.exit(1);
+}
+const probe = createRedis(config.redisUrl, 'worker', { retryStrategy: () => null });
+probe.on('error', () => {});
+try {
+  await waitForRedis(probe);
+} catch (err) {
+  console.error(describeConnectionFailure('redis', config.redisUrl, err));
+  process.exit(1);
+} finally {
+  probe.disconnect();
+}
+
+const runtime = await startRuntime({
+  config,
+  db,
+  connection: bullConnection(config.redisUrl) as ConnectionOptions,
+  log,
+});
+log.info({ queues: Object.keys(runtime.queues) }, 'workers started');
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down workers');
+  const force = setTimeout(() => process.exit(1), 20_000).unref();
+  try {
+    await runtime.close();
+    await db.destroy();
+  } finally {
+    clearTimeout(force);
+    process.exit(0);
+  }
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -55,6 +55,8 @@ async function rejection(built: BuiltFactura, xml?: string, signer?: Taxpayer) {
   const s = await sendSigned(built, xml, signer);
   expect(s.found && s.state).toBe('rechazado');
   const responseXml = s.found ? (s.responseXml ?? '') : '';
+  // Rejections carry quotes, brackets and accents in DetalleMensaje: still a valid MensajeHacienda.
+  expect((await validateXml('MensajeHacienda', responseXml, { schemaDir: XSD_DIR })).errors).toEqual([]);
   return { mensaje: parseMensajeHacienda(responseXml), reason: explainMensajeHacienda(responseXml) };
 }
 

@@ -183,6 +183,21 @@ describe('admin endpoints', () => {
     expect((await post()).statusCode).toBe(202);
   });
 
+  it('delays IDP and API answers by latencyMs, but not its own endpoints', async () => {
+    app.simulator.configure({ latencyMs: 150 });
+    try {
+      const timed = async (url: string) => {
+        const t = performance.now();
+        await app.inject({ url });
+        return performance.now() - t;
+      };
+      expect(await timed(`/recepcion-sandbox/v1/recepcion/${'4'.repeat(50)}`)).toBeGreaterThanOrEqual(145);
+      expect(await timed('/_simulator/stats')).toBeLessThan(145);
+    } finally {
+      app.simulator.configure({ latencyMs: 0 });
+    }
+  });
+
   it('revokes every token', async () => {
     const t = await token();
     const url = `/recepcion-sandbox/v1/recepcion/${'2'.repeat(50)}`;

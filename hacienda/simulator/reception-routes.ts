@@ -33,6 +33,10 @@ export function registerReceptionRoutes(
   ctx: SimulatorContext,
   processor: Processor,
 ): void {
+  const gates = new WeakMap<FastifyRequest, ReturnType<typeof gate>>();
+  const gateOf = (base: Base, request: FastifyRequest, reply: FastifyReply) =>
+    gates.get(request) ?? gate(base, request, reply);
+
   for (const base of BASES) {
     void app.register(
       async (scope) => {
@@ -58,10 +62,6 @@ export function registerReceptionRoutes(
       { prefix: base.prefix },
     );
   }
-
-  const gates = new WeakMap<FastifyRequest, ReturnType<typeof gate>>();
-  const gateOf = (base: Base, request: FastifyRequest, reply: FastifyReply) =>
-    gates.get(request) ?? gate(base, request, reply);
 
   /** Authentication, the rate window and the fault draw, common to both operations. */
   function gate(base: Base, request: FastifyRequest, reply: FastifyReply) {

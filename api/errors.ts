@@ -47,13 +47,13 @@ export class RedisUnavailableError extends Error {
 export function problemBody(request: FastifyRequest, err: ApiError): Record<string, unknown> {
   const entry = ERROR_CATALOGUE[err.code];
   return {
+    ...(err.extra.fields ?? {}),
     type: `/docs/errors#${err.code}`,
     title: entry.title,
     status: err.status,
     detail: err.detail,
     code: err.code,
     ...(err.extra.errors ? { errors: err.extra.errors } : {}),
-    ...(err.extra.fields ?? {}),
     instance: request.url.split('?')[0],
     request_id: request.id,
   };

@@ -36,9 +36,20 @@ try {
     idNumber: '3101000001',
     emails: ['bench@example.com'],
   });
-  const { secret } = await createApiKey(db, { companyId: company.id, livemode: false, name: 'bench', scopes: ['read:clients'] });
+  const { secret } = await createApiKey(db, {
+    companyId: company.id,
+    livemode: false,
+    name: 'bench',
+    scopes: ['read:clients'],
+  });
   // A second tenant with as many rows, so the index must separate companies.
-  const other = await createCompany(db, { name: 'Other', plan: 'business', legalName: 'Otra Empresa S.A.', idType: '02', idNumber: '3101000002' });
+  const other = await createCompany(db, {
+    name: 'Other',
+    plan: 'business',
+    legalName: 'Otra Empresa S.A.',
+    idType: '02',
+    idNumber: '3101000002',
+  });
 
   const t0 = performance.now();
   for (const cid of [company.id, other.id]) {
@@ -55,7 +66,9 @@ try {
     );
   }
   await db.raw('analyze clients');
-  console.log(`seeded ${CLIENTS} clients per company for 2 companies in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${CLIENTS} clients per company for 2 companies in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   const app = await buildApp({ config: { ...base, logLevel: 'silent' }, db, redis }, { logger: false });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -88,12 +101,18 @@ try {
     // the first rounds warm the caches and JIT
     const warm = times.slice(Math.min(20, times.length / 10));
     all.push(...warm);
-    rows.push(`${kind.padEnd(18)} p50 ${pct(warm, 50).toFixed(2).padStart(6)} ms   p95 ${pct(warm, 95).toFixed(2).padStart(6)} ms   p99 ${pct(warm, 99).toFixed(2).padStart(6)} ms`);
+    rows.push(
+      `${kind.padEnd(18)} p50 ${pct(warm, 50).toFixed(2).padStart(6)} ms   p95 ${pct(warm, 95).toFixed(2).padStart(6)} ms   p99 ${pct(warm, 99).toFixed(2).padStart(6)} ms`,
+    );
   }
-  console.log(`\nclient name search over ${CLIENTS.toLocaleString('en')} clients (HTTP, ${ROUNDS} requests per kind)`);
+  console.log(
+    `\nclient name search over ${CLIENTS.toLocaleString('en')} clients (HTTP, ${ROUNDS} requests per kind)`,
+  );
   for (const r of rows) console.log('  ' + r);
   const p99 = pct(all, 99);
-  console.log(`  ${'overall'.padEnd(18)} p50 ${pct(all, 50).toFixed(2).padStart(6)} ms   p99 ${p99.toFixed(2).padStart(6)} ms   target < 20 ms: ${p99 < 20 ? 'met' : 'NOT met'}`);
+  console.log(
+    `  ${'overall'.padEnd(18)} p50 ${pct(all, 50).toFixed(2).padStart(6)} ms   p99 ${p99.toFixed(2).padStart(6)} ms   target < 20 ms: ${p99 < 20 ? 'met' : 'NOT met'}`,
+  );
   await app.close();
 } finally {
   redis.disconnect();

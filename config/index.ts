@@ -34,6 +34,16 @@ export interface Config {
   hacienda: { sandbox: HaciendaEndpoints; production: HaciendaEndpoints };
   simulator: { port: number; embedded: boolean };
   xsdDir: string;
+  workers: {
+    /** First wait between Hacienda status polls and the cap of its exponential growth. */
+    statusPollBaseMs: number;
+    statusPollMaxMs: number;
+    /** Reconciler: how often it looks, and how long an invoice may sit without progress. */
+    reconcileEveryMs: number;
+    reconcileStaleMs: number;
+    /** Lock of an active job; a killed worker's jobs return to the queue after it. */
+    lockMs: number;
+  };
   /** Emisor's software-provider id written in ProveedorSistemas; empty = the emisor's own id. */
   proveedorSistemas: string;
 }
@@ -175,5 +185,12 @@ export function loadConfig(env: Env = process.env): Config {
     simulator: { port: simulatorPort, embedded: bool(env, 'SIMULATOR_EMBEDDED', !production) },
     xsdDir: resolve(projectRoot, str(env, 'XSD_DIR', '../shared/hacienda/xsd')),
     proveedorSistemas: str(env, 'PROVEEDOR_SISTEMAS', ''),
+    workers: {
+      statusPollBaseMs: int(env, 'STATUS_POLL_BASE_MS', 2000, 10, 3_600_000),
+      statusPollMaxMs: int(env, 'STATUS_POLL_MAX_MS', 300_000, 10, 86_400_000),
+      reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 30_000, 100, 86_400_000),
+      reconcileStaleMs: int(env, 'RECONCILE_STALE_MS', 120_000, 100, 86_400_000),
+      lockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
+    },
   };
 }

@@ -27,7 +27,7 @@ export function isIdentificationType(v: string): v is IdentificationType {
 
 /** Strips the separators people type: dashes, spaces and dots. */
 export function normalizeIdentification(raw: string): string {
-  return raw.replace(/[\s.\-]/g, '');
+  return raw.replace(/[\s.-]/g, '');
 }
 
 const FORMATS: Record<IdentificationType, { test: (n: string) => boolean; rule: string }> = {

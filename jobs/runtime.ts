@@ -76,6 +76,9 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       stalledInterval: Math.min(30_000, o.lockDurationMs ?? 30_000),
     });
     w.on('error', (err) => o.log.error({ err, queue: QUEUES[step] }, 'worker error'));
+    w.on('stalled', (jobId) =>
+      o.log.warn({ jobId, queue: QUEUES[step] }, 'job stalled (its worker died?); back to the queue'),
+    );
     w.on('failed', (job, err) =>
       o.log.warn(
         { err: err.message, jobId: job?.id, attempts: job?.attemptsMade, requestId: job?.data.requestId },

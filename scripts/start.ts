@@ -26,7 +26,8 @@ try {
 
 // 1. Postgres: create the database on first run, then migrate.
 try {
-  if (await ensureDatabase(config.databaseUrl)) console.log('created database', new URL(config.databaseUrl).pathname.slice(1));
+  if (await ensureDatabase(config.databaseUrl))
+    console.log('created database', new URL(config.databaseUrl).pathname.slice(1));
 } catch (err) {
   fail(describeConnectionFailure('postgres', config.databaseUrl, err));
 }
@@ -84,7 +85,9 @@ function stop(code = 0): void {
   stopping = true;
   for (const c of children) c.kill('SIGTERM');
   setTimeout(() => process.exit(code), 3000).unref();
-  Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(
+  Promise.all(
+    children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))),
+  ).then(
     () => process.exit(code),
     () => process.exit(code),
   );

@@ -1,28 +1,58 @@
 // Builds the migrated template database once per test run; each test file clones it
 // (CREATE DATABASE … TEMPLATE), which takes milliseconds and keeps files independent.
+// The template's name carries this run's pid, so two runs on one machine never collide.
+import knexFactory from 'knex';
+import type { TestProject } from 'vitest/node';
 import { createDb } from '../db/connection.ts';
 import { migrateLatest } from '../db/migrator.ts';
-import { adminUrl, TEMPLATE_DB, testDatabaseUrl } from './helpers/db-urls.ts';
-import knexFactory from 'knex';
+import { adminUrl, testDatabaseUrl } from './helpers/db-urls.ts';
 
-export default async function setup(): Promise<() => Promise<void>> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    templateDb: string;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const template = `factura_tpl_${process.pid}`;
   const admin = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 1 } });
   try {
-    // Leftovers of an earlier, interrupted run.
-    const stale = await admin.raw(`select datname from pg_database where datname like 'factura_t_%'`);
+    // Leftovers of earlier, interrupted runs: databases whose creating process is gone (the
+    // name carries its pid). Databases of runs still going are left alone.
+    const stale = await admin.raw(
+      `select datname from pg_database where datname like 'factura\\_t\\_%' or datname like 'factura\\_tpl\\_%'`,
+    );
     for (const row of stale.rows as { datname: string }[]) {
+      const pid = Number(/^factura_(?:t|tpl)_(\d+)/.exec(row.datname)?.[1]);
+      if (pid && pid !== process.pid && isAlive(pid)) continue;
       await admin.raw('drop database if exists ?? with (force)', [row.datname]);
     }
-    await admin.raw('drop database if exists ?? with (force)', [TEMPLATE_DB]);
-    await admin.raw('create database ??', [TEMPLATE_DB]);
+    await admin.raw('create database ??', [template]);
   } finally {
     await admin.destroy();
   }
-  const db = createDb({ url: testDatabaseUrl(TEMPLATE_DB), poolMax: 1 });
+  const db = createDb({ url: testDatabaseUrl(template), poolMax: 1 });
   try {
     await migrateLatest(db);
   } finally {
     await db.destroy();
   }
-  return async () => {};
+  project.provide('templateDb', template);
+  return async () => {
+    const a = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 1 } });
+    try {
+      await a.raw('drop database if exists ?? with (force)', [template]);
+    } finally {
+      await a.destroy();
+    }
+  };
 }

@@ -1,6 +1,4 @@
 // Where the test databases live: TEST_DATABASE_URL names the server (default: local trust auth).
-export const TEMPLATE_DB = 'factura_test_template';
-
 function base(): URL {
   return new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 }

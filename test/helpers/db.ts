@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { createDb, type Db } from '../../db/connection.ts';
-import { adminUrl, TEMPLATE_DB, testDatabaseUrl } from './db-urls.ts';
+import { inject } from 'vitest';
+import { adminUrl, testDatabaseUrl } from './db-urls.ts';
 
 export interface TestDatabase {
   db: Db;
@@ -15,7 +16,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `factura_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 1 } });
   try {
-    await admin.raw('create database ?? template ??', [name, TEMPLATE_DB]);
+    await admin.raw('create database ?? template ??', [name, inject('templateDb')]);
   } finally {
     await admin.destroy();
   }

@@ -37,7 +37,7 @@ export default async function sendInvoiceRoute(fastify: FastifyInstance, { db }:
           'invalid_state',
           `Invoice ${request.params.id} is already issued (status ${draft.status})`,
           {
-            fields: { status: draft.status },
+            fields: { invoice_status: draft.status },
           },
         );
       }

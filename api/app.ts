@@ -20,6 +20,7 @@ import createInvoiceRoute from './routes/invoices/create.ts';
 import readInvoiceRoutes from './routes/invoices/read.ts';
 import sendInvoiceRoute from './routes/invoices/send.ts';
 import haciendaCallbackRoute from './routes/hacienda-callback.ts';
+import { registerBullBoard } from './plugins/bull-board.ts';
 
 export interface AppDeps {
   config: Config;
@@ -27,6 +28,8 @@ export interface AppDeps {
   redis: Redis;
   /** The invoice-status queue, so Hacienda's callbacks can wake a waiting status job. */
   statusQueue?: Queue;
+  /** Queues shown in Bull Board at /admin/queues (none: no board). */
+  adminQueues?: Queue[];
 }
 
 export interface AppOptions {
@@ -81,5 +84,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(readInvoiceRoutes, deps);
   await app.register(sendInvoiceRoute, deps);
   await app.register(haciendaCallbackRoute, deps);
+  if (deps.adminQueues?.length) await registerBullBoard(app, deps.config, deps.adminQueues);
   return app;
 }

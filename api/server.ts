@@ -3,8 +3,8 @@
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
-import { Queue, type ConnectionOptions } from 'bullmq';
-import { QUEUES } from '../jobs/catalogue.ts';
+import type { ConnectionOptions } from 'bullmq';
+import { createQueues } from '../jobs/runtime.ts';
 import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { buildApp } from './app.ts';
 
@@ -24,12 +24,16 @@ try {
   process.exit(1);
 }
 
-const statusQueue = new Queue(QUEUES.status, {
-  connection: bullConnection(config.redisUrl) as ConnectionOptions,
-  prefix: config.queuePrefix,
+const queues = createQueues(bullConnection(config.redisUrl) as ConnectionOptions, config.queuePrefix);
+for (const q of Object.values(queues))
+  q.on('error', (err) => console.error(`queue ${q.name}: ${err.message}`));
+const app = await buildApp({
+  config,
+  db,
+  redis,
+  statusQueue: queues.status,
+  adminQueues: Object.values(queues),
 });
-statusQueue.on('error', (err) => console.error('status queue error', err.message));
-const app = await buildApp({ config, db, redis, statusQueue });
 let closing = false;
 async function shutdown(signal: string) {
   if (closing) return;
@@ -38,7 +42,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 10_000).unref();
   try {
     await app.close();
-    await statusQueue.close();
+    await Promise.all(Object.values(queues).map((q) => q.close()));
     await db.destroy();
     redis.disconnect();
   } finally {

@@ -5,16 +5,18 @@ import { ConfigError } from '../config/index.ts';
 import { registerCompanyCommands } from './commands/company.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerServiceCommands } from './commands/service.ts';
+import { registerDocumentCommands } from './commands/document.ts';
 import { CliError } from './context.ts';
 
 const program = new Command('factura')
-  .description('Operate the e-invoicing service: companies, keys, services')
+  .description('Operate the e-invoicing service: companies, keys, services, documents')
   .exitOverride()
   .showHelpAfterError();
 
 registerCompanyCommands(program);
 registerKeyCommands(program);
 registerServiceCommands(program);
+registerDocumentCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -2,6 +2,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { validateXml } from '../hacienda/xsd.ts';
+import { verifyXadesSignature } from '../hacienda/verify.ts';
 import { call, startTestApp, TEST_SECRETS_KEY, type TestApp } from './helpers/app.ts';
 
 const run = promisify(execFile);
@@ -142,5 +147,57 @@ describe('npm run cli', () => {
     ]);
     expect(noCompany.code).not.toBe(0);
     expect(noCompany.stderr).toContain('no company');
+  });
+
+  it('document build prints the XML the service would send, signed by a demo company at once', async () => {
+    const company = JSON.parse(
+      (
+        await cli([
+          'company',
+          'create',
+          '--name',
+          'Librería Central',
+          '--cedula',
+          '3-101-444444',
+          '--plan',
+          'business',
+          '--demo',
+          '--json',
+        ])
+      ).stdout,
+    );
+    const key = JSON.parse(
+      (await cli(['key', 'create', '--company', company.id, '--scopes', 'all', '--json'])).stdout,
+    ).secret;
+    const client = await call(t.app, 'POST', '/api/v1/clients', {
+      key,
+      body: { cedula: '3-101-123456', name: 'Cliente Corporativo S.A.' },
+    });
+    const services = await call(t.app, 'GET', '/api/v1/services', { key });
+    const dir = mkdtempSync(join(tmpdir(), 'doc-'));
+    const shapeB = join(dir, 'b.json');
+    writeFileSync(
+      shapeB,
+      JSON.stringify({
+        clientId: client.json().uuid,
+        lines: services.json().data.map((x: any) => ({ serviceId: x.uuid, qty: 2 })),
+      }),
+    );
+    const signed = await cli(['document', 'build', '--input', shapeB, '--company', company.id, '--sign']);
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(signed.stdout).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\n<FacturaElectronica /);
+    expect(signed.stdout).toContain('<NumeroConsecutivo>00100001010000000001</NumeroConsecutivo>');
+    expect((await validateXml('FacturaElectronica', signed.stdout)).valid).toBe(true);
+    expect((await verifyXadesSignature(signed.stdout)).valid).toBe(true);
+    const unsigned = await cli(['document', 'build', '--input', shapeB, '--company', company.id]);
+    expect(unsigned.stdout).not.toContain('ds:Signature');
+    const bad = join(dir, 'bad.json');
+    writeFileSync(
+      bad,
+      JSON.stringify({ client_id: 'cli_000099999999', lines: [{ service_id: 'srv_000099999999', qty: 0 }] }),
+    );
+    const refused = await cli(['document', 'build', '--input', bad, '--company', company.id]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('/lines/0/qty');
   });
 });

@@ -22,8 +22,8 @@ import { idempotencyFromRequest, preferWait, requestLanguage } from '../../idemp
 import { errorResponses } from '../../schemas/common.ts';
 import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
-import { parseInvoiceRequest } from './input.ts';
-import { missingEmisorData, prepareInvoice } from './prepare.ts';
+import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
+import { missingEmisorData, prepareInvoice } from '../../../db/queries/invoice-prepare.ts';
 import { waitForSettled } from './wait.ts';
 
 /** Issuing needs the emisor data, and a signing key (plus Hacienda credentials for live mode). */

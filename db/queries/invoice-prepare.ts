@@ -3,19 +3,19 @@
 // price from the catalogue, and the totals are computed once with domain/totals.ts. Every
 // problem is a field error pointing into the request body.
 import type { Knex } from 'knex';
-import { Client, Service, type Company } from '../../../db/models/index.ts';
-import { tenantOnly, type Tenant } from '../../../db/queries/clients.ts';
-import type { PreparedInvoice, StoredLine } from '../../../db/queries/invoices.ts';
+import { Client, Service, type Company } from '../models/index.ts';
+import { tenantOnly, type Tenant } from './clients.ts';
+import type { PreparedInvoice, StoredLine } from './invoices.ts';
 import {
   isCodigoMoneda,
   type CodigoImpuesto,
   type CodigoTarifaIVA,
   type UnidadMedida,
-} from '../../../domain/codes.ts';
-import { DomainValidationError, type FieldError } from '../../../domain/errors.ts';
-import { computeDocumentTotals, type DocumentTotals } from '../../../domain/totals.ts';
-import type { DocumentLine } from '../../../hacienda/xml/types.ts';
-import type { InvoiceRequest } from './input.ts';
+} from '../../domain/codes.ts';
+import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
+import { computeDocumentTotals, type DocumentTotals } from '../../domain/totals.ts';
+import type { DocumentLine } from '../../hacienda/xml/types.ts';
+import type { InvoiceRequest } from '../../domain/invoice-request.ts';
 
 /** What the company must have on file before it can issue (not needed for drafts). */
 export function missingEmisorData(c: Company): string[] {

@@ -1,10 +1,10 @@
 // Normalises a create-invoice body of either request shape into one internal form, with a field
 // error for everything wrong: a mix of shapes, quantities and prices that are not decimals of the
 // allowed precision, unknown conditions. Lookups (client, services) happen later, in the query.
-import type { FieldError } from '../../../domain/errors.ts';
-import { parseRef, type ResourceRef } from '../../../domain/ids.ts';
-import { isPaymentMethod, resolveCondition, type PaymentMethodName } from '../../../domain/sale-terms.ts';
-import type { CodigoDescuento, CondicionVenta } from '../../../domain/codes.ts';
+import type { FieldError } from './errors.ts';
+import { parseRef, type ResourceRef } from './ids.ts';
+import { isPaymentMethod, resolveCondition, type PaymentMethodName } from './sale-terms.ts';
+import type { CodigoDescuento, CondicionVenta } from './codes.ts';
 
 export interface DiscountRequest {
   amount?: string;

@@ -168,3 +168,60 @@ describe('an invoice issued with a sandbox key', () => {
     }
   });
 });
+
+describe('waiting and callbacks', () => {
+  const body = () => ({
+    client_id: `cli_${String(s.client.id).padStart(12, '0')}`,
+    lines: [{ service_id: `srv_${String(s.consulting.id).padStart(12, '0')}`, qty: 1 }],
+  });
+
+  it('Prefer: wait=N answers once the invoice is enviada or final', async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, body(), { prefer: 'wait=10' });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('preference-applied')).toBe('wait=10');
+    expect(['enviada', 'aceptada']).toContain(res.json.status);
+    expect(res.json.hacienda.submitted_at).not.toBeNull();
+  });
+
+  it("Hacienda's callback wakes the status job instead of waiting for the next poll", async () => {
+    await e.stopWorkers();
+    await e.startWorkers({ statusPoll: { baseMs: 60_000, maxMs: 60_000 } });
+    // Hacienda takes 1.5 s: the first poll finds it still processing and the job sleeps 60 s.
+    e.sim.simulator.configure({ processingDelayMs: 1500 });
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, body());
+    const jobId = `invoice-${Number(res.json.id.slice(4))}-status`;
+    await waitFor(async () => Boolean(await (await e.runtime!.queues.status.getJob(jobId))?.isDelayed()), 10_000, 20, 'a sleeping status job');
+    const sleptAt = Date.now();
+    const done = await waitForStatus(res.json.id, ['aceptada'], 20_000);
+    e.sim.simulator.configure({ processingDelayMs: 50 });
+    expect(done.status).toBe('aceptada');
+    expect(Date.now() - sleptAt).toBeLessThan(10_000);
+    const doc = e.sim.simulator.document(res.json.clave);
+    expect(doc?.callback).toBe('delivered');
+    expect(doc?.callbackUrl).toMatch(/\/hacienda\/callback\?t=/);
+    // A callback without the right token changes nothing.
+    const forged = await fetch(`${e.apiUrl}/hacienda/callback?t=nope`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clave: res.json.clave, 'ind-estado': 'rechazado' }),
+    });
+    expect(forged.status).toBe(202);
+    expect(await forged.json()).toEqual({ received: false });
+    await e.stopWorkers();
+    await e.startWorkers();
+  });
+
+  it('50 parallel requests with one Idempotency-Key: one invoice, one consecutivo, one journal entry', async () => {
+    const key = `idem-${Date.now()}`;
+    const results = await Promise.all(Array.from({ length: 50 }, () => api(e, 'POST', '/api/v1/invoices', s.key, body(), { 'idempotency-key': key })));
+    const ids = new Set(results.filter((r) => r.status === 201).map((r) => r.json.id));
+    expect(ids.size).toBe(1);
+    const id = [...ids][0]!;
+    await waitForStatus(id, ['aceptada']);
+    const entries = await e.db('journal_entries').where({ invoiceId: Number(id.slice(4)) });
+    expect(entries).toHaveLength(1);
+    const rows = await e.db('invoices').where({ requestId: results.find((r) => r.status === 201)!.headers.get('request-id') });
+    expect(rows).toHaveLength(1);
+  });
+});
+

@@ -21,6 +21,12 @@ import readInvoiceRoutes from './routes/invoices/read.ts';
 import sendInvoiceRoute from './routes/invoices/send.ts';
 import haciendaCallbackRoute from './routes/hacienda-callback.ts';
 import { registerBullBoard } from './plugins/bull-board.ts';
+import { registerRateLimit } from './rate-limit.ts';
+import { createUsageRecorder, registerUsage } from './usage/recorder.ts';
+import { observedQueueNames, registerMetrics } from './metrics.ts';
+import { registerOpenApi } from './openapi.ts';
+import usageRoutes from './routes/usage/index.ts';
+import dashboardRoute from './routes/dashboard.ts';
 
 export interface AppDeps {
   config: Config;
@@ -59,6 +65,12 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   registerValidation(app);
   registerErrorHandling(app);
   registerAuth(app, deps.db);
+  // Rate limits, usage counting and metrics (after auth: they work per key).
+  registerRateLimit(app, { redis: deps.redis, queuePrefix: deps.config.queuePrefix });
+  const usage = createUsageRecorder({ ...deps, queuePrefix: deps.config.queuePrefix, log: app.log });
+  registerUsage(app, usage, deps.config.usageFlushMs);
+  registerMetrics(app, { ...deps, queueNames: observedQueueNames(deps.adminQueues) });
+  await registerOpenApi(app);
 
   // A POST without a body means "no options": validate it as an empty object.
   app.addHook('preValidation', async (request) => {
@@ -84,6 +96,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(readInvoiceRoutes, deps);
   await app.register(sendInvoiceRoute, deps);
   await app.register(haciendaCallbackRoute, deps);
+  await app.register(usageRoutes, { ...deps, usage });
+  await app.register(dashboardRoute);
   if (deps.adminQueues?.length) await registerBullBoard(app, deps.config, deps.adminQueues);
   return app;
 }

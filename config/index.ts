@@ -46,6 +46,10 @@ export interface Config {
   };
   /** Emisor's software-provider id written in ProveedorSistemas; empty = the emisor's own id. */
   proveedorSistemas: string;
+  /** Usage per key: how often each API process moves Redis counters into Postgres. */
+  usageFlushMs: number;
+  /** Worker processes publish their metrics snapshot to Redis this often (read by /metrics). */
+  metricsPublishMs: number;
 }
 
 export class ConfigError extends Error {
@@ -185,6 +189,8 @@ export function loadConfig(env: Env = process.env): Config {
     simulator: { port: simulatorPort, embedded: bool(env, 'SIMULATOR_EMBEDDED', !production) },
     xsdDir: resolve(projectRoot, str(env, 'XSD_DIR', '../shared/hacienda/xsd')),
     proveedorSistemas: str(env, 'PROVEEDOR_SISTEMAS', ''),
+    usageFlushMs: int(env, 'USAGE_FLUSH_MS', 10_000, 100, 3_600_000),
+    metricsPublishMs: int(env, 'METRICS_PUBLISH_MS', 5_000, 100, 300_000),
     workers: {
       statusPollBaseMs: int(env, 'STATUS_POLL_BASE_MS', 2000, 10, 3_600_000),
       statusPollMaxMs: int(env, 'STATUS_POLL_MAX_MS', 300_000, 10, 86_400_000),

@@ -12,6 +12,7 @@ import {
 } from '../hacienda/client/index.ts';
 import { open, openSigningMaterial } from '../hacienda/secret-box.ts';
 import { createSigner, type XadesSigner } from '../hacienda/signer.ts';
+import { instrumentReception } from './metrics.ts';
 
 export interface JobContext {
   db: Knex;
@@ -83,7 +84,10 @@ export function createHaciendaAccess(db: Knex, config: Config): HaciendaAccess {
         { companyId: String(companyId), environment: livemode ? 'production' : 'sandbox' },
         { idpUrl: env.idpUrl, clientId: env.clientId, username, password },
       );
-      return createReceptionClient({ apiUrl: env.apiUrl, tokens });
+      return instrumentReception(
+        createReceptionClient({ apiUrl: env.apiUrl, tokens }),
+        livemode ? 'production' : 'sandbox',
+      );
     },
   };
 }

@@ -12,6 +12,8 @@ import { pollInvoiceStatus } from './invoice-status.ts';
 import { submitInvoice } from './invoice-submit.ts';
 import { createRelay, type Relay } from './outbox-relay.ts';
 import { reconcileOnce } from './reconciler.ts';
+import { Redis, type RedisOptions } from 'ioredis';
+import { instrumentWorker, startMetricsPublisher } from './metrics.ts';
 
 export interface RuntimeOptions {
   config: Config;
@@ -76,6 +78,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       stalledInterval: Math.min(30_000, o.lockDurationMs ?? 30_000),
     });
     w.on('error', (err) => o.log.error({ err, queue: QUEUES[step] }, 'worker error'));
+    instrumentWorker(w);
     w.on('stalled', (jobId) =>
       o.log.warn({ jobId, queue: QUEUES[step] }, 'job stalled (its worker died?); back to the queue'),
     );
@@ -107,6 +110,17 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     }, r.everyMs);
   }
 
+  // Job durations, Hacienda calls and webhook deliveries recorded in this process go to Redis
+  // as cluster-wide totals, read by the API's /metrics (see jobs/metrics.ts).
+  const metricsRedis = new Redis({ ...(o.connection as RedisOptions), lazyConnect: true });
+  metricsRedis.on('error', (err) => o.log.warn({ err: err.message }, 'metrics Redis connection error'));
+  const publisher = startMetricsPublisher({
+    redis: metricsRedis,
+    queuePrefix: prefix,
+    everyMs: o.config.metricsPublishMs,
+    log: o.log,
+  });
+
   return {
     queues,
     flows,
@@ -116,6 +130,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       if (timer) clearInterval(timer);
       await relay.stop();
       await Promise.all(workers.map((w) => w.close()));
+      await publisher.stop();
+      metricsRedis.disconnect();
       await flows.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
     },

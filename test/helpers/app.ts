@@ -1,5 +1,6 @@
 // Test harness for the API: a fresh database, a real Redis connection, the app built with
 // buildApp() and driven through inject(); helpers to create companies and keys.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../api/app.ts';
@@ -14,7 +15,15 @@ import { createTestDatabase, type TestDatabase } from './db.ts';
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'silent', ...overrides });
+  // A queue prefix of its own unless given: rate-limit and usage counters are per key id, and
+  // every test database numbers its keys from 1.
+  return loadConfig({
+    NODE_ENV: 'test',
+    SECRETS_KEY: TEST_SECRETS_KEY,
+    LOG_LEVEL: 'silent',
+    QUEUE_PREFIX: `{t${randomBytes(4).toString('hex')}}`,
+    ...overrides,
+  });
 }
 
 export interface TestApp {

@@ -17,6 +17,7 @@ import { certificateInfo } from '../../hacienda/signing-key.ts';
 import { buildSimulator, type SimulatorApp, type SimulatorOptions } from '../../hacienda/simulator/app.ts';
 import { createTestCertificate } from '../../hacienda/test-certificates.ts';
 import { QUEUES } from '../../jobs/catalogue.ts';
+import { metricsTotalsKey } from '../../jobs/metrics.ts';
 import { bullConnection, createRedis, waitForRedis } from '../../jobs/redis.ts';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../jobs/runtime.ts';
 import { SCOPES } from '../../domain/scopes.ts';
@@ -107,6 +108,7 @@ export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
       await app.close();
       await statusQueue.obliterate({ force: true }).catch(() => {});
       await statusQueue.close();
+      await redis.del(metricsTotalsKey(prefix)).catch(() => {});
       redis.disconnect();
       await sim.close();
       await database.drop();
@@ -131,6 +133,8 @@ export async function seedIssuer(db: Db, config: Config, idNumber = '3101123456'
     barrio: 'Barrio Amon',
     otrasSenas: 'Avenida 7, calles 3 y 5',
     emails: ['facturas@ejemplo.example'],
+    // Flow tests fire hundreds of requests at once; rate limits have their own tests.
+    rateLimitPerSecond: 100_000,
   });
   const cert = await createTestCertificate({ idType: '02', idNumber, name: company.legalName });
   const info = certificateInfo(cert.material.certificateChain[0]!);

@@ -1,0 +1,177 @@
+// The OpenAPI 3.1 document, generated from the routes' TypeBox schemas by @fastify/swagger,
+// served at /openapi.json, and the interactive docs at /docs (@fastify/swagger-ui serves its own
+// bundled files: no CDN, works offline). Routes without tags (Bull Board, the docs themselves)
+// are left out. The transform adds what the route schemas do not say: the bearer security and
+// required scope of /api routes, the rate-limit headers, and an example for every response
+// (the schema's own examples when it has some, otherwise one built from the schema).
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { ERROR_CATALOGUE } from '../domain/errors.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+/** One error code per status, for the example of that status's problem+json answer. */
+const EXAMPLE_CODE: Record<number, string> = {
+  400: 'invalid_json',
+  401: 'invalid_api_key',
+  403: 'insufficient_scope',
+  404: 'resource_not_found',
+  409: 'invalid_state',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  500: 'internal_error',
+  503: 'service_unavailable',
+};
+
+function problemExample(status: number): JsonSchema {
+  const code = EXAMPLE_CODE[status] ?? 'invalid_request';
+  const entry = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE];
+  return {
+    type: `/docs/errors#${code}`,
+    title: entry.title,
+    status,
+    detail: status === 429 ? 'This API key may make 50 requests per second; retry after 1 s' : entry.title,
+    code,
+    ...(code === 'validation_failed'
+      ? { errors: [{ path: '/lines/0/qty', code: 'invalid_type', message: 'must be number,string' }] }
+      : {}),
+    instance: '/api/v1/invoices',
+    request_id: 'req_4mJ1o2Zb8tWcQv0N',
+  };
+}
+
+const FORMAT_EXAMPLES: Record<string, unknown> = {
+  'date-time': '2026-11-22T15:04:05.000Z',
+  uuid: '2f1c3b9e-8d0a-4c6e-9a51-0b8e5f7d2c11',
+  email: 'facturas@empresa.example',
+  uri: 'https://example.com/webhooks',
+};
+
+/** A value that satisfies a (TypeBox-generated) JSON schema, preferring its own examples. */
+export function exampleOf(schema: JsonSchema, depth = 0): unknown {
+  if (depth > 12) return null;
+  if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
+  if ('const' in schema) return schema.const;
+  if ('default' in schema) return schema.default;
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (variants?.length) {
+    const first = variants.find((v) => v.type !== 'null') ?? variants[0]!;
+    return exampleOf(first, depth + 1);
+  }
+  if (Array.isArray(schema.allOf)) {
+    return Object.assign({}, ...(schema.allOf as JsonSchema[]).map((s) => exampleOf(s, depth + 1)));
+  }
+  switch (schema.type) {
+    case 'object': {
+      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, exampleOf(v, depth + 1)]));
+    }
+    case 'array':
+      return schema.items ? [exampleOf(schema.items as JsonSchema, depth + 1)] : [];
+    case 'string':
+      return FORMAT_EXAMPLES[schema.format as string] ?? 'string';
+    case 'integer':
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      return {};
+  }
+}
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': {
+    type: 'string',
+    description: "The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1`",
+  },
+  RateLimit: {
+    type: 'string',
+    description: 'Quota left in this window, e.g. `limit=50, remaining=12, reset=1`',
+  },
+};
+
+/** The documented form of one response: media type, example and headers. */
+function documentResponse(status: number, r: JsonSchema, authenticated: boolean): JsonSchema {
+  const headers = authenticated
+    ? status === 429
+      ? {
+          ...RATE_LIMIT_HEADERS,
+          'Retry-After': { type: 'integer', description: 'Whole seconds, at least 1' },
+        }
+      : RATE_LIMIT_HEADERS
+    : undefined;
+  const withHeaders = (x: JsonSchema) => (headers ? { ...x, headers } : x);
+  if (status >= 400) {
+    const entry =
+      ERROR_CATALOGUE[(EXAMPLE_CODE[status] ?? 'invalid_request') as keyof typeof ERROR_CATALOGUE];
+    return withHeaders({
+      description: entry.title,
+      content: { 'application/problem+json': { schema: r, example: problemExample(status) } },
+    });
+  }
+  if (r.type === 'null') return withHeaders({ ...r, description: r.description ?? 'No body' });
+  if (r.type === 'string' && String(r.description).includes('application/xml')) {
+    return withHeaders({
+      description: r.description,
+      content: { 'application/xml': { schema: { type: 'string' }, example: '<?xml version="1.0"?>…' } },
+    });
+  }
+  return withHeaders(Array.isArray(r.examples) ? r : { ...r, examples: [exampleOf(r)] });
+}
+
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'factura-cr API',
+        version: '1.0.0',
+        description:
+          'Electronic invoicing for Costa Rica (Hacienda v4.4). Authenticate with `Authorization: Bearer ik_live_…` ' +
+          'or `ik_test_…` (sandbox). Errors are RFC 9457 problem+json with a stable `code`. Every authenticated ' +
+          'response carries `RateLimit-Policy` and `RateLimit`; over the limit the answer is 429 with `Retry-After`.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: ik_live_… or ik_test_…' },
+        },
+      },
+    },
+    hideUntagged: true,
+    transform: ({ schema, url, route }) => {
+      if (!schema) return { schema, url };
+      const s = { ...(schema as JsonSchema) };
+      const authenticated = url.startsWith('/api/') && !route.config?.public;
+      if (authenticated) {
+        s.security = [{ bearerAuth: [] }];
+        const scope = route.config?.scope ?? route.config?.anyScope?.join(' or ');
+        if (scope)
+          s.description = [s.description, `Requires the \`${scope}\` scope.`].filter(Boolean).join(' ');
+      }
+      const responses = (s.response ?? {}) as Record<string, JsonSchema>;
+      s.response = Object.fromEntries(
+        Object.entries(responses).map(([status, r]) => [
+          status,
+          documentResponse(Number(status), r, authenticated),
+        ]),
+      );
+      return { schema: s as never, url };
+    },
+  });
+
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
+    staticCSP: true,
+    transformSpecificationClone: true,
+  });
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,105 @@
+// Usage per key without a database write on the request path. After each authenticated
+// response one HINCRBY adds 1 to a field `<minute>|<key id>|<status class>|<route>` of one
+// Redis hash shared by every API process. Each process flushes on an interval (and when it
+// closes): MULTI { HGETALL, DEL } takes the whole hash atomically, so two processes never
+// flush the same counts, and the counts are added to usage_minutes with an upsert. A failed
+// database write puts the counts back into the hash (HINCRBY), so nothing is lost or doubled.
+// Lost on purpose: counts taken by a process that dies before writing them (at most one
+// interval's worth), and counts of requests made while Redis is down (logged, not retried).
+import type { FastifyInstance } from 'fastify';
+import type { Knex } from 'knex';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { addUsage, statusClassOf, type StatusClass, type UsageIncrement } from '../../db/queries/usage.ts';
+import { taggedPrefix } from '../../jobs/redis-keys.ts';
+
+export interface UsageRecorder {
+  record(keyId: number, route: string, status: number, at?: Date): Promise<void>;
+  /** Moves the counts gathered so far (by every process) into Postgres; returns rows written. */
+  flush(): Promise<number>;
+}
+
+const WARN_EVERY_MS = 10_000;
+
+export function usageHashKey(queuePrefix: string): string {
+  return `${taggedPrefix(queuePrefix, 'usage')}:pending`;
+}
+
+function parseField(field: string, value: string): UsageIncrement | null {
+  const parts = field.split('|');
+  if (parts.length < 4) return null;
+  const [minute, keyId, cls] = parts as [string, string, string];
+  const count = Number(value);
+  if (!Number.isInteger(count) || count <= 0) return null;
+  return {
+    minute: new Date(Number(minute) * 1000),
+    keyId: Number(keyId),
+    statusClass: cls as StatusClass,
+    route: parts.slice(3).join('|'),
+    count,
+  };
+}
+
+export function createUsageRecorder(o: {
+  redis: Redis;
+  db: Knex;
+  queuePrefix: string;
+  log: Pick<Logger, 'warn'>;
+}): UsageRecorder {
+  const key = usageHashKey(o.queuePrefix);
+  let lastWarning = 0;
+  return {
+    async record(keyId, route, status, at = new Date()) {
+      const minute = Math.floor(at.getTime() / 60_000) * 60;
+      try {
+        await o.redis.hincrby(key, `${minute}|${keyId}|${statusClassOf(status)}|${route}`, 1);
+      } catch (err) {
+        if (Date.now() - lastWarning > WARN_EVERY_MS) {
+          lastWarning = Date.now();
+          o.log.warn({ err }, 'usage counter not recorded (Redis unavailable)');
+        }
+      }
+    },
+    async flush() {
+      const res = await o.redis.multi().hgetall(key).del(key).exec();
+      const [err, taken] = res?.[0] ?? [null, {}];
+      if (err) throw err;
+      const entries = Object.entries((taken ?? {}) as Record<string, string>);
+      if (!entries.length) return 0;
+      const rows = entries.map(([f, v]) => parseField(f, v)).filter((r): r is UsageIncrement => r !== null);
+      try {
+        await addUsage(o.db, rows);
+      } catch (writeErr) {
+        // Put the counts back for the next flush (of any process).
+        const back = o.redis.multi();
+        for (const [f, v] of entries) back.hincrby(key, f, Number(v));
+        await back.exec();
+        throw writeErr;
+      }
+      return rows.length;
+    },
+  };
+}
+
+/** Counts every authenticated response and flushes on an interval and at close. */
+export function registerUsage(app: FastifyInstance, recorder: UsageRecorder, flushEveryMs: number): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const auth = request.auth;
+    if (!auth) return;
+    const pattern = request.routeOptions.url;
+    const route = pattern ? `${request.method} ${pattern}` : `${request.method} (unmatched)`;
+    await recorder.record(auth.keyId, route, reply.statusCode);
+  });
+
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () =>
+    recorder.flush().catch((err: unknown) => app.log.warn({ err }, 'usage flush failed; will retry'));
+  app.addHook('onReady', async () => {
+    timer = setInterval(() => void flush(), flushEveryMs);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    if (timer) clearInterval(timer);
+    await flush();
+  });
+}

@@ -1,30 +1,12 @@
 // The Idempotency-Key header: at most 255 visible characters, scoped to the company and mode,
 // kept 24 hours. The request fingerprint is a SHA-256 of the route and the body with its keys
 // sorted, so the same JSON in another key order is the same request.
-import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { IdempotencyInput } from '../db/queries/invoices.ts';
+import { requestFingerprint } from '../domain/request-fingerprint.ts';
+
+export { requestFingerprint };
 import { validationError } from './errors.ts';
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value as object)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
-export function requestFingerprint(route: string, body: unknown): Buffer {
-  return createHash('sha256')
-    .update(route)
-    .update('\n')
-    .update(JSON.stringify(canonical(body) ?? null))
-    .digest();
-}
 
 export function idempotencyFromRequest(request: FastifyRequest, route: string): IdempotencyInput | null {
   const raw = request.headers['idempotency-key'];

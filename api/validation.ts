@@ -20,6 +20,14 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
+let shared: Ajv | null = null;
+
+/** A validator with the body rules (no coercion, unknown fields rejected, defaults applied). */
+export function compileBodyValidator(schema: object): ValidateFunction {
+  shared ??= makeAjv(false);
+  return shared.compile(schema);
+}
+
 export function registerValidation(app: FastifyInstance): void {
   const strict = makeAjv(false);
   const coercing = makeAjv(true);

@@ -50,6 +50,16 @@ export interface Config {
   usageFlushMs: number;
   /** Worker processes publish their metrics snapshot to Redis this often (read by /metrics). */
   metricsPublishMs: number;
+  webhooks: {
+    /** Longest wait for a receiver's answer; slower counts as a failed attempt. */
+    timeoutMs: number;
+    /** Attempts per delivery (the first one included) before it is marked failed. */
+    maxAttempts: number;
+    /** Wait before the first retry; each later one doubles (±20% jitter). */
+    backoffBaseMs: number;
+    /** Deliveries in flight per worker process. */
+    concurrency: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -197,6 +207,13 @@ export function loadConfig(env: Env = process.env): Config {
       reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 30_000, 100, 86_400_000),
       reconcileStaleMs: int(env, 'RECONCILE_STALE_MS', 120_000, 100, 86_400_000),
       lockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
+    },
+    // 12 attempts, waits of base × 2^(n−1): 2047 × 126 s ≈ 3 days from the first to the last.
+    webhooks: {
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      maxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 50),
+      backoffBaseMs: int(env, 'WEBHOOK_BACKOFF_BASE_MS', 126_000, 10, 86_400_000),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
     },
   };
 }

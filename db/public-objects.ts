@@ -8,6 +8,10 @@ import { redactedKey } from '../domain/api-key-secret.ts';
 import { formatId } from '../domain/ids.ts';
 import { IVA_RATES, isCodigoTarifaIVA, isUnidadMedida, unitKind } from '../domain/codes.ts';
 import type { InvoiceRow } from './queries/invoices.ts';
+import type { PaymentRow } from './queries/payments.ts';
+import type { DeliveryWithAttempts, EndpointRow } from './queries/webhooks.ts';
+import type { EventRow } from './queries/event-log.ts';
+import type { EventEnvelope } from '../domain/webhook-events.ts';
 
 export const money2 = (v: string | number): string => new Decimal(v).toFixed(2, Decimal.ROUND_HALF_UP);
 
@@ -197,4 +201,90 @@ function iso(d: Date | string | null): string | null {
 
 function ivaRate(code: string): string {
   return isCodigoTarifaIVA(code) ? IVA_RATES[code].rate : '0';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payments, webhook endpoints, deliveries and events (webhooks and payments module).
+
+/** A payment, with the invoice's balance and payment status right after it. */
+export function paymentObject(p: PaymentRow, invoice: Pick<InvoiceRow, 'balanceDue' | 'paymentStatus'>) {
+  return {
+    id: formatId('payment', p.id),
+    object: 'payment' as const,
+    invoice_id: formatId('invoice', p.invoiceId),
+    client_id: formatId('client', p.clientId),
+    amount: money2(p.amount),
+    currency: p.currency,
+    exchange_rate: new Decimal(p.exchangeRate).toString(),
+    amount_crc: new Decimal(p.amountCrc).toFixed(5),
+    method: p.method,
+    method_code: p.methodCode,
+    paid_at: new Date(p.paidAt).toISOString(),
+    reference: p.reference,
+    invoice_balance_due: money2(invoice.balanceDue),
+    invoice_payment_status: invoice.paymentStatus,
+    livemode: p.livemode,
+    created_at: new Date(p.createdAt).toISOString(),
+  };
+}
+
+/** A webhook endpoint; never its secrets (they are shown once, by the route that makes them). */
+export function webhookEndpointObject(w: EndpointRow) {
+  const overlap = w.previousSecretExpiresAt && new Date(w.previousSecretExpiresAt).getTime() > Date.now();
+  return {
+    id: formatId('webhookEndpoint', w.id),
+    object: 'webhook_endpoint' as const,
+    url: w.url,
+    events: w.events,
+    description: w.description,
+    status: w.disabledAt ? ('disabled' as const) : ('enabled' as const),
+    disabled_reason: w.disabledReason,
+    disabled_at: iso(w.disabledAt),
+    previous_secret_expires_at: overlap ? iso(w.previousSecretExpiresAt) : null,
+    livemode: w.livemode,
+    created_at: new Date(w.createdAt).toISOString(),
+    updated_at: new Date(w.updatedAt).toISOString(),
+  };
+}
+
+/** The webhook envelope `{ id, event, created_at, data }`, exactly what receivers get. */
+export function eventEnvelope(e: EventRow): EventEnvelope {
+  return {
+    id: formatId('event', e.id),
+    event: e.type,
+    created_at: new Date(e.createdAt).toISOString(),
+    data: e.data,
+  };
+}
+
+/** An event as the API shows it: the envelope plus its tenant mode and originating request. */
+export function eventObject(e: EventRow) {
+  return { ...eventEnvelope(e), object: 'event' as const, livemode: e.livemode, request_id: e.requestId };
+}
+
+export function deliveryObject(d: DeliveryWithAttempts) {
+  return {
+    id: formatId('webhookDelivery', d.id),
+    object: 'webhook_delivery' as const,
+    event_id: formatId('event', d.eventId),
+    event: d.eventType,
+    endpoint_id: formatId('webhookEndpoint', d.endpointId),
+    status: d.status,
+    attempt_count: d.attempts,
+    redeliveries: d.round,
+    last_status_code: d.lastStatusCode,
+    last_error: d.lastError,
+    next_attempt_at: iso(d.nextAttemptAt),
+    delivered_at: iso(d.deliveredAt),
+    created_at: new Date(d.createdAt).toISOString(),
+    attempts: d.attemptList.map((a) => ({
+      attempt: a.attemptNumber,
+      round: a.round,
+      started_at: new Date(a.startedAt).toISOString(),
+      status_code: a.statusCode,
+      duration_ms: a.durationMs,
+      error: a.error,
+      response_excerpt: a.responseExcerpt,
+    })),
+  };
 }

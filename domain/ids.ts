@@ -7,6 +7,7 @@ export const ID_PREFIXES = {
   payment: 'pay',
   event: 'evt',
   webhookEndpoint: 'we',
+  webhookDelivery: 'whd',
   apiKey: 'key',
   company: 'cmp',
   batch: 'bat',

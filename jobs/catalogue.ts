@@ -12,6 +12,9 @@ export const QUEUES = {
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
+/** Batches of invoices recorded by a worker (see jobs/batch-process.ts). */
+export const BATCH_QUEUE = 'invoice-batches';
+
 export const JOB_NAMES = {
   sign: 'invoice.sign',
   submit: 'invoice.submit',

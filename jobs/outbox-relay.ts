@@ -3,10 +3,11 @@
 // marked processed in the same transaction; if Redis fails the transaction rolls back and the
 // rows wait for the next pass. Deterministic job ids make a repeated enqueue start nothing twice.
 // It wakes on NOTIFY outbox (sent at commit by the API) and polls as a fallback.
-import type { FlowProducer } from 'bullmq';
+import type { FlowProducer, Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { DEFAULT_JOB_OPTIONS } from './catalogue.ts';
 import { invoiceFlow } from './flow.ts';
 
 export interface RelayOptions {
@@ -16,6 +17,8 @@ export interface RelayOptions {
   log: Logger;
   batchSize?: number;
   pollMs?: number;
+  /** The batches queue: `batch.process` rows become `batch-<id>` jobs. */
+  batches?: Queue;
   /** Fan-out of events to webhook endpoints (added by the webhooks module). */
   dispatchEvents?: (trx: Knex.Transaction, eventIds: number[]) => Promise<void>;
 }
@@ -30,7 +33,7 @@ export interface Relay {
 interface OutboxRow {
   id: number;
   kind: string;
-  payload: { invoiceId?: number; eventId?: number };
+  payload: { invoiceId?: number; eventId?: number; batchId?: number };
   requestId: string | null;
 }
 
@@ -57,6 +60,18 @@ export function createRelay(options: RelayOptions): Relay {
         .filter((r) => r.kind === 'invoice.flow' && r.payload.invoiceId)
         .map((r) => invoiceFlow(r.payload.invoiceId!, r.requestId));
       if (flowJobs.length) await flows.addBulk(flowJobs);
+      const batchIds = rows
+        .filter((r) => r.kind === 'batch.process' && r.payload.batchId)
+        .map((r) => r.payload.batchId!);
+      if (batchIds.length && options.batches) {
+        await options.batches.addBulk(
+          batchIds.map((batchId) => ({
+            name: 'batch.process',
+            data: { v: 1, batchId },
+            opts: { ...DEFAULT_JOB_OPTIONS, jobId: `batch-${batchId}` },
+          })),
+        );
+      }
       const eventIds = rows
         .filter((r) => r.kind === 'event.dispatch' && r.payload.eventId)
         .map((r) => r.payload.eventId!);

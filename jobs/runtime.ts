@@ -4,7 +4,8 @@ import { FlowProducer, Queue, Worker, type ConnectionOptions, type Job } from 'b
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { QUEUES, type InvoiceJobData, type InvoiceStep } from './catalogue.ts';
+import { BATCH_QUEUE, QUEUES, type InvoiceJobData, type InvoiceStep } from './catalogue.ts';
+import { processBatch, type BatchJobData } from './batch-process.ts';
 import { createHaciendaAccess, type HaciendaAccess, type JobContext } from './context.ts';
 import { accountInvoice } from './invoice-accounting.ts';
 import { signInvoice } from './invoice-sign.ts';
@@ -12,6 +13,7 @@ import { pollInvoiceStatus } from './invoice-status.ts';
 import { submitInvoice } from './invoice-submit.ts';
 import { createRelay, type Relay } from './outbox-relay.ts';
 import { reconcileOnce } from './reconciler.ts';
+import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { Redis, type RedisOptions } from 'ioredis';
 import { instrumentWorker, startMetricsPublisher } from './metrics.ts';
 
@@ -35,6 +37,8 @@ export interface Runtime {
   flows: FlowProducer;
   relay: Relay;
   workers: Worker[];
+  /** The `webhooks` queue and its worker (deliveries fanned out by the relay). */
+  webhooks: WebhookRuntime;
   close(): Promise<void>;
 }
 
@@ -91,12 +95,37 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     return w;
   });
 
+  // Batches: recorded in chunks by one job per batch.
+  const batches = new Queue(BATCH_QUEUE, { connection: o.connection, prefix });
+  batches.on('error', (err) => o.log.error({ err, queue: BATCH_QUEUE }, 'queue error'));
+  const batchWorker = new Worker<BatchJobData, string>(BATCH_QUEUE, (job) => processBatch(job, ctx), {
+    connection: o.connection,
+    prefix,
+    concurrency: 2,
+    lockDuration: Math.max(o.lockDurationMs ?? 30_000, 30_000),
+  });
+  batchWorker.on('error', (err) => o.log.error({ err, queue: BATCH_QUEUE }, 'worker error'));
+  batchWorker.on('failed', (job, err) =>
+    o.log.warn({ err: err.message, jobId: job?.id }, 'batch job failed'),
+  );
+  workers.push(batchWorker as unknown as Worker);
+
+  const webhooks = startWebhooks({
+    config: o.config,
+    db: o.db,
+    connection: o.connection,
+    log: o.log,
+    lockDurationMs: o.lockDurationMs,
+  });
+
   const relay = createRelay({
+    dispatchEvents: webhooks.dispatchEvents,
     db: o.db,
     databaseUrl: o.config.databaseUrl,
     flows,
     log: o.log,
     pollMs: o.relayPollMs,
+    batches,
   });
   await relay.start();
 
@@ -126,14 +155,17 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     flows,
     relay,
     workers,
+    webhooks,
     async close() {
       if (timer) clearInterval(timer);
       await relay.stop();
+      await webhooks.close();
       await Promise.all(workers.map((w) => w.close()));
       await publisher.stop();
       metricsRedis.disconnect();
       await flows.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
+      await batches.close();
     },
   };
 }

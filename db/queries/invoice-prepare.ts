@@ -42,40 +42,73 @@ function mapTotalsPath(path: string, req: InvoiceRequest): string {
     .replace(/^\/currency$/, '/currency');
 }
 
-export async function prepareInvoice(
-  db: Knex,
-  tenantIn: Tenant,
-  company: Company,
-  req: InvoiceRequest,
-): Promise<PreparedInvoice> {
-  const tenant = tenantOnly(tenantIn);
-  const errors: FieldError[] = [];
+/** Clients and services named by one or more requests, fetched in one round trip each. */
+export interface Catalogue {
+  clientsById: Map<number, Client>;
+  clientsByUuid: Map<string, Client>;
+  servicesById: Map<number, Service>;
+  servicesByUuid: Map<string, Service>;
+}
 
-  // 1. The client and the services, in one round trip each.
-  const clientQ = Client.query(db).where(tenant).first();
-  if ('id' in req.clientRef) clientQ.where('id', req.clientRef.id);
-  else clientQ.where('uuid', req.clientRef.uuid);
-  const ids = req.lines.flatMap((l) => ('id' in l.serviceRef ? [l.serviceRef.id] : []));
-  const uuids = req.lines.flatMap((l) => ('uuid' in l.serviceRef ? [l.serviceRef.uuid] : []));
-  const [client, services] = await Promise.all([
-    clientQ,
+export async function loadCatalogue(db: Knex, tenantIn: Tenant, reqs: InvoiceRequest[]): Promise<Catalogue> {
+  const tenant = tenantOnly(tenantIn);
+  const refs = <T>(pick: (r: InvoiceRequest) => T[]) => [...new Set(reqs.flatMap(pick))];
+  const clientIds = refs((r) => ('id' in r.clientRef ? [r.clientRef.id] : []));
+  const clientUuids = refs((r) => ('uuid' in r.clientRef ? [r.clientRef.uuid] : []));
+  const serviceIds = refs((r) => r.lines.flatMap((l) => ('id' in l.serviceRef ? [l.serviceRef.id] : [])));
+  const serviceUuids = refs((r) =>
+    r.lines.flatMap((l) => ('uuid' in l.serviceRef ? [l.serviceRef.uuid] : [])),
+  );
+  const none = '00000000-0000-0000-0000-000000000000';
+  const [clients, services] = await Promise.all([
+    Client.query(db)
+      .where(tenant)
+      .where((q) => {
+        q.whereIn('id', clientIds.length ? clientIds : [0]).orWhereIn(
+          'uuid',
+          clientUuids.length ? clientUuids : [none],
+        );
+      }),
     Service.query(db)
       .where(tenant)
       .where((q) => {
-        q.whereIn('id', ids.length ? ids : [0]).orWhereIn(
+        q.whereIn('id', serviceIds.length ? serviceIds : [0]).orWhereIn(
           'uuid',
-          uuids.length ? uuids : ['00000000-0000-0000-0000-000000000000'],
+          serviceUuids.length ? serviceUuids : [none],
         );
       }),
   ]);
+  return {
+    clientsById: new Map(clients.map((c) => [c.id, c])),
+    clientsByUuid: new Map(clients.map((c) => [c.uuid, c])),
+    servicesById: new Map(services.map((x) => [x.id, x])),
+    servicesByUuid: new Map(services.map((x) => [x.uuid, x])),
+  };
+}
+
+export async function prepareInvoice(
+  db: Knex,
+  tenant: Tenant,
+  company: Company,
+  req: InvoiceRequest,
+): Promise<PreparedInvoice> {
+  return prepareFromCatalogue(company, req, await loadCatalogue(db, tenant, [req]));
+}
+
+/** Pure: the prepared invoice of one request, given the catalogue rows it names. */
+export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat: Catalogue): PreparedInvoice {
+  const errors: FieldError[] = [];
+  // 1. The client.
+  const client =
+    'id' in req.clientRef ? cat.clientsById.get(req.clientRef.id) : cat.clientsByUuid.get(req.clientRef.uuid);
   if (!client)
     errors.push({
       path: req.clientPath,
       code: 'unknown_client',
       message: 'no such client in this company and mode',
     });
-  const byId = new Map(services.map((s) => [s.id, s]));
-  const byUuid = new Map(services.map((s) => [s.uuid, s]));
+  const byId = cat.servicesById;
+  const byUuid = cat.servicesByUuid;
 
   // 2. Lines from the catalogue.
   const lines: StoredLine[] = [];

@@ -7,6 +7,22 @@ import type { DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../hacienda/xml/types.ts';
 import { enqueueOutbox, recordEvent } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
+import {
+  lockIdempotencyKey,
+  saveIdempotent,
+  type IdempotencyInput,
+  type StoredResponse,
+} from './idempotency.ts';
+
+// The idempotency helpers moved to ./idempotency.ts (shared with payments); re-exported here so
+// existing imports keep working.
+export {
+  findIdempotent,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
+  type IdempotencyInput,
+  type StoredResponse,
+} from './idempotency.ts';
 
 export interface StoredLine {
   serviceId: number | null;
@@ -74,23 +90,10 @@ export interface PreparedInvoice {
   metadata: Record<string, string>;
 }
 
-export interface IdempotencyInput {
-  key: string;
-  route: string;
-  hash: Buffer;
-}
-
-export class IdempotencyKeyInUse extends Error {}
-export class IdempotencyKeyReused extends Error {}
 export class DuplicateExternalId extends Error {
   constructor(readonly invoiceId: number) {
     super('external_id already used');
   }
-}
-
-export interface StoredResponse {
-  status: number;
-  body: Record<string, unknown>;
 }
 
 export type CreateOutcome =
@@ -105,40 +108,6 @@ export interface CreateOptions {
   /** Renders the stored row as the API response (stored for idempotent replays and as event data). */
   render: (row: InvoiceRow) => Record<string, unknown>;
   now?: () => Date;
-}
-
-/** Looks up a finished request under an idempotency key (24 h). */
-export async function findIdempotent(
-  db: Knex,
-  tenant: Tenant,
-  idem: IdempotencyInput,
-): Promise<{ hash: Buffer; route: string; response: StoredResponse } | null> {
-  const row = await db('idempotency_keys')
-    .where({ ...tenantOnly(tenant), key: idem.key })
-    .where('created_at', '>', db.raw(`now() - interval '24 hours'`))
-    .first();
-  if (!row) return null;
-  return {
-    hash: row.requestHash,
-    route: row.route,
-    response: { status: row.responseStatus, body: row.responseBody },
-  };
-}
-
-async function lockIdempotencyKey(
-  trx: Knex.Transaction,
-  tenant: Tenant,
-  idem: IdempotencyInput,
-): Promise<StoredResponse | null> {
-  const res = await trx.raw('select pg_try_advisory_xact_lock(?::int, hashtext(?)) as ok', [
-    tenant.companyId % 2_147_483_647,
-    `${tenant.livemode ? 'live' : 'test'}:${idem.key}`,
-  ]);
-  if (!res.rows[0].ok) throw new IdempotencyKeyInUse();
-  const done = await findIdempotent(trx, tenant, idem);
-  if (!done) return null;
-  if (!done.hash.equals(idem.hash) || done.route !== idem.route) throw new IdempotencyKeyReused();
-  return done.response;
 }
 
 /**
@@ -230,19 +199,7 @@ export async function createInvoice(
       await recordEvent(trx, { ...tenant, type: 'invoice.created', data: body, requestId: opts.requestId });
       if (opts.send) await enqueueOutbox(trx, 'invoice.flow', { invoiceId: row!.id }, opts.requestId);
       const response = { status: 201, body };
-      if (opts.idempotency) {
-        await trx('idempotency_keys')
-          .insert({
-            ...tenant,
-            key: opts.idempotency.key,
-            route: opts.idempotency.route,
-            requestHash: opts.idempotency.hash,
-            responseStatus: 201,
-            responseBody: JSON.stringify(body),
-          })
-          .onConflict(['company_id', 'livemode', 'key'])
-          .merge();
-      }
+      if (opts.idempotency) await saveIdempotent(trx, tenant, opts.idempotency, response);
       return { kind: 'created', invoice: row!, response };
     });
   } catch (err) {

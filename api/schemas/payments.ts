@@ -1,0 +1,42 @@
+// Payment schemas: the create body (amount, method, paid_at, reference) and the payment object.
+import { Type } from 'typebox';
+import { PAYMENT_METHOD_NAMES } from '../../domain/payments.ts';
+import { Decimal2, Timestamp } from './common.ts';
+
+export const CreatePaymentBody = Type.Object(
+  {
+    amount: Type.String({
+      pattern: '^\\d{1,13}\\.\\d{2}$',
+      description: 'Decimal string with 2 decimals, > 0, in the invoice currency; at most the balance due',
+      examples: ['50000.00'],
+    }),
+    method: Type.String({ enum: PAYMENT_METHOD_NAMES, description: "Hacienda's TipoMedioPago by name" }),
+    paid_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When it was paid; not in the future' }),
+    ),
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ amount: '50000.00', method: 'sinpe_movil', reference: 'SINPE 12345678' }],
+  },
+);
+
+export const PaymentObject = Type.Object({
+  id: Type.String({ examples: ['pay_000000000001'] }),
+  object: Type.Literal('payment'),
+  invoice_id: Type.String(),
+  client_id: Type.String(),
+  amount: Decimal2,
+  currency: Type.String(),
+  exchange_rate: Type.String(),
+  amount_crc: Type.String({ description: 'Colones booked (5 decimals)' }),
+  method: Type.String(),
+  method_code: Type.String({ description: 'TipoMedioPago' }),
+  paid_at: Timestamp,
+  reference: Type.Union([Type.String(), Type.Null()]),
+  invoice_balance_due: Decimal2,
+  invoice_payment_status: Type.String({ enum: ['unpaid', 'partial', 'paid'] }),
+  livemode: Type.Boolean(),
+  created_at: Timestamp,
+});

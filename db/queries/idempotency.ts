@@ -1,0 +1,79 @@
+// Idempotency keys (the Idempotency-Key header), shared by every POST that creates something:
+// scoped to (company, mode, key), kept 24 hours. Inside the creating transaction a
+// transaction-level advisory lock makes concurrent requests with one key wait their turn (or
+// fail fast with 409); a finished request's status and body are stored with it and replayed.
+import type { Knex } from 'knex';
+import { tenantOnly, type Tenant } from './clients.ts';
+
+export interface IdempotencyInput {
+  key: string;
+  route: string;
+  hash: Buffer;
+}
+
+export class IdempotencyKeyInUse extends Error {}
+export class IdempotencyKeyReused extends Error {}
+
+export interface StoredResponse {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** Looks up a finished request under an idempotency key (24 h). */
+export async function findIdempotent(
+  db: Knex,
+  tenant: Tenant,
+  idem: IdempotencyInput,
+): Promise<{ hash: Buffer; route: string; response: StoredResponse } | null> {
+  const row = await db('idempotency_keys')
+    .where({ ...tenantOnly(tenant), key: idem.key })
+    .where('created_at', '>', db.raw(`now() - interval '24 hours'`))
+    .first();
+  if (!row) return null;
+  return {
+    hash: row.requestHash,
+    route: row.route,
+    response: { status: row.responseStatus, body: row.responseBody },
+  };
+}
+
+/**
+ * Takes the key for this transaction: throws IdempotencyKeyInUse while another transaction holds
+ * it, IdempotencyKeyReused when it finished with another request, or returns the stored response
+ * of the same request (null when the key is new).
+ */
+export async function lockIdempotencyKey(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  idem: IdempotencyInput,
+): Promise<StoredResponse | null> {
+  const res = await trx.raw('select pg_try_advisory_xact_lock(?::int, hashtext(?)) as ok', [
+    tenant.companyId % 2_147_483_647,
+    `${tenant.livemode ? 'live' : 'test'}:${idem.key}`,
+  ]);
+  if (!res.rows[0].ok) throw new IdempotencyKeyInUse();
+  const done = await findIdempotent(trx, tenant, idem);
+  if (!done) return null;
+  if (!done.hash.equals(idem.hash) || done.route !== idem.route) throw new IdempotencyKeyReused();
+  return done.response;
+}
+
+/** Stores the response of a finished request under its key (in the same transaction). */
+export async function saveIdempotent(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  idem: IdempotencyInput,
+  response: StoredResponse,
+): Promise<void> {
+  await trx('idempotency_keys')
+    .insert({
+      ...tenantOnly(tenant),
+      key: idem.key,
+      route: idem.route,
+      requestHash: idem.hash,
+      responseStatus: response.status,
+      responseBody: JSON.stringify(response.body),
+    })
+    .onConflict(['company_id', 'livemode', 'key'])
+    .merge();
+}

@@ -1,0 +1,248 @@
+// Recording many invoices in one transaction (the batch API): idempotency keys and external_ids
+// checked up front, one number reservation per series (last_number + n), one multi-row insert of
+// invoices, events and outbox rows. Each item ends created, replayed (its idempotency key was
+// already used with the same request) or failed with a problem — never created twice.
+import type { Knex } from 'knex';
+import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
+import { formatId } from '../../domain/ids.ts';
+import { tenantOnly, type Tenant } from './clients.ts';
+import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
+
+export interface BulkItem {
+  position: number;
+  prepared: PreparedInvoice;
+  idempotency: IdempotencyInput | null;
+  send: boolean;
+}
+
+export interface ItemProblem {
+  status: number;
+  code: string;
+  detail: string;
+  errors?: { path: string; code: string; message: string }[];
+  [extra: string]: unknown;
+}
+
+export type BulkOutcome =
+  | { position: number; kind: 'created'; invoiceId: number }
+  | { position: number; kind: 'replayed'; invoiceId: number | null }
+  | { position: number; kind: 'failed'; problem: ItemProblem };
+
+export interface BulkOptions {
+  emisorId: string;
+  requestId: string | null;
+  render: (row: InvoiceRow) => Record<string, unknown>;
+  now?: () => Date;
+}
+
+/** Runs inside the caller's transaction, so the caller can record outcomes atomically. */
+export async function createInvoicesBulk(
+  trx: Knex.Transaction,
+  tenantIn: Tenant,
+  items: BulkItem[],
+  opts: BulkOptions,
+): Promise<BulkOutcome[]> {
+  const tenant = tenantOnly(tenantIn);
+  const outcomes = new Map<number, BulkOutcome>();
+
+  // 1. Idempotency keys: serialise with any concurrent request on the same keys, then replay
+  //    the finished ones.
+  const keyed = items.filter((i) => i.idempotency);
+  for (const key of [...new Set(keyed.map((i) => i.idempotency!.key))].sort()) {
+    await trx.raw('select pg_advisory_xact_lock(?::int, hashtext(?))', [
+      tenant.companyId % 2_147_483_647,
+      `${tenant.livemode ? 'live' : 'test'}:${key}`,
+    ]);
+  }
+  if (keyed.length) {
+    const done = await trx('idempotency_keys')
+      .where(tenant)
+      .whereIn(
+        'key',
+        keyed.map((i) => i.idempotency!.key),
+      )
+      .where('created_at', '>', trx.raw(`now() - interval '24 hours'`))
+      .select('key', 'route', 'request_hash', 'response_body');
+    const byKey = new Map(done.map((d) => [d.key as string, d]));
+    for (const item of keyed) {
+      const d = byKey.get(item.idempotency!.key);
+      if (!d) continue;
+      if (!(d.requestHash as Buffer).equals(item.idempotency!.hash) || d.route !== item.idempotency!.route) {
+        outcomes.set(item.position, {
+          position: item.position,
+          kind: 'failed',
+          problem: {
+            status: 422,
+            code: 'idempotency_key_reused',
+            detail: 'This idempotency key was used with a different request',
+          },
+        });
+      } else {
+        const id = typeof d.responseBody?.id === 'string' ? Number(String(d.responseBody.id).slice(4)) : null;
+        outcomes.set(item.position, { position: item.position, kind: 'replayed', invoiceId: id });
+      }
+    }
+  }
+
+  // 2. external_id already used.
+  const withExt = items.filter((i) => !outcomes.has(i.position) && i.prepared.externalId);
+  if (withExt.length) {
+    const taken = await trx('invoices')
+      .where(tenant)
+      .whereIn(
+        'external_id',
+        withExt.map((i) => i.prepared.externalId!),
+      )
+      .select('id', 'external_id');
+    const byExt = new Map(taken.map((t) => [t.externalId as string, t.id as number]));
+    for (const item of withExt) {
+      const existing = byExt.get(item.prepared.externalId!);
+      if (existing) {
+        outcomes.set(item.position, {
+          position: item.position,
+          kind: 'failed',
+          problem: {
+            status: 409,
+            code: 'duplicate_external_id',
+            detail: `external_id is already used by ${formatId('invoice', existing)}`,
+            existing_invoice_id: formatId('invoice', existing),
+          },
+        });
+      }
+    }
+  }
+
+  const todo = items.filter((i) => !outcomes.has(i.position));
+  if (todo.length) {
+    // 3. One reservation per series for all the issued invoices of this chunk.
+    const now = (opts.now ?? (() => new Date()))();
+    const numbers = new Map<number, number>();
+    const bySeries = new Map<string, BulkItem[]>();
+    for (const item of todo.filter((i) => i.send)) {
+      const k = `${item.prepared.docType}|${item.prepared.branch}|${item.prepared.terminal}`;
+      bySeries.set(k, [...(bySeries.get(k) ?? []), item]);
+    }
+    for (const [k, group] of bySeries) {
+      const [docType, branch, terminal] = k.split('|') as [string, string, string];
+      const res = await trx.raw(
+        `insert into numbering_series (company_id, livemode, doc_type, branch, terminal, last_number)
+         values (?, ?, ?, ?, ?, ?)
+         on conflict (company_id, livemode, doc_type, branch, terminal)
+         do update set last_number = numbering_series.last_number + excluded.last_number
+         returning last_number`,
+        [tenant.companyId, tenant.livemode, docType, branch, terminal, group.length],
+      );
+      const last = Number(res.rows[0].last_number);
+      group.forEach((item, i) => numbers.set(item.position, last - group.length + 1 + i));
+    }
+
+    // 4. The invoices, in one statement; request_id tags each row with its item.
+    const tag = (position: number) => `${opts.requestId ?? 'batch'}#${position}`;
+    const rows = todo.map((item) => {
+      const p = item.prepared;
+      const number = numbers.get(item.position);
+      const issue =
+        number === undefined
+          ? { status: 'borrador' }
+          : (() => {
+              const consecutivo = buildConsecutivo({
+                branch: p.branch,
+                terminal: p.terminal,
+                docType: p.docType,
+                number,
+              });
+              const securityCode = randomSecurityCode();
+              return {
+                status: 'pendiente',
+                number,
+                consecutivo,
+                clave: buildClave({
+                  date: now,
+                  emisorId: opts.emisorId,
+                  consecutivo,
+                  situacion: '1',
+                  securityCode,
+                }),
+                securityCode,
+                issuedAt: now,
+                situacion: '1',
+              };
+            })();
+      return {
+        ...tenant,
+        clientId: p.clientId,
+        docType: p.docType,
+        branch: p.branch,
+        terminal: p.terminal,
+        currency: p.currency,
+        exchangeRate: p.exchangeRate,
+        condition: p.condition,
+        condicionVenta: p.condicionVenta,
+        conditionOther: p.conditionOther,
+        creditDays: p.creditDays,
+        paymentMethods: JSON.stringify(p.paymentMethods),
+        lines: JSON.stringify(p.lines),
+        summary: JSON.stringify(p.totals),
+        total: p.totals.summary.totalComprobante,
+        balanceDue: p.totals.summary.totalComprobante,
+        externalId: p.externalId,
+        metadata: JSON.stringify(p.metadata),
+        requestId: tag(item.position),
+        ...issue,
+      };
+    });
+    const inserted = (await trx('invoices').insert(rows).returning('*')) as InvoiceRow[];
+    const byTag = new Map(inserted.map((r) => [r.requestId, r]));
+
+    // 5. Events, outbox rows and idempotency records, one statement each.
+    const bodies = todo.map((item) => {
+      const row = byTag.get(tag(item.position))!;
+      return { item, row, body: opts.render(row) };
+    });
+    await trx.raw(
+      `with e as (
+         insert into events (company_id, livemode, type, data, request_id)
+         select ?, ?, 'invoice.created', d, ? from jsonb_array_elements(?::jsonb) d
+         returning id)
+       insert into outbox (kind, payload, request_id)
+       select 'event.dispatch', jsonb_build_object('eventId', id), ? from e`,
+      [
+        tenant.companyId,
+        tenant.livemode,
+        opts.requestId,
+        JSON.stringify(bodies.map((b) => b.body)),
+        opts.requestId,
+      ],
+    );
+    const flows = bodies.filter((b) => b.row.status === 'pendiente');
+    if (flows.length) {
+      await trx('outbox').insert(
+        flows.map((b) => ({
+          kind: 'invoice.flow',
+          payload: JSON.stringify({ invoiceId: b.row.id }),
+          requestId: opts.requestId,
+        })),
+      );
+    }
+    await trx.raw(`select pg_notify('outbox', '')`);
+    const idem = bodies.filter((b) => b.item.idempotency);
+    if (idem.length) {
+      await trx('idempotency_keys')
+        .insert(
+          idem.map((b) => ({
+            ...tenant,
+            key: b.item.idempotency!.key,
+            route: b.item.idempotency!.route,
+            requestHash: b.item.idempotency!.hash,
+            responseStatus: 201,
+            responseBody: JSON.stringify(b.body),
+          })),
+        )
+        .onConflict(['company_id', 'livemode', 'key'])
+        .merge();
+    }
+    for (const b of bodies)
+      outcomes.set(b.item.position, { position: b.item.position, kind: 'created', invoiceId: b.row.id });
+  }
+  return items.map((i) => outcomes.get(i.position)!);
+}

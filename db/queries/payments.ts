@@ -1,0 +1,187 @@
+// Payments: recorded in one transaction that locks the invoice row — the payment, its journal
+// entry (debit cash, credit receivables, in colones), the invoice's balance_due and
+// payment_status, the client's balance, `payment.created` and, when the balance reaches zero,
+// `invoice.paid`. The rules (who may be paid, how much, what is booked) are in domain/payments.ts.
+import type { Knex } from 'knex';
+import { Decimal } from 'decimal.js';
+import { money2, paymentObject } from '../public-objects.ts';
+import { formatId } from '../../domain/ids.ts';
+import { invoiceReceivableCrc, planPayment, type PaymentRefusal } from '../../domain/payments.ts';
+import { PAYMENT_METHODS, type PaymentMethodName } from '../../domain/sale-terms.ts';
+import { tenantOnly, type Tenant } from './clients.ts';
+import { recordEvent } from './events.ts';
+import {
+  lockIdempotencyKey,
+  saveIdempotent,
+  type IdempotencyInput,
+  type StoredResponse,
+} from './idempotency.ts';
+import type { InvoiceRow } from './invoices.ts';
+
+export interface PaymentRow {
+  id: number;
+  companyId: number;
+  livemode: boolean;
+  invoiceId: number;
+  clientId: number;
+  amount: string;
+  appliedAmount: string;
+  amountCrc: string;
+  currency: string;
+  exchangeRate: string;
+  method: string;
+  methodCode: string;
+  paidAt: Date;
+  reference: string | null;
+  requestId: string | null;
+  createdAt: Date;
+}
+
+export interface PaymentInput {
+  amount: string;
+  method: PaymentMethodName;
+  paidAt: Date;
+  reference: string | null;
+}
+
+export class PaymentRefused extends Error {
+  constructor(readonly refusal: PaymentRefusal) {
+    super(refusal.message);
+    this.name = 'PaymentRefused';
+  }
+}
+
+export type PaymentOutcome =
+  | { kind: 'created'; payment: PaymentRow; invoice: InvoiceRow; response: StoredResponse }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'not_found' };
+
+async function bookPayment(trx: Knex.Transaction, invoice: InvoiceRow, payment: PaymentRow): Promise<void> {
+  const [entry] = await trx('journal_entries')
+    .insert({
+      companyId: invoice.companyId,
+      livemode: invoice.livemode,
+      kind: 'payment',
+      invoiceId: invoice.id,
+      paymentId: payment.id,
+      description: `Pago ${formatId('payment', payment.id)} de la factura ${invoice.consecutivo ?? invoice.id}`,
+      currency: invoice.currency,
+      exchangeRate: invoice.exchangeRate,
+    })
+    .returning(['id']);
+  const entryId = (entry as { id: number }).id;
+  const accounts = (await trx('accounts')
+    .where({ companyId: invoice.companyId, livemode: invoice.livemode })
+    .whereIn('role', ['cash', 'receivables'])
+    .select('id', 'role')) as { id: number; role: string }[];
+  const account = (role: string) => {
+    const a = accounts.find((x) => x.role === role);
+    if (!a) throw new Error(`company ${invoice.companyId} has no ${role} account`);
+    return a.id;
+  };
+  await trx('journal_lines').insert([
+    { entryId, accountId: account('cash'), debit: payment.amountCrc, credit: 0 },
+    { entryId, accountId: account('receivables'), debit: 0, credit: payment.amountCrc },
+  ]);
+}
+
+export async function createPayment(
+  db: Knex,
+  tenantIn: Tenant,
+  invoiceId: number,
+  input: PaymentInput,
+  opts: { requestId: string | null; idempotency: IdempotencyInput | null },
+): Promise<PaymentOutcome> {
+  const tenant = tenantOnly(tenantIn);
+  return db.transaction(async (trx) => {
+    // 1. Idempotency: one request at a time per key; a finished one is replayed.
+    if (opts.idempotency) {
+      const replay = await lockIdempotencyKey(trx, tenant, opts.idempotency);
+      if (replay) return { kind: 'replay', response: replay };
+    }
+    // 2. The invoice, locked: concurrent payments of one invoice take turns.
+    const invoice = (await trx('invoices')
+      .where({ ...tenant, id: invoiceId })
+      .forUpdate()
+      .first()) as InvoiceRow | undefined;
+    if (!invoice) return { kind: 'not_found' };
+    const prior = (await trx('payments')
+      .where({ invoiceId })
+      .select(
+        trx.raw('coalesce(sum(amount_crc), 0) as paid_crc'),
+        trx.raw('coalesce(sum(amount), 0) as paid'),
+      )
+      .first()) as { paidCrc: string; paid: string };
+    const planned = planPayment({
+      status: invoice.status,
+      balanceDue: invoice.balanceDue,
+      exchangeRate: invoice.exchangeRate,
+      receivableCrc: invoiceReceivableCrc(invoice.summary, invoice.exchangeRate),
+      paidCrc: prior.paidCrc,
+      amount: input.amount,
+    });
+    if (!planned.ok) throw new PaymentRefused(planned.refusal);
+    const { plan } = planned;
+
+    // 3. The payment and its journal entry.
+    const [payment] = (await trx('payments')
+      .insert({
+        ...tenant,
+        invoiceId,
+        clientId: invoice.clientId,
+        amount: input.amount,
+        appliedAmount: plan.applied,
+        amountCrc: plan.amountCrc,
+        currency: invoice.currency,
+        exchangeRate: invoice.exchangeRate,
+        method: input.method,
+        methodCode: PAYMENT_METHODS[input.method],
+        paidAt: input.paidAt,
+        reference: input.reference,
+        requestId: opts.requestId,
+      })
+      .returning('*')) as PaymentRow[];
+    await bookPayment(trx, invoice, payment!);
+
+    // 4. Balances: the invoice's (its currency) and the client's (colones, like its issue entry).
+    const [updated] = (await trx('invoices')
+      .where({ id: invoiceId })
+      .update({ balanceDue: plan.balanceAfter, paymentStatus: plan.paymentStatus, updatedAt: trx.fn.now() })
+      .returning('*')) as InvoiceRow[];
+    await trx('clients')
+      .where({ id: invoice.clientId })
+      .update({ balance: trx.raw('balance - ?::numeric', [plan.amountCrc]), updatedAt: trx.fn.now() });
+
+    // 5. Events.
+    const body = paymentObject(payment!, updated!);
+    await recordEvent(trx, { ...tenant, type: 'payment.created', data: body, requestId: opts.requestId });
+    if (plan.paymentStatus === 'paid') {
+      const totalPaid = new Decimal(prior.paid).plus(input.amount);
+      await recordEvent(trx, {
+        ...tenant,
+        type: 'invoice.paid',
+        data: {
+          invoice_id: formatId('invoice', invoiceId),
+          amount: money2(totalPaid.toString()),
+          method: input.method,
+          // Additive fields beyond the reference's payload:
+          currency: invoice.currency,
+          payment_id: formatId('payment', payment!.id),
+          paid_at: new Date(payment!.paidAt).toISOString(),
+          client_id: formatId('client', invoice.clientId),
+          livemode: invoice.livemode,
+        },
+        requestId: opts.requestId,
+      });
+    }
+    const response = { status: 201, body };
+    if (opts.idempotency) await saveIdempotent(trx, tenant, opts.idempotency, response);
+    return { kind: 'created', payment: payment!, invoice: updated!, response };
+  });
+}
+
+export async function listPayments(db: Knex, tenant: Tenant, invoiceId: number): Promise<PaymentRow[]> {
+  return db('payments')
+    .where({ ...tenantOnly(tenant), invoiceId })
+    .orderBy('id', 'asc');
+}

@@ -1,0 +1,130 @@
+// Payments against an invoice: which invoices may be paid, how much a payment takes off the
+// balance, and what it books in colones. Pure rules; db/queries/payments.ts applies them inside
+// the transaction that locks the invoice.
+//
+// Amounts are 2-decimal strings in the invoice currency; balance_due keeps the 5 decimals of
+// TotalComprobante. A payment equal to the balance rounded to centavos settles the invoice and
+// also clears the sub-centavo remainder (482762.99999 is settled by 482763.00). Anything above
+// that rounded balance is an overpayment.
+//
+// Colones: each payment books amount × exchange rate (5 decimals, half-up), except the settling
+// one, which books exactly what is left of the invoice's receivable, so an invoice paid in full
+// leaves receivables at zero to the last decimal whatever the rate.
+import { Decimal } from 'decimal.js';
+import type { DocumentTotals } from './totals.ts';
+import { invoicePosting, postingTotal } from './chart-of-accounts.ts';
+import { PAYMENT_METHODS, type PaymentMethodName } from './sale-terms.ts';
+
+/**
+ * Invoices that may be paid: issued ones (pendiente, enviada, aceptada). A draft has no
+ * consecutivo yet and a rejected invoice does not exist for Hacienda (its balance is zero).
+ */
+export const PAYABLE_STATUSES = ['pendiente', 'enviada', 'aceptada'] as const;
+
+/** Methods a payment may name (TipoMedioPago), including recaudado_terceros. */
+export const PAYMENT_METHOD_NAMES = Object.keys(PAYMENT_METHODS) as PaymentMethodName[];
+
+/** Accepted clock skew for `paid_at` in the future. */
+export const PAID_AT_SKEW_MS = 60_000;
+
+export type PaymentRefusal =
+  | { code: 'invoice_not_payable'; message: string }
+  | { code: 'invoice_already_paid'; message: string }
+  | { code: 'payment_exceeds_balance'; message: string; balanceDue: string };
+
+export interface PaymentPlan {
+  /** Taken off balance_due (5 decimals). */
+  applied: string;
+  /** Colones booked: cash debit and receivables credit (5 decimals). */
+  amountCrc: string;
+  balanceAfter: string;
+  paymentStatus: 'partial' | 'paid';
+}
+
+export interface PaymentInput {
+  status: string;
+  balanceDue: string;
+  exchangeRate: string;
+  /** The invoice's whole receivable in colones (what its issue entry debits). */
+  receivableCrc: string;
+  /** Colones already booked by earlier payments of this invoice. */
+  paidCrc: string;
+  amount: string;
+}
+
+const fmt5 = (d: Decimal) => d.toFixed(5, Decimal.ROUND_HALF_UP);
+
+export function planPayment(
+  p: PaymentInput,
+): { ok: true; plan: PaymentPlan } | { ok: false; refusal: PaymentRefusal } {
+  if (!(PAYABLE_STATUSES as readonly string[]).includes(p.status)) {
+    const why = p.status === 'borrador' ? 'a draft must be issued first' : 'Hacienda rejected it';
+    return {
+      ok: false,
+      refusal: {
+        code: 'invoice_not_payable',
+        message: `An invoice in status ${p.status} cannot be paid: ${why}`,
+      },
+    };
+  }
+  const balance = new Decimal(p.balanceDue);
+  const balance2 = balance.toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+  const amount = new Decimal(p.amount);
+  if (balance2.lte(0)) {
+    return {
+      ok: false,
+      refusal: { code: 'invoice_already_paid', message: 'The invoice is already paid in full' },
+    };
+  }
+  if (amount.gt(balance2)) {
+    return {
+      ok: false,
+      refusal: {
+        code: 'payment_exceeds_balance',
+        message: `The amount ${amount.toFixed(2)} exceeds the balance due ${balance2.toFixed(2)}`,
+        balanceDue: balance2.toFixed(2),
+      },
+    };
+  }
+  const settles = amount.eq(balance2);
+  const applied = settles ? balance : amount;
+  const amountCrc = settles
+    ? new Decimal(p.receivableCrc).minus(p.paidCrc)
+    : amount.times(p.exchangeRate).toDecimalPlaces(5, Decimal.ROUND_HALF_UP);
+  const after = balance.minus(applied);
+  return {
+    ok: true,
+    plan: {
+      applied: fmt5(applied),
+      // A rate rounding edge can never make the booked amount non-positive.
+      amountCrc: fmt5(Decimal.max(amountCrc, new Decimal('0.00001'))),
+      balanceAfter: fmt5(after),
+      paymentStatus: after.isZero() ? 'paid' : 'partial',
+    },
+  };
+}
+
+/**
+ * The colones receivable of an invoice, computed exactly as its issue entry is
+ * (jobs/invoice-state.ts bookInvoice): goods (plus other charges), services and tax, each
+ * converted and rounded to 5 decimals, then summed.
+ */
+export function invoiceReceivableCrc(totals: DocumentTotals, exchangeRate: string): string {
+  let goods = new Decimal(0);
+  let services = new Decimal(0);
+  for (const l of totals.lines) {
+    if (l.kind === 'services') services = services.plus(l.subTotal);
+    else goods = goods.plus(l.subTotal);
+  }
+  const s = totals.summary;
+  const other = new Decimal(s.totalOtrosCargos ?? 0).minus(s.totalIVADevuelto ?? 0);
+  return postingTotal(
+    invoicePosting({
+      netGoods: goods.toFixed(5),
+      netServices: services.toFixed(5),
+      totalTax: s.totalImpuesto,
+      otherCharges: other.toFixed(5),
+      exchangeRate,
+    }),
+  );
+}

@@ -1,0 +1,29 @@
+// The event kinds integrators can subscribe to, and the envelope every webhook carries.
+// The reference names invoice.created, invoice.paid, payment.created and client.created; the
+// product adds the three Hacienda outcomes of an issued invoice.
+export const EVENT_KINDS = [
+  'invoice.created',
+  'invoice.sent',
+  'invoice.accepted',
+  'invoice.rejected',
+  'invoice.paid',
+  'payment.created',
+  'client.created',
+] as const;
+
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export function isEventKind(v: string): v is EventKind {
+  return (EVENT_KINDS as readonly string[]).includes(v);
+}
+
+/** What a receiver gets (and GET /api/v1/events/{id} shows): `id` is stable across retries. */
+export interface EventEnvelope {
+  id: string;
+  event: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** How long events stay visible through the API (and can be redelivered). */
+export const EVENT_RETENTION_DAYS = 30;

@@ -1,0 +1,73 @@
+// The webhooks part of a worker process: the `webhooks` queue, its Worker (with the custom
+// backoff strategy and error listeners) and the outbox relay's fan-out hook, which turns each
+// committed event into one job per subscribed endpoint inside the relay's transaction.
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import { fanOutEvents } from '../db/queries/webhooks.ts';
+import {
+  deliverWebhook,
+  WEBHOOK_BACKOFF,
+  WEBHOOK_JOB,
+  WEBHOOK_QUEUE,
+  webhookBackoffStrategy,
+  webhookJobOptions,
+  type WebhookJobData,
+} from './webhook-deliver.ts';
+
+export interface WebhookRuntime {
+  queue: Queue<WebhookJobData>;
+  worker: Worker<WebhookJobData, string>;
+  /** The outbox relay's `dispatchEvents` hook. */
+  dispatchEvents(trx: Knex.Transaction, eventIds: number[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startWebhooks(o: {
+  config: Config;
+  db: Knex;
+  connection: ConnectionOptions;
+  log: Logger;
+  lockDurationMs?: number;
+}): WebhookRuntime {
+  const prefix = o.config.queuePrefix;
+  const queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection: o.connection, prefix });
+  queue.on('error', (err) => o.log.error({ err, queue: WEBHOOK_QUEUE }, 'queue error'));
+  const ctx = { db: o.db, log: o.log, config: o.config, now: () => new Date() };
+  const strategy = webhookBackoffStrategy(o.config.webhooks.backoffBaseMs);
+  const worker = new Worker<WebhookJobData, string>(WEBHOOK_QUEUE, (job) => deliverWebhook(job, ctx), {
+    connection: o.connection,
+    prefix,
+    concurrency: o.config.webhooks.concurrency,
+    lockDuration: o.lockDurationMs ?? 30_000,
+    stalledInterval: Math.min(30_000, o.lockDurationMs ?? 30_000),
+    settings: {
+      backoffStrategy: (attemptsMade, type, err, job) =>
+        type === WEBHOOK_BACKOFF ? strategy(attemptsMade, type, err, job) : 1000 * 2 ** (attemptsMade - 1),
+    },
+  });
+  worker.on('error', (err) => o.log.error({ err, queue: WEBHOOK_QUEUE }, 'worker error'));
+  worker.on('failed', (job, err) =>
+    o.log.debug({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'webhook attempt failed'),
+  );
+
+  return {
+    queue,
+    worker,
+    async dispatchEvents(trx, eventIds) {
+      const targets = await fanOutEvents(trx, eventIds);
+      if (targets.length === 0) return;
+      await queue.addBulk(
+        targets.map((t) => {
+          const data: WebhookJobData = { v: 1, ...t };
+          return { name: WEBHOOK_JOB, data, opts: webhookJobOptions(o.config, data) };
+        }),
+      );
+    },
+    async close() {
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,183 @@
+// The batch API: up to 1,000 invoices per request, per-item outcomes, partial failure, repeats
+// that create nothing twice, and a processor that can run twice without harm.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from 'bullmq';
+import { pino } from 'pino';
+import { processBatch, type BatchJobData } from '../jobs/batch-process.ts';
+import type { JobContext } from '../jobs/context.ts';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { waitFor } from './helpers/wait.ts';
+
+let e: E2E;
+let s: Awaited<ReturnType<typeof seedIssuer>>;
+const pad = (n: number) => String(n).padStart(12, '0');
+let cli: string;
+let srv: string;
+
+beforeAll(async () => {
+  e = await startE2E({ simulator: { processingDelayMs: 20 } });
+  s = await seedIssuer(e.db, e.config);
+  cli = `cli_${pad(s.client.id)}`;
+  srv = `srv_${pad(s.consulting.id)}`;
+});
+afterAll(async () => {
+  await e.close();
+});
+
+const item = (extra: Record<string, unknown>) => ({
+  client_id: cli,
+  lines: [{ service_id: srv, qty: 1 }],
+  ...extra,
+});
+
+async function waitCompleted(id: string) {
+  let b: any;
+  await waitFor(async () => {
+    b = (await api(e, 'GET', `/api/v1/batches/${id}`, s.key)).json;
+    return b.status === 'completed';
+  }, 30_000);
+  return b;
+}
+
+describe('POST /api/v1/invoices/batch', () => {
+  it('records the good items, reports the bad ones, and carries the invoices to aceptada', async () => {
+    const run = Date.now();
+    const items = [
+      ...Array.from({ length: 20 }, (_, i) => item({ idempotency_key: `k-${run}-${i}` })),
+      ...Array.from({ length: 5 }, (_, i) => item({ external_id: `x-${run}-${i}` })),
+      item({ idempotency_key: `bad-qty-${run}`, lines: [{ service_id: srv, qty: 0 }] }),
+      item({ idempotency_key: `bad-srv-${run}`, lines: [{ service_id: 'srv_000099999999', qty: 1 }] }),
+      item({}),
+      item({ idempotency_key: `k-${run}-0` }),
+      item({ idempotency_key: `bad-field-${run}`, total: '5.00' }),
+    ];
+    const res = await api(e, 'POST', '/api/v1/invoices/batch', s.key, { invoices: items });
+    expect(res.status).toBe(202);
+    expect(res.json).toMatchObject({ object: 'batch', status: 'processing', total: 30 });
+    expect(res.json.id).toMatch(/^bat_\d{12}$/);
+    expect(res.headers.get('location')).toBe(`/api/v1/batches/${res.json.id}`);
+
+    const b = await waitCompleted(res.json.id);
+    if (process.env.TEST_PROGRESS) console.log('batch completed', new Date().toISOString());
+    expect(b.counts).toEqual({ pending: 0, created: 25, replayed: 0, failed: 5 });
+    const byIndex = (i: number) => b.items[i];
+    expect(byIndex(25).error.errors[0]).toMatchObject({ path: '/lines/0/qty' });
+    expect(byIndex(26).error.errors[0]).toMatchObject({
+      path: '/lines/0/service_id',
+      code: 'unknown_service',
+    });
+    expect(byIndex(27).error.errors[0]).toMatchObject({ path: '/idempotency_key', code: 'required' });
+    expect(byIndex(28).error.errors[0]).toMatchObject({ path: '/idempotency_key', code: 'duplicate' });
+    expect(byIndex(29).error.errors[0]).toMatchObject({ path: '/total', code: 'unknown_field' });
+    const created = b.items.filter((x: any) => x.status === 'created');
+    const numbers = created
+      .map((x: any) => Number(x.invoice.consecutivo.slice(10)))
+      .sort((a: number, c: number) => a - c);
+    expect(numbers).toEqual(Array.from({ length: 25 }, (_, i) => numbers[0] + i));
+    const ids = created.map((x: any) => x.invoice.id);
+    await waitFor(async () => {
+      const n = await e
+        .db('invoices')
+        .whereIn(
+          'id',
+          ids.map((id: string) => Number(id.slice(4))),
+        )
+        .where({ status: 'aceptada' })
+        .count('* as n');
+      return Number(n[0]!.n) === 25;
+    }, 60_000);
+    const entries = await e.db('journal_entries').whereIn(
+      'invoice_id',
+      ids.map((id: string) => Number(id.slice(4))),
+    );
+    expect(entries).toHaveLength(25);
+
+    // A repeated batch creates nothing twice: keyed items replay, external_id items are refused.
+    const before = Number((await e.db('invoices').count('* as n'))[0]!.n);
+    const again = await api(e, 'POST', '/api/v1/invoices/batch', s.key, { invoices: items.slice(0, 25) });
+    const b2 = await waitCompleted(again.json.id);
+    expect(b2.counts).toEqual({ pending: 0, created: 0, replayed: 20, failed: 5 });
+    expect(b2.items.slice(0, 20).map((x: any) => x.invoice.id)).toEqual(
+      b.items.slice(0, 20).map((x: any) => x.invoice.id),
+    );
+    expect(b2.items[20].error).toMatchObject({
+      code: 'duplicate_external_id',
+      existing_invoice_id: b.items[20].invoice.id,
+    });
+    expect(Number((await e.db('invoices').count('* as n'))[0]!.n)).toBe(before);
+    // And a single create with a batch item's key replays that item's invoice.
+    const single = await api(e, 'POST', '/api/v1/invoices', s.key, item({}), {
+      'idempotency-key': `k-${run}-3`,
+    });
+    expect(single.status).toBe(201);
+    expect(single.headers.get('idempotent-replayed')).toBe('true');
+    expect(single.json.id).toBe(b.items[3].invoice.id);
+  }, 120_000);
+
+  it('replays the whole batch for a repeated Idempotency-Key', async () => {
+    const key = `batch-${Date.now()}`;
+    const body = { invoices: [item({ idempotency_key: `${key}-1` })] };
+    const a = await api(e, 'POST', '/api/v1/invoices/batch', s.key, body, { 'idempotency-key': key });
+    const b = await api(e, 'POST', '/api/v1/invoices/batch', s.key, body, { 'idempotency-key': key });
+    expect(b.status).toBe(202);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(b.json.id).toBe(a.json.id);
+    const c = await api(
+      e,
+      'POST',
+      '/api/v1/invoices/batch',
+      s.key,
+      { invoices: [item({ idempotency_key: `${key}-2` })] },
+      { 'idempotency-key': key },
+    );
+    expect(c.status).toBe(422);
+  });
+
+  it('validates the envelope and isolates tenants', async () => {
+    expect((await api(e, 'POST', '/api/v1/invoices/batch', s.key, { invoices: [] })).status).toBe(422);
+    const tooMany = await api(e, 'POST', '/api/v1/invoices/batch', s.key, {
+      invoices: Array.from({ length: 1001 }, () => ({})),
+    });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.json.errors[0]).toMatchObject({ path: '/invoices', code: 'too_many_items' });
+    expect((await api(e, 'POST', '/api/v1/invoices/batch', s.key, { invoices: 'x' })).status).toBe(422);
+    const mine = await api(e, 'POST', '/api/v1/invoices/batch', s.key, {
+      invoices: [item({ idempotency_key: `iso-${Date.now()}` })],
+    });
+    const other = await seedIssuer(e.db, e.config, '3101888001');
+    expect((await api(e, 'GET', `/api/v1/batches/${mine.json.id}`, other.key)).status).toBe(404);
+  });
+});
+
+describe('the batch processor', () => {
+  it('running twice at once creates each invoice once', async () => {
+    await e.stopWorkers();
+    try {
+      const run = Date.now();
+      const items = [
+        ...Array.from({ length: 30 }, (_, i) => item({ idempotency_key: `twice-${run}-${i}` })),
+        ...Array.from({ length: 10 }, (_, i) => item({ external_id: `twice-x-${run}-${i}` })),
+      ];
+      const res = await api(e, 'POST', '/api/v1/invoices/batch', s.key, { invoices: items });
+      const batchId = Number(res.json.id.slice(4));
+      const ctx = { db: e.db, log: pino({ level: 'silent' }), config: e.config } as unknown as JobContext;
+      const job = { data: { v: 1, batchId }, updateProgress: async () => {} } as unknown as Job<BatchJobData>;
+      await Promise.all([processBatch(job, ctx), processBatch(job, ctx)]);
+      const rows = await e
+        .db('invoices')
+        .where('request_id', 'like', '%#%')
+        .whereIn(
+          'external_id',
+          items.slice(30).map((x) => x.external_id as string),
+        );
+      expect(rows).toHaveLength(10);
+      const items2 = await e.db('batch_items').where({ batchId });
+      expect(items2.every((x) => x.status === 'created')).toBe(true);
+      expect(new Set(items2.map((x) => x.invoiceId)).size).toBe(40);
+      const keyed = await e.db('idempotency_keys').where('key', 'like', `twice-${run}-%`);
+      expect(keyed).toHaveLength(30);
+    } finally {
+      await e.startWorkers();
+    }
+  });
+});

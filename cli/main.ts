@@ -6,6 +6,7 @@ import { registerCompanyCommands } from './commands/company.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerServiceCommands } from './commands/service.ts';
 import { registerDocumentCommands } from './commands/document.ts';
+import { registerImportCommand } from './commands/import.ts';
 import { CliError } from './context.ts';
 
 const program = new Command('factura')
@@ -17,6 +18,7 @@ registerCompanyCommands(program);
 registerKeyCommands(program);
 registerServiceCommands(program);
 registerDocumentCommands(program);
+registerImportCommand(program);
 
 try {
   await program.parseAsync(process.argv);

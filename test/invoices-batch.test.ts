@@ -7,6 +7,12 @@ import { processBatch, type BatchJobData } from '../jobs/batch-process.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { TEST_SECRETS_KEY } from './helpers/app.ts';
 
 let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;
@@ -180,4 +186,60 @@ describe('the batch processor', () => {
       await e.startWorkers();
     }
   });
+});
+
+describe('npm run cli -- import', () => {
+  it('sends a JSON-lines file through the batch API, reports failures by line, and is safe to repeat', async () => {
+    const run = Date.now();
+    const lines = Array.from({ length: 60 }, (_, i) =>
+      JSON.stringify(
+        i === 10
+          ? item({ idempotency_key: `imp-${run}-${i}`, lines: [] })
+          : item({ idempotency_key: `imp-${run}-${i}` }),
+      ),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'import-'));
+    const file = join(dir, 'invoices.jsonl');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const runImport = async () => {
+      try {
+        const r = await promisify(execFile)(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            'cli/main.ts',
+            'import',
+            '--file',
+            file,
+            '--key',
+            s.key,
+            '--url',
+            e.apiUrl,
+            '--batch-size',
+            '25',
+            '--wait',
+            'accepted',
+            '--json',
+          ],
+          { env: { ...process.env, NODE_ENV: 'test', SECRETS_KEY: TEST_SECRETS_KEY } },
+        );
+        return { code: 0, out: r.stdout };
+      } catch (err) {
+        const x = err as { code: number; stdout: string };
+        return { code: x.code, out: x.stdout };
+      }
+    };
+    const before = Number((await e.db('invoices').count('* as n'))[0]!.n);
+    const first = await runImport();
+    expect(first.code).toBe(1);
+    const summary = JSON.parse(first.out);
+    expect(summary).toMatchObject({ total: 60, recorded: 59, failed: 1, accepted: 59, rejected: 0 });
+    expect(summary.batches).toHaveLength(3);
+    expect(summary.failures[0]).toMatchObject({ line: 11 });
+    expect(Number((await e.db('invoices').count('* as n'))[0]!.n)).toBe(before + 59);
+    const second = JSON.parse((await runImport()).out);
+    expect(second).toMatchObject({ recorded: 59, failed: 1, accepted: 59 });
+    expect(Number((await e.db('invoices').count('* as n'))[0]!.n)).toBe(before + 59);
+  }, 120_000);
 });

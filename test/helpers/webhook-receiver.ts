@@ -23,6 +23,8 @@ export interface Receiver {
   secrets: string[];
   /** Status to answer for the n-th request (0-based); 200 by default. */
   respond: (n: number, r: Received) => number;
+  /** How long to wait before answering the n-th request (ms); 0 by default. */
+  delay: (n: number) => number;
   ofKind(event: string): Received[];
   stop(): Promise<void>;
   restart(): Promise<void>;
@@ -37,6 +39,7 @@ export async function startReceiver(secrets: string[] = []): Promise<Receiver> {
     received: [],
     secrets,
     respond: () => 200,
+    delay: () => 0,
     ofKind: (event) => r.received.filter((x) => x.body.event === event),
     async stop() {
       server.closeAllConnections();
@@ -68,8 +71,14 @@ export async function startReceiver(secrets: string[] = []): Promise<Receiver> {
         const n = r.received.length;
         r.received.push(got);
         const status = r.respond(n, got);
-        res.writeHead(status, { 'content-type': 'text/plain' });
-        res.end(status >= 200 && status < 300 ? 'ok' : `nope ${status}`);
+        const answer = () => {
+          if (res.destroyed) return;
+          res.writeHead(status, { 'content-type': 'text/plain' });
+          res.end(status >= 200 && status < 300 ? 'ok' : `nope ${status}`);
+        };
+        const wait = r.delay(n);
+        if (wait > 0) setTimeout(answer, wait).unref();
+        else answer();
       });
     });
   server = make();

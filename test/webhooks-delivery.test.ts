@@ -1,0 +1,316 @@
+// Webhook delivery end to end: API → events → outbox relay → `webhooks` queue → a real HTTP
+// receiver (node:http on 127.0.0.1) that verifies every signature and timestamp with the
+// exported helper. Every event kind with its documented payload; retries with growing backoff
+// (schedule shortened through config); secret rotation; 410 Gone; timeouts; redelivery; a job
+// that runs twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatId } from '../domain/ids.ts';
+import { EVENT_KINDS } from '../domain/webhook-events.ts';
+import { webhookJobId, WEBHOOK_JOB } from '../jobs/webhook-deliver.ts';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
+import { waitFor } from './helpers/wait.ts';
+
+let e: E2E;
+let s: Awaited<ReturnType<typeof seedIssuer>>;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  e = await startE2E({ env: { WEBHOOK_BACKOFF_BASE_MS: '100', WEBHOOK_TIMEOUT_MS: '1000' } });
+  s = await seedIssuer(e.db, e.config);
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await e.close();
+});
+
+async function receiver(events: readonly string[]): Promise<{ r: Receiver; endpoint: any }> {
+  const r = await startReceiver();
+  receivers.push(r);
+  const res = await api(e, 'POST', '/api/v1/webhook_endpoints', s.key, { url: r.url, events });
+  expect(res.status).toBe(201);
+  r.secrets.push(res.json.secret);
+  return { r, endpoint: res.json };
+}
+
+let clientSeq = 0;
+async function createClient(): Promise<any> {
+  clientSeq += 1;
+  const res = await api(e, 'POST', '/api/v1/clients', s.key, {
+    cedula: `2-0${clientSeq}00-0${clientSeq}00`,
+    name: `Cliente Webhook ${clientSeq}`,
+  });
+  expect(res.status).toBe(201);
+  return res.json;
+}
+
+async function invoiceReaching(status: string): Promise<any> {
+  const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+    client_id: formatId('client', s.client.id),
+    lines: [{ service_id: formatId('service', s.consulting.id), qty: 3 }],
+  });
+  expect(res.status).toBe(201);
+  let last: any;
+  await waitFor(
+    async () => {
+      last = (await api(e, 'GET', `/api/v1/invoices/${res.json.id}`, s.key)).json;
+      return last.status === status;
+    },
+    20_000,
+    100,
+    `invoice to reach ${status}`,
+  );
+  return last;
+}
+
+const deliveries = async (endpointId: string) =>
+  (await api(e, 'GET', `/api/v1/webhook_endpoints/${endpointId}/deliveries`, s.key)).json.data as any[];
+
+describe('a receiver subscribed to every event kind', () => {
+  let all: Receiver;
+  let client: any;
+  let accepted: any;
+  let rejected: any;
+
+  beforeAll(async () => {
+    ({ r: all } = await receiver(EVENT_KINDS));
+    client = await createClient();
+    accepted = await invoiceReaching('aceptada');
+    const pay = await api(e, 'POST', `/api/v1/invoices/${accepted.id}/payments`, s.key, {
+      amount: '113.00',
+      method: 'sinpe_movil',
+      reference: 'SINPE 88776655',
+    });
+    expect(pay.status).toBe(201);
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    try {
+      rejected = await invoiceReaching('rechazada');
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    await waitFor(() => EVENT_KINDS.every((k) => all.ofKind(k).length > 0), 15_000, 50, 'every event kind');
+    await waitFor(() => all.ofKind('invoice.rejected').some((x) => x.body.data.id === rejected.id), 15_000);
+  });
+
+  it('verifies every request: signature, timestamp, headers and envelope', () => {
+    expect(all.received.length).toBeGreaterThanOrEqual(EVENT_KINDS.length);
+    for (const got of all.received) {
+      expect(got.verified, got.raw).toMatchObject({ ok: true });
+      expect(got.headers['service-signature']).toMatch(/^t=\d+, v1=[0-9a-f]{64}$/);
+      expect(
+        Math.abs(Number(/t=(\d+)/.exec(got.headers['service-signature'] as string)![1]) - got.at / 1000),
+      ).toBeLessThan(5);
+      expect(got.headers['content-type']).toBe('application/json');
+      expect(got.headers['user-agent']).toMatch(/^factura-cr-webhooks\//);
+      expect(got.headers['service-event-id']).toBe(got.body.id);
+      expect(Object.keys(got.body).sort()).toEqual(['created_at', 'data', 'event', 'id']);
+      expect(got.body.id).toMatch(/^evt_\d{12}$/);
+      expect(got.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    }
+  });
+
+  it('client.created carries the client object', () => {
+    const [got] = all.ofKind('client.created').filter((x) => x.body.data.id === client.id);
+    expect(got!.body.data).toEqual(client);
+  });
+
+  it('invoice.created, invoice.sent, invoice.accepted carry the invoice object in that state', () => {
+    const of = (k: string) => all.ofKind(k).find((x) => x.body.data.id === accepted.id)!.body.data;
+    expect(of('invoice.created')).toMatchObject({ object: 'invoice', status: 'pendiente', total: '113.00' });
+    expect(of('invoice.sent')).toMatchObject({ object: 'invoice', status: 'enviada', clave: accepted.clave });
+    expect(of('invoice.accepted')).toMatchObject({
+      object: 'invoice',
+      status: 'aceptada',
+      consecutivo: accepted.consecutivo,
+      hacienda: { status: 'aceptado' },
+    });
+  });
+
+  it('invoice.rejected carries the readable reason', () => {
+    const data = all.ofKind('invoice.rejected').find((x) => x.body.data.id === rejected.id)!.body.data;
+    expect(data).toMatchObject({ object: 'invoice', status: 'rechazada', balance_due: '0.00' });
+    expect(data.rejection_reason.message.length).toBeGreaterThan(10);
+    expect(data.rejection_reason.items.length).toBeGreaterThan(0);
+  });
+
+  it('payment.created carries the payment; invoice.paid exactly the reference payload (plus additive fields)', () => {
+    const payment = all.ofKind('payment.created')[0]!.body.data;
+    expect(payment).toMatchObject({
+      object: 'payment',
+      invoice_id: accepted.id,
+      amount: '113.00',
+      method: 'sinpe_movil',
+      method_code: '06',
+      reference: 'SINPE 88776655',
+      invoice_balance_due: '0.00',
+      invoice_payment_status: 'paid',
+    });
+    expect(payment.id).toMatch(/^pay_\d{12}$/);
+    const paid = all.ofKind('invoice.paid');
+    expect(paid).toHaveLength(1);
+    expect(paid[0]!.body.data).toMatchObject({
+      invoice_id: accepted.id,
+      amount: '113.00',
+      method: 'sinpe_movil',
+    });
+    expect(paid[0]!.body.data.amount).toMatch(/^\d+\.\d{2}$/);
+  });
+
+  it('GET /api/v1/events shows the same envelopes the receiver got', async () => {
+    const got = all.ofKind('invoice.paid')[0]!.body;
+    const ev = (await api(e, 'GET', `/api/v1/events/${got.id}`, s.key)).json;
+    expect({ id: ev.id, event: ev.event, created_at: ev.created_at, data: ev.data }).toEqual(got);
+    const listed = (await api(e, 'GET', '/api/v1/events?type=invoice.paid', s.key)).json;
+    expect(listed.data.map((x: any) => x.id)).toEqual([got.id]);
+  });
+
+  it('a redelivery sends the same event (same id and body) again, now', async () => {
+    const original = all.ofKind('client.created').find((x) => x.body.data.id === client.id)!;
+    const endpoints = (await api(e, 'GET', '/api/v1/webhook_endpoints', s.key)).json.data;
+    const mine = endpoints.find((x: any) => x.url === all.url);
+    const res = await api(e, 'POST', `/api/v1/events/${original.body.id}/redeliver`, s.key, {
+      endpoint_id: mine.id,
+    });
+    expect(res.status).toBe(202);
+    expect(res.json.endpoint_ids).toEqual([mine.id]);
+    await waitFor(() => all.received.filter((x) => x.body.id === original.body.id).length === 2, 10_000);
+    const again = all.received.filter((x) => x.body.id === original.body.id)[1]!;
+    expect(again.raw).toBe(original.raw);
+    expect(again.verified.ok).toBe(true);
+    await waitFor(async () => {
+      const d = (await deliveries(mine.id)).find((x) => x.event_id === original.body.id);
+      return d?.status === 'delivered' && d.redeliveries === 1;
+    }, 10_000);
+    const d = (await deliveries(mine.id)).find((x) => x.event_id === original.body.id);
+    expect(d.attempts.map((a: any) => [a.round, a.status_code])).toEqual([
+      [0, 200],
+      [1, 200],
+    ]);
+  });
+
+  it('a delivery job that runs again sends nothing more', async () => {
+    const original = all.ofKind('invoice.paid')[0]!;
+    const endpoint = (await e.db('webhook_endpoints').where({ url: all.url }).first()) as { id: number };
+    const data = {
+      v: 1 as const,
+      eventId: Number(original.body.id.slice(4)),
+      endpointId: endpoint.id,
+      round: 0,
+    };
+    const job = await e.runtime!.webhooks.queue.add(WEBHOOK_JOB, data, { jobId: webhookJobId(data) });
+    await waitFor(async () => (await job.getState()) === 'completed', 10_000, 50, 'the repeated job');
+    const done = await e.runtime!.webhooks.queue.getJob(job.id!);
+    expect(done?.returnvalue).toBe('already delivered');
+    expect(all.received.filter((x) => x.body.id === original.body.id)).toHaveLength(1);
+  });
+});
+
+describe('retries', () => {
+  it('a receiver failing its first 3 attempts gets the event a 4th time, same id; attempts are listed and spaced further apart each time', async () => {
+    const { r, endpoint } = await receiver(['client.created']);
+    r.respond = (n) => (n < 3 ? 500 : 200);
+    await createClient();
+    await waitFor(
+      async () => (await deliveries(endpoint.id))[0]?.status === 'delivered',
+      15_000,
+      50,
+      'delivered',
+    );
+    expect(r.received).toHaveLength(4);
+    expect(new Set(r.received.map((x) => x.body.id)).size).toBe(1);
+    expect(new Set(r.received.map((x) => x.raw)).size).toBe(1);
+    expect(r.received.every((x) => x.verified.ok)).toBe(true);
+    const gaps = r.received.slice(1).map((x, i) => x.at - r.received[i]!.at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(80); // base 100 ms, −20% jitter at most
+    expect(gaps[1]).toBeGreaterThan(gaps[0]!);
+    expect(gaps[2]).toBeGreaterThan(gaps[1]!);
+
+    const [d] = await deliveries(endpoint.id);
+    expect(d).toMatchObject({
+      status: 'delivered',
+      attempt_count: 4,
+      last_status_code: 200,
+      next_attempt_at: null,
+    });
+    expect(d.attempts.map((a: any) => a.attempt)).toEqual([1, 2, 3, 4]);
+    expect(d.attempts.map((a: any) => a.status_code)).toEqual([500, 500, 500, 200]);
+    expect(d.attempts[0].response_excerpt).toBe('nope 500');
+    for (const a of d.attempts) expect(a.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(r.received.map((x) => x.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4']);
+    // Nothing left to retry.
+    const counts = await e.runtime!.webhooks.queue.getJobCounts('waiting', 'delayed', 'active');
+    expect(counts).toEqual({ waiting: 0, delayed: 0, active: 0 });
+  });
+
+  it('a receiver slower than the timeout is a failed attempt, retried', async () => {
+    const { r, endpoint } = await receiver(['client.created']);
+    r.delay = (n) => (n === 0 ? 1500 : 0);
+    await createClient();
+    await waitFor(
+      async () => (await deliveries(endpoint.id))[0]?.status === 'delivered',
+      15_000,
+      50,
+      'delivered',
+    );
+    const [d] = await deliveries(endpoint.id);
+    expect(d.attempts[0]).toMatchObject({ status_code: null, error: 'timed out after 1000 ms' });
+    expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(990);
+    expect(d.attempts[1]).toMatchObject({ status_code: 200, error: null });
+  });
+
+  it('410 Gone disables the endpoint and stops retrying', async () => {
+    const { r, endpoint } = await receiver(['client.created']);
+    r.respond = () => 410;
+    await createClient();
+    await waitFor(
+      async () =>
+        (await api(e, 'GET', `/api/v1/webhook_endpoints/${endpoint.id}`, s.key)).json.status === 'disabled',
+      10_000,
+    );
+    const ep = (await api(e, 'GET', `/api/v1/webhook_endpoints/${endpoint.id}`, s.key)).json;
+    expect(ep.disabled_reason).toMatch(/410/);
+    const [d] = await deliveries(endpoint.id);
+    expect(d).toMatchObject({ status: 'failed', attempt_count: 1, last_status_code: 410 });
+    // Later events do not go to a disabled endpoint.
+    const { r: witness } = await receiver(['client.created']);
+    const later = await createClient();
+    await waitFor(() => witness.received.some((x) => x.body.data.id === later.id), 10_000);
+    expect(r.received).toHaveLength(1);
+    expect(await deliveries(endpoint.id)).toHaveLength(1);
+  });
+});
+
+describe('secret rotation', () => {
+  it('during the overlap a receiver holding either secret verifies; after it, only the new one', async () => {
+    const { r, endpoint } = await receiver(['client.created']);
+    const oldSecret = endpoint.secret;
+    const rot = await api(e, 'POST', `/api/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, s.key);
+    expect(rot.status).toBe(200);
+    const newSecret = rot.json.secret;
+    r.secrets.splice(0, r.secrets.length, oldSecret, newSecret);
+
+    const during = await createClient();
+    await waitFor(() => r.received.some((x) => x.body.data.id === during.id), 10_000);
+    const a = r.received.find((x) => x.body.data.id === during.id)!;
+    expect(a.headers['service-signature']).toMatch(/^t=\d+, v1=[0-9a-f]{64}, v1=[0-9a-f]{64}$/);
+    expect(a.perSecret.map((v) => v.ok)).toEqual([true, true]);
+
+    // The overlap ends (24 h later, simulated): only the new secret signs.
+    await e
+      .db('webhook_endpoints')
+      .where({ id: Number(endpoint.id.slice(3)) })
+      .update({ previousSecretExpiresAt: e.db.raw(`now() - interval '1 second'`) });
+    const after = await createClient();
+    await waitFor(() => r.received.some((x) => x.body.data.id === after.id), 10_000);
+    const b = r.received.find((x) => x.body.data.id === after.id)!;
+    expect(b.headers['service-signature']).toMatch(/^t=\d+, v1=[0-9a-f]{64}$/);
+    expect(b.perSecret).toEqual([
+      { ok: false, reason: 'no_matching_signature' },
+      { ok: true, timestamp: expect.any(Number) },
+    ]);
+    expect(
+      (await api(e, 'GET', `/api/v1/webhook_endpoints/${endpoint.id}`, s.key)).json
+        .previous_secret_expires_at,
+    ).toBeNull();
+  });
+});

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
+import { Problem } from '../schemas/common.ts';
 import type { AppDeps } from '../app.ts';
 
 const Health = Type.Object({ status: Type.String() });
@@ -22,13 +23,23 @@ async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 export default async function healthRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   app.get(
     '/health',
-    { config: { public: true }, schema: { tags: ['operations'], response: { 200: Health } } },
+    {
+      config: { public: true },
+      schema: { tags: ['operations'], summary: 'Liveness: the process answers', response: { 200: Health } },
+    },
     async () => ({ status: 'ok' }),
   );
 
   app.get(
     '/ready',
-    { config: { public: true }, schema: { tags: ['operations'], response: { 200: Ready } } },
+    {
+      config: { public: true },
+      schema: {
+        tags: ['operations'],
+        summary: 'Readiness: Postgres and Redis answer (503 with Retry-After when not)',
+        response: { 200: Ready, 503: Problem },
+      },
+    },
     async () => {
       const checks: Record<string, string> = {};
       const [pg, redis] = await Promise.allSettled([

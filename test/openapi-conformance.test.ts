@@ -1,0 +1,329 @@
+// The OpenAPI document and the API agree. /openapi.json validates as OpenAPI 3.1 (and its
+// examples against their own schemas); then every documented operation is driven for real over
+// HTTP (API, workers and the Hacienda simulator, invoices flowing to `aceptada`) and each answer
+// must have a documented status, the documented media type and a body that the documented schema
+// accepts (Ajv, JSON Schema 2020-12). Every operation must be seen succeeding at least once, and
+// answering 401 without a key: a route added without a driver here fails this test.
+import { createServer, type Server } from 'node:http';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { waitFor } from './helpers/wait.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+type Json = Record<string, any>;
+type Res = Awaited<ReturnType<typeof api>>;
+
+let e: E2E;
+let s: Awaited<ReturnType<typeof seedIssuer>>;
+let doc: Json;
+let receiver: Server;
+let receiverUrl: string;
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+const seen = new Map<string, Set<number>>();
+const pad = (n: number) => String(n).padStart(12, '0');
+
+beforeAll(async () => {
+  e = await startE2E();
+  s = await seedIssuer(e.db, e.config);
+  doc = (await (await fetch(`${e.apiUrl}/openapi.json`)).json()) as Json;
+  receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200).end('ok'));
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`;
+});
+afterAll(async () => {
+  await new Promise((r) => receiver?.close(r));
+  await e?.close();
+});
+
+function operation(method: string, path: string): Json | undefined {
+  return doc.paths?.[path]?.[method.toLowerCase()];
+}
+
+/** Asserts that a real answer is what the document says for this operation and status. */
+function check(method: string, path: string, res: Res): Res {
+  const op = operation(method, path);
+  expect(op, `${method} ${path} is not documented`).toBeDefined();
+  const where = `${method} ${path} → ${res.status}`;
+  const documented = op!.responses[String(res.status)] as Json | undefined;
+  expect(documented, `${where}: status not documented (body ${res.text.slice(0, 300)})`).toBeDefined();
+  const key = `${method} ${path}`;
+  if (!seen.has(key)) seen.set(key, new Set());
+  seen.get(key)!.add(res.status);
+  if (!documented!.content) {
+    expect(res.text, `${where}: undocumented body`).toBe('');
+    return res;
+  }
+  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  const media = documented!.content[type] as Json | undefined;
+  expect(
+    media,
+    `${where}: content type ${type} not documented (${Object.keys(documented!.content)})`,
+  ).toBeDefined();
+  const body = type.endsWith('json') ? JSON.parse(res.text) : res.text;
+  const validate = ajv.compile(media!.schema);
+  expect(validate(body), `${where}: ${JSON.stringify(validate.errors?.slice(0, 5))}`).toBe(true);
+  if (path.startsWith('/api/') && res.status !== 401) {
+    expect(res.headers.get('ratelimit-policy'), `${where}: RateLimit-Policy`).toMatch(/^\d+;w=1$/);
+  }
+  return res;
+}
+
+async function drive(
+  method: string,
+  path: string,
+  url: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) {
+  return check(method, path, await api(e, method, url, s.key, body, headers));
+}
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('documents every operation with its errors, security and an example per response', () => {
+    const ops = Object.entries(doc.paths as Json).flatMap(([p, item]) =>
+      Object.entries(item as Json).map(([m, op]) => ({ p, m, op: op as Json })),
+    );
+    expect(ops.length).toBeGreaterThanOrEqual(20);
+    for (const { p, m, op } of ops) {
+      const where = `${m.toUpperCase()} ${p}`;
+      expect(op.summary ?? op.description, `${where}: summary`).toBeTruthy();
+      if (!p.startsWith('/api/')) continue;
+      expect(op.security, `${where}: security`).toEqual([{ bearerAuth: [] }]);
+      for (const status of ['401', '403', '429', '503']) {
+        expect(
+          op.responses[status]?.content?.['application/problem+json'],
+          `${where}: ${status}`,
+        ).toBeDefined();
+      }
+      expect(op.responses['429'].headers['Retry-After'], `${where}: Retry-After`).toBeDefined();
+      for (const [status, r] of Object.entries(op.responses as Json)) {
+        for (const [type, media] of Object.entries(((r as Json).content ?? {}) as Json)) {
+          const m2 = media as Json;
+          const example = m2.example ?? Object.values((m2.examples ?? {}) as Json)[0]?.value;
+          expect(example, `${where} ${status} ${type}: example`).toBeDefined();
+          if (type.endsWith('json')) {
+            const validate = ajv.compile(m2.schema);
+            expect(validate(example), `${where} ${status}: example ${JSON.stringify(validate.errors)}`).toBe(
+              true,
+            );
+          }
+        }
+      }
+      const body = op.requestBody?.content?.['application/json'];
+      if (body) expect(body.example ?? body.examples ?? body.schema, `${where}: request body`).toBeDefined();
+    }
+  });
+});
+
+describe('the docs page', () => {
+  it('/docs serves Swagger UI from this server only (works offline)', async () => {
+    const page = await fetch(`${e.apiUrl}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toMatch(/swagger-ui/i);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const a of assets) {
+      expect(a, 'no external assets').not.toMatch(/^(https?:)?\/\//);
+      const res = await fetch(new URL(a, `${e.apiUrl}/docs/`));
+      expect(res.status, a).toBe(200);
+    }
+    const init = await (await fetch(`${e.apiUrl}/docs/static/swagger-initializer.js`)).text();
+    expect(init).toMatch(/json/);
+  });
+});
+
+describe('real responses match the documented schemas', () => {
+  it('drives every documented operation', async () => {
+    // Operations, health, the Hacienda callback (a bad token is acknowledged, not trusted).
+    check('GET', '/health', await api(e, 'GET', '/health', ''));
+    check('GET', '/ready', await api(e, 'GET', '/ready', ''));
+    check(
+      'POST',
+      '/hacienda/callback',
+      await api(e, 'POST', '/hacienda/callback?t=nope', '', { clave: '5'.repeat(50) }),
+    );
+
+    // Company, keys.
+    await drive('GET', '/api/v1/company', '/api/v1/company');
+    const key = (
+      await drive('POST', '/api/v1/keys', '/api/v1/keys', { name: 'conformance', scopes: ['read:clients'] })
+    ).json;
+    await drive('POST', '/api/v1/keys', '/api/v1/keys', { scopes: ['nope'] });
+    await drive('GET', '/api/v1/keys', '/api/v1/keys');
+    await drive('POST', '/api/v1/keys/{id}/roll', `/api/v1/keys/${key.id}/roll`, { grace_period_seconds: 0 });
+    await drive('DELETE', '/api/v1/keys/{id}', `/api/v1/keys/${key.id}`);
+    await drive('POST', '/api/v1/keys/{id}/roll', `/api/v1/keys/${key.id}/roll`, {});
+    await drive('DELETE', '/api/v1/keys/{id}', '/api/v1/keys/key_000000999999');
+
+    // Clients and services.
+    const client = (
+      await drive('POST', '/api/v1/clients', '/api/v1/clients', {
+        cedula: '3-101-654321',
+        name: 'Comercializadora del Valle S.A.',
+        email: 'facturas@valle.example',
+        addresses: [{ provincia: '1', canton: '01', distrito: '01', otras_senas: 'Avenida 2, calle 5' }],
+      })
+    ).json;
+    await drive('POST', '/api/v1/clients', '/api/v1/clients', {
+      cedula: '3-101-654321',
+      name: 'Otra vez S.A.',
+    });
+    await drive('POST', '/api/v1/clients', '/api/v1/clients', { cedula: '1', name: 'x' });
+    await drive('GET', '/api/v1/clients/{id}', `/api/v1/clients/${client.id}`);
+    await drive('GET', '/api/v1/clients/{id}', '/api/v1/clients/cli_000000999999');
+    await drive('GET', '/api/v1/clients', '/api/v1/clients?name=valle');
+    await drive('GET', '/api/v1/clients', '/api/v1/clients?limit=0');
+    const service = (
+      await drive('POST', '/api/v1/services', '/api/v1/services', {
+        cabys: '8314100000000',
+        description: 'Soporte técnico',
+        unit: 'Sp',
+        iva_rate_code: '08',
+        price: '15000.00',
+      })
+    ).json;
+    await drive('GET', '/api/v1/services/{id}', `/api/v1/services/${service.id}`);
+    await drive('GET', '/api/v1/services/{id}', '/api/v1/services/srv_000000999999');
+    await drive('GET', '/api/v1/services', '/api/v1/services');
+
+    // Invoices: one issued and accepted, one draft issued later.
+    const cli = `cli_${pad(s.client.id)}`;
+    const srv = `srv_${pad(s.consulting.id)}`;
+    const invoice = (
+      await drive('POST', '/api/v1/invoices', '/api/v1/invoices', {
+        client_id: cli,
+        lines: [{ service_id: srv, qty: 2, unit_price: '1500.00' }],
+      })
+    ).json;
+    await drive('POST', '/api/v1/invoices', '/api/v1/invoices', { client_id: cli, lines: [] });
+    const draft = (
+      await drive('POST', '/api/v1/invoices', '/api/v1/invoices', {
+        client_id: cli,
+        send: false,
+        lines: [{ service_id: srv, qty: 1 }],
+      })
+    ).json;
+    await drive('GET', '/api/v1/invoices/{id}/xml', `/api/v1/invoices/${draft.id}/xml`);
+    await drive('POST', '/api/v1/invoices/{id}/send', `/api/v1/invoices/${draft.id}/send`);
+    await drive('POST', '/api/v1/invoices/{id}/send', `/api/v1/invoices/${draft.id}/send`);
+    let read: Res | undefined;
+    await waitFor(
+      async () => {
+        read = await drive('GET', '/api/v1/invoices/{id}', `/api/v1/invoices/${invoice.id}`);
+        return read.json.status === 'aceptada';
+      },
+      30_000,
+      200,
+      'the invoice to be accepted',
+    );
+    await drive('GET', '/api/v1/invoices/{id}', `/api/v1/invoices/${invoice.id}`, undefined, {
+      'if-none-match': read!.headers.get('etag')!,
+    });
+    await drive('GET', '/api/v1/invoices/{id}', '/api/v1/invoices/inv_000000999999');
+    await drive('GET', '/api/v1/invoices', '/api/v1/invoices?status=aceptada');
+    await drive('GET', '/api/v1/invoices/{id}/xml', `/api/v1/invoices/${invoice.id}/xml`);
+    await drive('GET', '/api/v1/invoices/{id}/response', `/api/v1/invoices/${invoice.id}/response`);
+
+    // Usage.
+    await drive('GET', '/api/v1/usage', '/api/v1/usage?granularity=minute');
+    await drive('GET', '/api/v1/usage', '/api/v1/usage?granularity=week');
+    await drive('GET', '/api/v1/usage/keys', '/api/v1/usage/keys');
+
+    // Batches, payments, webhooks and events, where this build has them.
+    if (operation('POST', '/api/v1/invoices/batch')) {
+      const batch = (
+        await drive('POST', '/api/v1/invoices/batch', '/api/v1/invoices/batch', {
+          invoices: [{ client_id: cli, lines: [{ service_id: srv, qty: 1 }], idempotency_key: 'conf-1' }],
+        })
+      ).json;
+      await drive('GET', '/api/v1/batches/{id}', `/api/v1/batches/${batch.id}`);
+    }
+    if (operation('POST', '/api/v1/invoices/{id}/payments')) {
+      await drive('POST', '/api/v1/invoices/{id}/payments', `/api/v1/invoices/${invoice.id}/payments`, {
+        amount: '100.00',
+        method: 'sinpe_movil',
+      });
+      await drive('POST', '/api/v1/invoices/{id}/payments', `/api/v1/invoices/${invoice.id}/payments`, {
+        amount: '99999999.00',
+        method: 'sinpe_movil',
+      });
+      await drive('GET', '/api/v1/invoices/{id}/payments', `/api/v1/invoices/${invoice.id}/payments`);
+    }
+    if (operation('POST', '/api/v1/webhook_endpoints')) {
+      const ep = (
+        await drive('POST', '/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints', {
+          url: receiverUrl,
+          events: ['invoice.created', 'client.created'],
+        })
+      ).json;
+      await drive('GET', '/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints');
+      await drive('GET', '/api/v1/webhook_endpoints/{id}', `/api/v1/webhook_endpoints/${ep.id}`);
+      await drive('POST', '/api/v1/webhook_endpoints/{id}', `/api/v1/webhook_endpoints/${ep.id}`, {
+        description: 'conformance',
+      });
+      await drive(
+        'POST',
+        '/api/v1/webhook_endpoints/{id}/rotate_secret',
+        `/api/v1/webhook_endpoints/${ep.id}/rotate_secret`,
+      );
+      await drive('POST', '/api/v1/clients', '/api/v1/clients', {
+        cedula: '1-1111-1111',
+        name: 'Evento Uno',
+      });
+      await drive(
+        'GET',
+        '/api/v1/webhook_endpoints/{id}/deliveries',
+        `/api/v1/webhook_endpoints/${ep.id}/deliveries`,
+      );
+      const events = (await drive('GET', '/api/v1/events', '/api/v1/events')).json;
+      const event = events.data[0];
+      expect(event, 'an event to read').toBeDefined();
+      await drive('GET', '/api/v1/events/{id}', `/api/v1/events/${event.id}`);
+      await drive('POST', '/api/v1/events/{id}/redeliver', `/api/v1/events/${event.id}/redeliver`, {});
+      await drive('GET', '/api/v1/events/{id}', '/api/v1/events/evt_000000999999');
+      await drive('DELETE', '/api/v1/webhook_endpoints/{id}', `/api/v1/webhook_endpoints/${ep.id}`);
+    }
+
+    // Without a key every /api operation answers a documented 401.
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      if (!path.startsWith('/api/')) continue;
+      for (const method of Object.keys(item as Json)) {
+        const url = path.replace(/\{[^}]+\}/g, 'x_000000000001');
+        const res = await api(
+          e,
+          method.toUpperCase(),
+          url,
+          '',
+          method === 'get' || method === 'delete' ? undefined : {},
+        );
+        expect(res.status, `${method} ${path} without a key`).toBe(401);
+        check(method.toUpperCase(), path, res);
+      }
+    }
+
+    // Coverage: every documented operation answered with success at least once.
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      for (const method of Object.keys(item as Json)) {
+        const statuses = seen.get(`${method.toUpperCase()} ${path}`) ?? new Set();
+        if (![...statuses].some((st) => st < 400)) missing.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(missing, 'operations never driven to a success: add them to this test').toEqual([]);
+  });
+});

@@ -33,6 +33,9 @@ const runtime = await startRuntime({
   db,
   connection: bullConnection(config.redisUrl) as ConnectionOptions,
   log,
+  statusPoll: { baseMs: config.workers.statusPollBaseMs, maxMs: config.workers.statusPollMaxMs },
+  reconcile: { everyMs: config.workers.reconcileEveryMs, staleMs: config.workers.reconcileStaleMs },
+  lockDurationMs: config.workers.lockMs,
 });
 log.info({ queues: Object.keys(runtime.queues) }, 'workers started');
 

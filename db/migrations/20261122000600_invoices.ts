@@ -74,6 +74,8 @@ export async function up(knex: Knex): Promise<void> {
       'invoices_issued_fields_check',
     );
     t.check('balance_due >= 0 and balance_due <= total', [], 'invoices_balance_due_check');
+    // The consecutivo's number has 10 digits.
+    t.check('number between 1 and 9999999999', [], 'invoices_number_check');
   });
   await knex.raw(`create unique index invoices_number_key on invoices
     (company_id, livemode, doc_type, branch, terminal, number) where number is not null`);

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { Queue } from 'bullmq';
 import type { Config } from '../config/index.ts';
 import { registerAuth } from './auth.ts';
+import { KeyCache } from './key-cache.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerValidation } from './validation.ts';
 import healthRoutes from './routes/health.ts';
@@ -70,7 +71,12 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   app.removeContentTypeParser('text/plain');
   registerValidation(app);
   registerErrorHandling(app);
-  registerAuth(app, deps.db);
+  const keyCache = new KeyCache();
+  const unfollow = await keyCache.follow(deps.redis, (err) =>
+    app.log.warn({ err }, 'key cache subscription error'),
+  );
+  app.addHook('onClose', async () => unfollow());
+  registerAuth(app, deps.db, keyCache);
   // Rate limits, usage counting and metrics (after auth: they work per key).
   registerRateLimit(app, { redis: deps.redis, queuePrefix: deps.config.queuePrefix });
   const usage = createUsageRecorder({ ...deps, queuePrefix: deps.config.queuePrefix, log: app.log });

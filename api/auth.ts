@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { findKeyBySecret, touchApiKey } from '../db/queries/api-keys.ts';
 import { API_KEY_RE, planIncludesApi, type Scope } from '../domain/scopes.ts';
 import { ApiError } from './errors.ts';
+import type { KeyCache } from './key-cache.ts';
 
 export interface AuthContext {
   keyId: number;
@@ -41,7 +42,7 @@ function unauthorized(
   return new ApiError(code, detail, { headers: { 'www-authenticate': challenge(error, detail) } });
 }
 
-export function registerAuth(app: FastifyInstance, db: Knex): void {
+export function registerAuth(app: FastifyInstance, db: Knex, cache: KeyCache | null = null): void {
   app.decorateRequest('auth', null);
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -54,7 +55,11 @@ export function registerAuth(app: FastifyInstance, db: Knex): void {
     if (!secret || !API_KEY_RE.test(secret)) {
       throw unauthorized('invalid_api_key', 'The API key is malformed');
     }
-    const record = await findKeyBySecret(db, secret);
+    let record = cache?.get(secret);
+    if (record === undefined) {
+      record = (await findKeyBySecret(db, secret)) ?? null;
+      cache?.set(secret, record);
+    }
     if (!record) throw unauthorized('invalid_api_key', 'The API key is not valid');
     if (record.revokedAt) throw unauthorized('api_key_revoked', 'The API key has been revoked');
     if (record.expiresAt && record.expiresAt.getTime() <= Date.now()) {
@@ -75,6 +80,7 @@ export function registerAuth(app: FastifyInstance, db: Knex): void {
       rateLimitPerSecond: record.rateLimitPerSecond,
     };
     if (!record.lastUsedAt || Date.now() - record.lastUsedAt.getTime() > 60_000) {
+      record.lastUsedAt = new Date(); // the cached copy too: one write a minute per key
       touchApiKey(db, record.keyId).catch((err: unknown) =>
         request.log.warn({ err }, 'last_used_at update failed'),
       );

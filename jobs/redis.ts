@@ -11,6 +11,14 @@ export function createRedis(url: string, role: 'api' | 'worker', extra: RedisOpt
   return new Redis(url, { lazyConnect: false, ...options });
 }
 
+/** Published when an API key is revoked or rolled; API processes drop their key caches. */
+export const KEY_CHANGES_CHANNEL = 'factura:api-keys:changed';
+
+/** Announces a key change (best effort: caches also expire on their own within seconds). */
+export async function announceKeyChange(redis: Redis): Promise<void> {
+  await redis.publish(KEY_CHANGES_CHANNEL, String(Date.now())).catch(() => 0);
+}
+
 /** BullMQ connection options from a redis:// or rediss:// URL (BullMQ needs maxRetriesPerRequest: null). */
 export function bullConnection(url: string): RedisOptions {
   const u = new URL(url);

@@ -5,7 +5,22 @@ import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKey } from '
 import { getCompany } from '../../db/queries/companies.ts';
 import { isScope, SCOPES } from '../../domain/scopes.ts';
 import { keyObject } from '../../db/public-objects.ts';
+import { createRedis, announceKeyChange } from '../../jobs/redis.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';
+
+/** Tells running API processes to drop their cached keys (best effort; caches expire anyway). */
+async function announce(redisUrl: string): Promise<void> {
+  const redis = createRedis(redisUrl, 'api', { retryStrategy: () => null, lazyConnect: true });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await announceKeyChange(redis);
+  } catch {
+    // Redis unreachable: the caches expire within seconds.
+  } finally {
+    redis.disconnect();
+  }
+}
 
 export function registerKeyCommands(program: Command): void {
   const key = program.command('key').description('API keys');
@@ -85,7 +100,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { company: string; key: string; grace: string; json?: boolean }) => {
       if (!/^\d+$/.test(opts.grace)) throw new CliError('--grace must be a number of seconds');
-      await withContext(async ({ db }) => {
+      await withContext(async ({ db, config }) => {
         const companyId = parseIdArg('company', opts.company, '--company');
         const id = parseIdArg('apiKey', opts.key, '--key');
         const found =
@@ -93,6 +108,7 @@ export function registerKeyCommands(program: Command): void {
         if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
         if (found.revokedAt) throw new CliError('a revoked key cannot be rolled');
         const secret = await rollApiKey(db, found, Number(opts.grace));
+        await announce(config.redisUrl);
         const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
         output(
           opts.json,
@@ -108,13 +124,14 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--key <id>', 'key id (key_…)')
     .option('--json', 'print JSON')
     .action(async (opts: { company: string; key: string; json?: boolean }) => {
-      await withContext(async ({ db }) => {
+      await withContext(async ({ db, config }) => {
         const companyId = parseIdArg('company', opts.company, '--company');
         const id = parseIdArg('apiKey', opts.key, '--key');
         const found =
           (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
         if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
         await revokeApiKey(db, id);
+        await announce(config.redisUrl);
         const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
         output(opts.json, keyObject(fresh), () => `Revoked ${opts.key}`);
       });

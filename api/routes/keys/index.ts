@@ -16,8 +16,9 @@ import { keyObject } from '../../../db/public-objects.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { CreateKeyBody, KeyObject, KeyWithSecret, RollKeyBody } from '../../schemas/keys.ts';
 import type { AppDeps } from '../../app.ts';
+import { announceKeyChange } from '../../../jobs/redis.ts';
 
-export default async function keyRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+export default async function keyRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['keys'];
 
@@ -91,6 +92,7 @@ export default async function keyRoutes(fastify: FastifyInstance, { db }: AppDep
       const key = await loadKey(auth.companyId, auth.livemode, request.params.id);
       if (key.revokedAt) throw new ApiError('invalid_state', 'A revoked key cannot be rolled');
       const secret = await rollApiKey(db, key, request.body.grace_period_seconds ?? 86_400);
+      await announceKeyChange(redis);
       const fresh = (await getApiKey(db, auth.companyId, auth.livemode, key.id))!;
       return { ...keyObject(fresh), secret };
     },
@@ -111,6 +113,7 @@ export default async function keyRoutes(fastify: FastifyInstance, { db }: AppDep
       const auth = tenantOf(request);
       const key = await loadKey(auth.companyId, auth.livemode, request.params.id);
       await revokeApiKey(db, key.id);
+      await announceKeyChange(redis);
       return keyObject((await getApiKey(db, auth.companyId, auth.livemode, key.id))!);
     },
   );

@@ -1,0 +1,46 @@
+// A short-lived, per-process cache of API key lookups: most requests then authenticate without
+// a database round trip. Entries live 5 seconds; revoking or rolling a key (API or command line)
+// publishes on Redis and every API process drops its cache at once. Expiry of a rolled secret is
+// checked against the cached expires_at on every request, so it needs no invalidation.
+import type { Redis } from 'ioredis';
+import type { AuthRecord } from '../db/queries/api-keys.ts';
+import { KEY_CHANGES_CHANNEL } from '../jobs/redis.ts';
+
+const TTL_MS = 5_000;
+const MAX_ENTRIES = 10_000;
+
+export class KeyCache {
+  private readonly entries = new Map<string, { record: AuthRecord | null; at: number }>();
+
+  get(secret: string): AuthRecord | null | undefined {
+    const e = this.entries.get(secret);
+    if (!e) return undefined;
+    if (Date.now() - e.at > TTL_MS) {
+      this.entries.delete(secret);
+      return undefined;
+    }
+    return e.record;
+  }
+
+  set(secret: string, record: AuthRecord | null): void {
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(secret, { record, at: Date.now() });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  /** Drops the cache whenever any process announces a key change. Returns the unsubscribe. */
+  async follow(redis: Redis, onError: (err: unknown) => void): Promise<() => Promise<void>> {
+    const sub = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    sub.on('error', onError);
+    sub.on('message', () => this.clear());
+    // While disconnected, changes could be missed: start clean after every reconnect.
+    sub.on('ready', () => this.clear());
+    sub.subscribe(KEY_CHANGES_CHANNEL).catch(onError);
+    return async () => {
+      sub.disconnect();
+    };
+  }
+}

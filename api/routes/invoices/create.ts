@@ -40,6 +40,33 @@ export async function assertCanIssue(db: Knex, company: Company, auth: AuthConte
   }
 }
 
+/**
+ * The issuing company and whether it may issue, cached for a few seconds per (company, mode):
+ * high-volume issuers would otherwise read the same two rows on every request. A changed
+ * certificate or profile is seen within ISSUER_TTL_MS.
+ */
+const ISSUER_TTL_MS = 5_000;
+const issuers = (() => {
+  const companies = new Map<number, { at: number; company: Company }>();
+  const ready = new Map<string, number>();
+  return {
+    async company(db: Knex, auth: AuthContext): Promise<Company> {
+      const hit = companies.get(auth.companyId);
+      if (hit && Date.now() - hit.at < ISSUER_TTL_MS) return hit.company;
+      const company = (await getCompany(db, auth.companyId))!;
+      companies.set(auth.companyId, { at: Date.now(), company });
+      return company;
+    },
+    async assertCanIssue(db: Knex, company: Company, auth: AuthContext): Promise<void> {
+      const key = `${company.id}:${auth.livemode}`;
+      const at = ready.get(key);
+      if (at && Date.now() - at < ISSUER_TTL_MS) return;
+      await assertCanIssue(db, company, auth);
+      ready.set(key, Date.now());
+    },
+  };
+})();
+
 export default async function createInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
@@ -87,8 +114,8 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
       // 2. Validate and prepare (no transaction yet).
       const parsed = parseInvoiceRequest(request.body as never);
       if (!parsed.ok) throw validationError(parsed.errors);
-      const company = (await getCompany(db, auth.companyId))!;
-      if (send) await assertCanIssue(db, company, auth);
+      const company = await issuers.company(db, auth);
+      if (send) await issuers.assertCanIssue(db, company, auth);
       const prepared = await prepareInvoice(db, auth, company, parsed.value);
 
       // 3. Record.

@@ -10,6 +10,7 @@ import { createDb } from '../db/connection.ts';
 import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
 import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { createDemoSetup, isFirstRun, type DemoSetup } from '../cli/demo.ts';
 
 function fail(message: string): never {
   process.stderr.write(`\n${message}\n\n`);
@@ -32,9 +33,12 @@ try {
   fail(describeConnectionFailure('postgres', config.databaseUrl, err));
 }
 const db = createDb({ url: config.databaseUrl, poolMax: 1, applicationName: 'factura-start' });
+let demo: DemoSetup | null = null;
 try {
   const applied = await migrateLatest(db);
   console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
+  // First run (no company yet): a demo company with a sandbox key and a client.
+  if (await isFirstRun({ config, db })) demo = await createDemoSetup({ config, db });
 } finally {
   await db.destroy();
 }
@@ -118,18 +122,47 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 250));
 }
 if (!stopping) {
+  const bullBoard = config.admin ? `(user ${config.admin.user})` : '(set ADMIN_PASSWORD to open it)';
   const lines = [
     '',
     'Service ready:',
     `  API            ${base}/api/v1`,
+    `  Docs           ${base}/docs   (OpenAPI 3.1: ${base}/openapi.json)`,
+    `  Dashboard      ${base}/dashboard   (paste a key with read:usage)`,
+    `  Bull Board     ${base}/admin/queues   ${bullBoard}`,
+    `  Metrics        ${base}/metrics`,
     `  Health         ${base}/health  ${base}/ready`,
     config.simulator.embedded && simulatorAvailable
       ? `  Hacienda sandbox simulator  http://127.0.0.1:${config.simulator.port}`
       : `  Hacienda sandbox  ${config.hacienda.sandbox.apiUrl}`,
     '',
-    'Create a company and a key:  npm run cli -- company create --name "Mi Empresa" --cedula 3101123456 --plan business --demo',
-    '                             npm run cli -- key create --company <id> --scopes all --mode test',
-    '',
   ];
+  if (demo) {
+    const body = JSON.stringify({
+      client_id: demo.clientId,
+      lines: [{ service_id: demo.serviceIds[0], qty: 2 }],
+    });
+    lines.push(
+      `First run: created the demo company ${demo.companyId} (business plan, sandbox data), the client`,
+      `${demo.clientId} and the services ${demo.serviceIds.join(', ')}. Its sandbox API key (all scopes) is`,
+      'shown this once:',
+      '',
+      `  export KEY=${demo.keySecret}`,
+      '',
+      'Issue an invoice (the sandbox simulator accepts it within seconds):',
+      '',
+      `  curl -s -X POST ${base}/api/v1/invoices -H "Authorization: Bearer $KEY" \\`,
+      `    -H 'Content-Type: application/json' -H 'Prefer: wait=10' \\`,
+      `    -d '${body}'`,
+      `  curl -s "${base}/api/v1/invoices?status=aceptada" -H "Authorization: Bearer $KEY"`,
+      '',
+    );
+  } else {
+    lines.push(
+      'Create a company and a key:  npm run cli -- company create --name "Mi Empresa" --cedula 3101123456 --plan business --demo',
+      '                             npm run cli -- key create --company <id> --scopes all --mode test',
+      '',
+    );
+  }
   console.log(lines.join('\n'));
 }

@@ -1,0 +1,70 @@
+// The first-run demo used by `npm start` on an empty database: a business company with the
+// sandbox-ready emisor data of `company create --demo` (test certificate, simulator credentials,
+// two services), an all-scopes sandbox key and one client, so the README's curl issues an
+// invoice that the Hacienda simulator accepts. The key's secret is returned once, never stored.
+import { createApiKey } from '../db/queries/api-keys.ts';
+import { createClient } from '../db/queries/clients.ts';
+import { createCompany } from '../db/queries/companies.ts';
+import { formatId } from '../domain/ids.ts';
+import { SCOPES } from '../domain/scopes.ts';
+import { companyInputFromOptions } from './commands/company.ts';
+import { setUpDemoCompany } from './commands/credentials.ts';
+import type { CliContext } from './context.ts';
+
+export interface DemoSetup {
+  companyId: string;
+  keySecret: string;
+  clientId: string;
+  serviceIds: string[];
+}
+
+/** True when the database has no company yet (a fresh install). */
+export async function isFirstRun(ctx: CliContext): Promise<boolean> {
+  const row = await ctx.db('companies').first('id');
+  return !row;
+}
+
+export async function createDemoSetup(ctx: CliContext): Promise<DemoSetup> {
+  const input = companyInputFromOptions({
+    name: 'Empresa Demo',
+    legalName: 'Empresa Demo Sociedad Anonima',
+    cedula: '3-101-123456',
+    plan: 'business',
+    demo: true,
+  });
+  const company = await createCompany(ctx.db, input);
+  await setUpDemoCompany(ctx, company.id);
+  const tenant = { companyId: company.id, livemode: false };
+  const { secret } = await createApiKey(ctx.db, {
+    ...tenant,
+    name: 'demo (npm start)',
+    scopes: [...SCOPES],
+  });
+  const client = await createClient(
+    ctx.db,
+    tenant,
+    {
+      idType: '01',
+      idNumber: '102340567',
+      name: 'Juana Pérez Mora',
+      email: 'juana@example.com',
+      addresses: [
+        {
+          provincia: '1',
+          canton: '01',
+          distrito: '08',
+          barrio: 'San Pedro',
+          otrasSenas: '200 m norte de la iglesia',
+        },
+      ],
+    },
+    async () => {},
+  );
+  const services = (await ctx.db('services').where(tenant).orderBy('id').select('id')) as { id: number }[];
+  return {
+    companyId: formatId('company', company.id),
+    keySecret: secret,
+    clientId: formatId('client', client.id),
+    serviceIds: services.map((s) => formatId('service', s.id)),
+  };
+}

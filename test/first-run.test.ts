@@ -1,0 +1,133 @@
+// The README's first run: `npm start` (scripts/start.ts) on a database that does not exist yet
+// creates it, migrates, starts the API, workers and simulator, creates the demo company with a
+// sandbox key printed once, and prints the URLs and a curl; that curl's request gives an
+// invoice that reaches `aceptada`. A second start creates nothing and prints no key.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import knexFactory from 'knex';
+import { afterAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../config/index.ts';
+import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { TEST_SECRETS_KEY } from './helpers/app.ts';
+import { adminUrl, testDatabaseUrl } from './helpers/db-urls.ts';
+import { freePort, stopProcess } from './helpers/processes.ts';
+import { waitFor } from './helpers/wait.ts';
+
+const dbName = `factura_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+let env: Record<string, string>;
+let running: ChildProcess | null = null;
+
+afterAll(async () => {
+  if (running) await stopProcess(running);
+  // This run's Redis keys: the queues' and the tagged ones beside them ({t-start-…:rl} …).
+  const redis = createRedis('redis://127.0.0.1:6379', 'api');
+  try {
+    await waitForRedis(redis);
+    for (const pattern of [`{t-start-${process.pid}}*`, `{t-start-${process.pid}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+  const admin = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw('drop database if exists ?? with (force)', [dbName]);
+  } finally {
+    await admin.destroy();
+  }
+});
+
+/** Runs `npm start`'s script until it has printed everything; returns its output so far. */
+async function start(): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running = child;
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${out}`);
+      return /Service ready:[\s\S]*\n\n\S[\s\S]*\n\n/.test(out) && /npm run cli|curl/.test(out);
+    },
+    60_000,
+    100,
+    'npm start to print its URLs',
+  );
+  return { child, output: () => out };
+}
+
+describe('first run', () => {
+  it('npm start prints the URLs, a demo key and a curl whose invoice is accepted', async () => {
+    const [port, simPort] = [await freePort(), await freePort()];
+    env = {
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SIMULATOR_PORT: String(simPort),
+      DATABASE_URL: testDatabaseUrl(dbName),
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      QUEUE_PREFIX: `{t-start-${process.pid}}`,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      ADMIN_PASSWORD: '',
+    };
+    const first = await start();
+    const out = first.output();
+    const base = `http://127.0.0.1:${port}`;
+    for (const path of ['/api/v1', '/docs', '/dashboard', '/admin/queues', '/metrics', '/openapi.json'])
+      expect(out).toContain(`${base}${path}`);
+    expect(out).toMatch(/created database factura_t_/);
+    expect(out).toMatch(/First run: created the demo company cmp_\d{12}/);
+
+    // What a person copies: the key and the curl.
+    const key = /export KEY=(ik_test_[0-9A-Za-z]{32,})/.exec(out)?.[1];
+    expect(key, out).toBeDefined();
+    const curl =
+      /curl -s -X POST (\S+) -H "Authorization: Bearer \$KEY" \\\n\s+-H '([^']+)' -H '([^']+)' \\\n\s+-d '([^']+)'/.exec(
+        out,
+      );
+    expect(curl, out).not.toBeNull();
+    const [, url, h1, h2, body] = curl!;
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    for (const h of [h1!, h2!]) headers[h.split(':')[0]!.toLowerCase()] = h.slice(h.indexOf(':') + 1).trim();
+    const created = await fetch(url!, { method: 'POST', headers, body });
+    const invoice = (await created.json()) as { id: string; status: string };
+    expect(created.status, JSON.stringify(invoice)).toBe(201);
+    let status = invoice.status;
+    await waitFor(
+      async () => {
+        const res = await fetch(`${base}/api/v1/invoices/${invoice.id}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        status = ((await res.json()) as { status: string }).status;
+        if (status === 'rechazada') throw new Error('the demo invoice was rejected');
+        return status === 'aceptada';
+      },
+      30_000,
+      250,
+      'the demo invoice to be accepted',
+    );
+    expect(status).toBe('aceptada');
+
+    // The printed pages answer.
+    expect((await fetch(`${base}/docs`)).status).toBe(200);
+    expect((await fetch(`${base}/dashboard`)).status).toBe(200);
+    await stopProcess(first.child, 'SIGTERM');
+
+    // A second start finds the company: no new demo, no key printed.
+    const second = await start();
+    expect(second.output()).not.toContain('export KEY=');
+    expect(second.output()).toContain('npm run cli -- key create');
+    await stopProcess(second.child, 'SIGTERM');
+    running = null;
+  }, 120_000);
+});

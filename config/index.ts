@@ -31,7 +31,7 @@ export interface Config {
   secretsKeySource: 'env' | 'file';
   publicUrl: string;
   admin: { user: string; password: string; writable: boolean } | null;
-  hacienda: { sandbox: HaciendaEndpoints; production: HaciendaEndpoints };
+  hacienda: { sandbox: HaciendaEndpoints; production: HaciendaEndpoints; postTimeoutMs: number; getTimeoutMs: number };
   simulator: { port: number; embedded: boolean };
   xsdDir: string;
   workers: {
@@ -169,6 +169,9 @@ export function loadConfig(env: Env = process.env): Config {
         }
       : null,
     hacienda: {
+      // Hacienda can be slow: a POST carries the whole document. Past these the outcome is unknown.
+      postTimeoutMs: int(env, 'HACIENDA_POST_TIMEOUT_MS', 30_000, 100, 600_000),
+      getTimeoutMs: int(env, 'HACIENDA_GET_TIMEOUT_MS', 15_000, 100, 600_000),
       sandbox: {
         idpUrl: url(
           env,

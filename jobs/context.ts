@@ -85,7 +85,12 @@ export function createHaciendaAccess(db: Knex, config: Config): HaciendaAccess {
         { idpUrl: env.idpUrl, clientId: env.clientId, username, password },
       );
       return instrumentReception(
-        createReceptionClient({ apiUrl: env.apiUrl, tokens }),
+        createReceptionClient({
+          apiUrl: env.apiUrl,
+          tokens,
+          postTimeoutMs: config.hacienda.postTimeoutMs,
+          getTimeoutMs: config.hacienda.getTimeoutMs,
+        }),
         livemode ? 'production' : 'sandbox',
       );
     },

@@ -174,7 +174,7 @@ describe('the batch processor', () => {
         .where('request_id', 'like', '%#%')
         .whereIn(
           'external_id',
-          items.slice(30).map((x) => x.external_id as string),
+          items.slice(30).map((x) => (x as Record<string, unknown>).external_id as string),
         );
       expect(rows).toHaveLength(10);
       const items2 = await e.db('batch_items').where({ batchId });

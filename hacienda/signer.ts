@@ -9,6 +9,13 @@
 // The returned string is the input text with the signature inserted before the root's closing
 // tag: the document's own bytes (XML declaration, whitespace, attribute order) are never
 // re-serialised, so what was digested is exactly what is stored and sent.
+//
+// Two paths write that same signature. The fast one (fast-signer.ts) reads the canonical form of
+// a document in the shape our XML builder writes straight from its text and fills the signature
+// in from templates: one scan, three SHA-256, one RSA operation. Every other document (comments,
+// CDATA, single quotes, namespace declarations below the root, ...) goes through xadesjs, which
+// parses it into a DOM and also refuses what cannot be signed faithfully. Both give byte-identical
+// output for the same ids and time; `engine: 'xadesjs'` forces the DOM path (benchmarks, tests).
 import { createHash, randomUUID, webcrypto, X509Certificate } from 'node:crypto';
 import type { Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xadesjs';
@@ -20,6 +27,8 @@ import {
   RsaKeyValue,
   X509Certificate as DsigCertificate,
 } from 'xmldsigjs';
+import { fastSigningKey, signFast } from './fast-signer.ts';
+import type { SignatureIds } from './fast-signer.ts';
 import { certificateInfo } from './signing-key.ts';
 import type { SigningMaterial } from './signing-key.ts';
 import {
@@ -53,8 +62,22 @@ const SIGNING_TIME_FORMAT = "UTC:yyyy-mm-dd'T'HH:MM:ss'-06:00'";
 const NODE_PROCESSING_INSTRUCTION = 7;
 const SHA256_URI = 'http://www.w3.org/2001/04/xmlenc#sha256';
 
+export type { SignatureIds } from './fast-signer.ts';
+
+export interface SignerOptions {
+  /** 'fast' (default): templates when the document allows it, else xadesjs; 'xadesjs': always the DOM path. */
+  engine?: 'fast' | 'xadesjs';
+  /** The UUIDs of each signature; random by default (fixed ids make outputs comparable in tests). */
+  ids?: () => SignatureIds;
+}
+
+const randomIds = (): SignatureIds => ({ signature: randomUUID(), reference: randomUUID() });
+
 /** Prepares a signer for one key; the key is imported once and reused for every document. */
-export async function createSigner(material: SigningMaterial): Promise<XadesSigner> {
+export async function createSigner(
+  material: SigningMaterial,
+  options: SignerOptions = {},
+): Promise<XadesSigner> {
   const certificate = material.certificateChain[0];
   if (!certificate) throw new Error('Signing material has no certificate');
   const privateKey = await webcrypto.subtle.importKey('pkcs8', material.privateKeyPkcs8, RSA_SHA256, false, [
@@ -72,9 +95,16 @@ export async function createSigner(material: SigningMaterial): Promise<XadesSign
     issuerName: info.issuer,
     serialNumber: info.serialNumberDecimal,
   };
+  const fastKey = options.engine === 'xadesjs' ? null : fastSigningKey(material);
+  const newIds = options.ids ?? randomIds;
   return {
     certificate,
-    sign: (xml, opts) => signDocument(xml, opts?.signingTime ?? new Date(), keys),
+    sign: async (xml, opts) => {
+      const signingTime = opts?.signingTime ?? new Date();
+      const ids = newIds();
+      const fast = fastKey ? signFast(xml, signingTime, fastKey, ids) : null;
+      return fast ?? signDocument(xml, signingTime, keys, ids);
+    },
   };
 }
 
@@ -92,7 +122,12 @@ interface SignerKeys {
   serialNumber: string;
 }
 
-async function signDocument(xml: string, signingTime: Date, keys: SignerKeys): Promise<string> {
+async function signDocument(
+  xml: string,
+  signingTime: Date,
+  keys: SignerKeys,
+  ids: SignatureIds,
+): Promise<string> {
   const doc = parseXmlStrict(xml);
   for (let node = doc.firstChild; node; node = node.nextSibling) {
     // URI="" covers processing instructions outside the root, which some verifiers digest and
@@ -108,9 +143,9 @@ async function signDocument(xml: string, signingTime: Date, keys: SignerKeys): P
   }
 
   const x = xades();
-  const uuid = randomUUID();
+  const uuid = ids.signature;
   const signatureId = `Signature-${uuid}`;
-  const referenceId = `Reference-${randomUUID()}`;
+  const referenceId = `Reference-${ids.reference}`;
   const keyInfoId = `KeyInfoId-${signatureId}`;
 
   const signedXml = new HaciendaSignedXml();

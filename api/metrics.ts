@@ -13,7 +13,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config/index.ts';
-import { QUEUES } from '../jobs/catalogue.ts';
+import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
+import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { readWorkerMetrics } from '../jobs/metrics.ts';
 import { bullConnection } from '../jobs/redis.ts';
 import { ApiError } from './errors.ts';
@@ -105,7 +106,7 @@ export function registerMetrics(
   });
 }
 
-/** Queue names observed by /metrics: the invoice flow's plus any others the app was given. */
+/** Queue names observed by /metrics: the invoice flow's, batches, webhooks, and any others given. */
 export function observedQueueNames(extra: { name: string }[] = []): string[] {
-  return [...new Set([...Object.values(QUEUES), ...extra.map((q) => q.name)])];
+  return [...new Set([...Object.values(QUEUES), BATCH_QUEUE, WEBHOOK_QUEUE, ...extra.map((q) => q.name)])];
 }

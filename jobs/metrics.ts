@@ -71,6 +71,14 @@ export const metrics = {
   },
 };
 
+/** A delivery attempt's outcome label: delivered, gone (410), timeout, error, or failed_<class>. */
+export function webhookOutcome(statusCode: number | null, error: string | null): string {
+  if (statusCode === null) return error && /timed out/i.test(error) ? 'timeout' : 'error';
+  if (statusCode >= 200 && statusCode < 300) return 'delivered';
+  if (statusCode === 410) return 'gone';
+  return `failed_${Math.floor(statusCode / 100)}xx`;
+}
+
 /** Records each finished job's processing time (processedOn → finishedOn). */
 export function instrumentWorker(worker: Worker): void {
   const observe = (job: Job | undefined, outcome: 'completed' | 'failed') => {

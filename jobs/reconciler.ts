@@ -5,7 +5,7 @@
 import type { FlowProducer, Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { invoiceJobId, type InvoiceStep } from './catalogue.ts';
+import { DEFAULT_JOB_OPTIONS, invoiceJobId, type InvoiceStep } from './catalogue.ts';
 import { invoiceFlow } from './flow.ts';
 
 export interface ReconcilerOptions {
@@ -13,6 +13,8 @@ export interface ReconcilerOptions {
   flows: FlowProducer;
   queues: Record<InvoiceStep, Queue>;
   log: Logger;
+  /** The batches queue (batches whose job was lost are re-queued). */
+  batches?: Queue;
   /** How long an invoice may sit without progress before it is looked at. */
   staleMs?: number;
   batchSize?: number;
@@ -22,13 +24,56 @@ const STEPS: InvoiceStep[] = ['sign', 'submit', 'accounting', 'status'];
 
 export async function reconcileOnce(o: ReconcilerOptions): Promise<number> {
   const staleMs = o.staleMs ?? 60_000;
-  const rows: { id: number; processingError: { permanent?: boolean } | null }[] = await o
-    .db('invoices')
-    .whereIn('status', ['pendiente', 'enviada'])
-    .where('updated_at', '<', o.db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]))
-    .orderBy('updated_at')
-    .limit(o.batchSize ?? 200)
-    .select('id', 'processing_error');
+  const pageSize = o.batchSize ?? 200;
+  let recreated = 0;
+  // Every stale in-flight invoice is looked at, a page at a time (ids ascending), up to a bound
+  // per pass so one pass never runs for long.
+  let afterId = 0;
+  for (let page = 0; page < 50; page++) {
+    const rows: { id: number; processingError: { permanent?: boolean } | null }[] = await o
+      .db('invoices')
+      .whereIn('status', ['pendiente', 'enviada'])
+      .where('updated_at', '<', o.db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]))
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(pageSize)
+      .select('id', 'processing_error');
+    if (!rows.length) break;
+    afterId = rows.at(-1)!.id;
+    recreated += await reconcileInvoices(o, rows);
+  }
+  recreated += await reconcileBatches(o, staleMs);
+  if (recreated) o.log.info({ recreated }, 'reconciler re-created lost work');
+  return recreated;
+}
+
+/** Batches still `processing` whose job is gone or failed get their job again. */
+async function reconcileBatches(o: ReconcilerOptions, staleMs: number): Promise<number> {
+  if (!o.batches) return 0;
+  const rows: { id: number }[] = await o
+    .db('batches')
+    .where({ status: 'processing' })
+    .where('created_at', '<', o.db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]))
+    .orderBy('id')
+    .limit(100)
+    .select('id');
+  let n = 0;
+  for (const row of rows) {
+    const jobId = `batch-${row.id}`;
+    const job = await o.batches.getJob(jobId);
+    const state = job ? await job.getState() : 'missing';
+    if (state !== 'missing' && state !== 'failed' && state !== 'completed' && state !== 'unknown') continue;
+    if (job) await job.remove().catch(() => {});
+    await o.batches.add('batch.process', { v: 1, batchId: row.id }, { ...DEFAULT_JOB_OPTIONS, jobId });
+    n += 1;
+  }
+  return n;
+}
+
+async function reconcileInvoices(
+  o: ReconcilerOptions,
+  rows: { id: number; processingError: { permanent?: boolean } | null }[],
+): Promise<number> {
   let recreated = 0;
   for (const row of rows) {
     if (row.processingError?.permanent) continue;
@@ -43,6 +88,5 @@ export async function reconcileOnce(o: ReconcilerOptions): Promise<number> {
     await o.flows.add(invoiceFlow(row.id));
     recreated += 1;
   }
-  if (recreated) o.log.info({ recreated }, 'reconciler re-created invoice flows');
   return recreated;
 }

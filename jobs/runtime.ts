@@ -105,6 +105,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     lockDuration: Math.max(o.lockDurationMs ?? 30_000, 30_000),
   });
   batchWorker.on('error', (err) => o.log.error({ err, queue: BATCH_QUEUE }, 'worker error'));
+  instrumentWorker(batchWorker as unknown as Worker);
   batchWorker.on('failed', (job, err) =>
     o.log.warn({ err: err.message, jobId: job?.id }, 'batch job failed'),
   );
@@ -132,10 +133,15 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   let timer: NodeJS.Timeout | null = null;
   if (o.reconcile !== false) {
     const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
+    let reconciling = false; // a slow pass is never overlapped by the next
     timer = setInterval(() => {
-      reconcileOnce({ db: o.db, flows, queues, log: o.log, staleMs: r.staleMs }).catch((err: unknown) =>
-        o.log.warn({ err }, 'reconciler pass failed'),
-      );
+      if (reconciling) return;
+      reconciling = true;
+      reconcileOnce({ db: o.db, flows, queues, batches, log: o.log, staleMs: r.staleMs })
+        .catch((err: unknown) => o.log.warn({ err }, 'reconciler pass failed'))
+        .finally(() => {
+          reconciling = false;
+        });
     }, r.everyMs);
   }
 

@@ -24,6 +24,7 @@ import { webhookRetryDelay } from '../domain/webhook-backoff.ts';
 import { signWebhookPayload } from '../domain/webhook-signature.ts';
 import { open } from '../hacienda/secret-box.ts';
 import { postWebhook } from './webhook-http.ts';
+import { metrics, webhookOutcome } from './metrics.ts';
 
 export const WEBHOOK_QUEUE = 'webhooks';
 export const WEBHOOK_JOB = 'webhook.deliver';
@@ -129,6 +130,7 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
   // 4. The outcome.
   const ids = { attemptId, deliveryId: delivery.id, round };
   const status = result.statusCode;
+  metrics.webhookDelivery(webhookOutcome(status, result.error), result.durationMs / 1000);
   if (status !== null && status >= 200 && status < 300) {
     await finishAttempt(db, ids, result, { status: 'delivered', nextAttemptAt: null });
     return `delivered (${status})`;

@@ -15,6 +15,7 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from './webhook-deliver.ts';
+import { instrumentWorker } from './metrics.ts';
 
 export interface WebhookRuntime {
   queue: Queue<WebhookJobData>;
@@ -48,6 +49,7 @@ export function startWebhooks(o: {
     },
   });
   worker.on('error', (err) => o.log.error({ err, queue: WEBHOOK_QUEUE }, 'worker error'));
+  instrumentWorker(worker as unknown as Worker);
   worker.on('failed', (job, err) =>
     o.log.debug({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'webhook attempt failed'),
   );

@@ -60,3 +60,51 @@ export async function startRedisServer(port: number): Promise<ChildProcess> {
   });
   return child;
 }
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+export interface PrivatePostgres {
+  url(database?: string): string;
+  port: number;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A private PostgreSQL instance (initdb in a temporary folder, its own port) for tests that
+ * stop and restart the database, so other test files sharing the machine's server are never
+ * disturbed. Runs as the `postgres` system user, as PostgreSQL refuses to run as root.
+ */
+export async function startPostgresServer(): Promise<PrivatePostgres> {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, chmodSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'pg-'));
+  chmodSync(dir, 0o777);
+  const data = join(dir, 'data');
+  const asPg = (cmd: string, args: string[]) =>
+    execFileSync('runuser', ['-u', 'postgres', '--', join(PG_BIN, cmd), ...args], {
+      stdio: 'pipe',
+      timeout: 60_000,
+    });
+  asPg('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const start = () => asPg('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start']);
+  start();
+  return {
+    port,
+    url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    async restart() {
+      asPg('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      start();
+    },
+    async stop() {
+      try {
+        asPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } catch {
+        // already stopped
+      }
+    },
+  };
+}

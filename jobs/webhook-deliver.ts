@@ -10,14 +10,13 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { eventEnvelope } from '../db/public-objects.ts';
-import type { EventRow } from '../db/queries/event-log.ts';
 import {
   abandonDelivery,
   beginAttempt,
   disableEndpoint,
-  ensureDelivery,
   finishAttempt,
-  type EndpointRow,
+  loadDeliveryContext,
+  type DeliveryContext,
 } from '../db/queries/webhooks.ts';
 import { formatId } from '../domain/ids.ts';
 import { webhookRetryDelay } from '../domain/webhook-backoff.ts';
@@ -77,7 +76,7 @@ export interface WebhookContext {
   now: () => Date;
 }
 
-function signingSecrets(ctx: WebhookContext, endpoint: EndpointRow): string[] {
+function signingSecrets(ctx: WebhookContext, endpoint: DeliveryContext): string[] {
   const secrets = [open(ctx.config.secretsKey, endpoint.secretEnc).toString('utf8')];
   if (
     endpoint.previousSecretEnc &&
@@ -94,41 +93,40 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
   const { eventId, endpointId, round } = job.data;
 
   // 1. State check: the delivery (created here if the fan-out has not committed yet), its round.
-  const delivery = await ensureDelivery(db, eventId, endpointId);
+  const delivery = await loadDeliveryContext(db, eventId, endpointId);
   if (!delivery) return 'event or endpoint no longer exists';
   if (delivery.round > round) return `superseded by redelivery round ${delivery.round}`;
   if (delivery.status !== 'pending') return `already ${delivery.status}`;
-  const endpoint = (await db('webhook_endpoints').where({ id: endpointId }).first()) as EndpointRow;
-  if (endpoint.deletedAt || endpoint.disabledAt) {
-    await abandonDelivery(db, delivery.id, round, `endpoint ${endpoint.deletedAt ? 'deleted' : 'disabled'}`);
-    return 'endpoint disabled or deleted';
+  if (delivery.deletedAt || delivery.disabledAt) {
+    const why = `endpoint ${delivery.deletedAt ? 'deleted' : 'disabled'}`;
+    await abandonDelivery(db, delivery.deliveryId, round, why);
+    return why;
   }
-  const event = (await db('events').where({ id: eventId }).first()) as EventRow;
 
   // 2. The body (the same bytes on every attempt) and its signature (fresh timestamp).
-  const body = JSON.stringify(eventEnvelope(event));
+  const body = JSON.stringify(eventEnvelope(delivery.event));
   const timestamp = Math.floor(ctx.now().getTime() / 1000);
-  const signature = signWebhookPayload(body, signingSecrets(ctx, endpoint), timestamp);
+  const signature = signWebhookPayload(body, signingSecrets(ctx, delivery), timestamp);
 
   // 3. Record the attempt, then send.
-  const { attemptId, attemptNumber } = await beginAttempt(db, delivery.id, round);
+  const { attemptId, attemptNumber } = await beginAttempt(db, delivery.deliveryId, round);
   const result = await postWebhook({
-    url: endpoint.url,
+    url: delivery.url,
     body,
     headers: {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'service-signature': signature,
       'service-event-id': formatId('event', eventId),
-      'service-delivery-id': formatId('webhookDelivery', delivery.id),
+      'service-delivery-id': formatId('webhookDelivery', delivery.deliveryId),
       'service-delivery-attempt': String(attemptNumber),
     },
     timeoutMs: ctx.config.webhooks.timeoutMs,
-    publicOnly: endpoint.livemode,
+    publicOnly: delivery.livemode,
   });
 
   // 4. The outcome.
-  const ids = { attemptId, deliveryId: delivery.id, round };
+  const ids = { attemptId, deliveryId: delivery.deliveryId, round };
   const status = result.statusCode;
   metrics.webhookDelivery(webhookOutcome(status, result.error), result.durationMs / 1000);
   if (status !== null && status >= 200 && status < 300) {

@@ -230,12 +230,65 @@ export async function requestRedelivery(
 // ---------------------------------------------------------------------------------------------
 // The delivery job's steps
 
-/** The delivery of (event, endpoint), created if the fan-out's transaction has not committed yet. */
-export async function ensureDelivery(
+/** What the delivery job needs, read in one statement. */
+export interface DeliveryContext {
+  deliveryId: number;
+  status: DeliveryRow['status'];
+  round: number;
+  url: string;
+  livemode: boolean;
+  secretEnc: Buffer;
+  previousSecretEnc: Buffer | null;
+  previousSecretExpiresAt: Date | null;
+  disabledAt: Date | null;
+  deletedAt: Date | null;
+  event: { id: number; type: string; data: Record<string, unknown>; createdAt: Date };
+}
+
+async function readDeliveryContext(
   db: Knex,
   eventId: number,
   endpointId: number,
-): Promise<DeliveryRow | undefined> {
+): Promise<DeliveryContext | undefined> {
+  const res = await db.raw(
+    `select d.id as "deliveryId", d.status, d.round, w.url, w.livemode, w.secret_enc as "secretEnc",
+            w.previous_secret_enc as "previousSecretEnc",
+            w.previous_secret_expires_at as "previousSecretExpiresAt",
+            w.disabled_at as "disabledAt", w.deleted_at as "deletedAt",
+            e.type as "eventType", e.data as "eventData", e.created_at as "eventCreatedAt"
+       from webhook_deliveries d
+       join webhook_endpoints w on w.id = d.endpoint_id
+       join events e on e.id = d.event_id
+      where d.event_id = ? and d.endpoint_id = ?`,
+    [eventId, endpointId],
+  );
+  const r = res.rows[0] as
+    | (Omit<DeliveryContext, 'event'> & {
+        eventType: string;
+        eventData: Record<string, unknown>;
+        eventCreatedAt: Date;
+      })
+    | undefined;
+  if (!r) return undefined;
+  const { eventType, eventData, eventCreatedAt, ...rest } = r;
+  return {
+    ...rest,
+    deliveryId: Number(rest.deliveryId),
+    event: { id: eventId, type: eventType, data: eventData, createdAt: eventCreatedAt },
+  };
+}
+
+/**
+ * The delivery of (event, endpoint) with its endpoint and event; the delivery row is created
+ * here if the fan-out's transaction has not committed yet (the job may run first).
+ */
+export async function loadDeliveryContext(
+  db: Knex,
+  eventId: number,
+  endpointId: number,
+): Promise<DeliveryContext | undefined> {
+  const found = await readDeliveryContext(db, eventId, endpointId);
+  if (found) return found;
   await db.raw(
     `insert into webhook_deliveries (event_id, endpoint_id, company_id, livemode)
      select e.id, w.id, e.company_id, e.livemode
@@ -244,30 +297,34 @@ export async function ensureDelivery(
      on conflict (event_id, endpoint_id) do nothing`,
     [endpointId, eventId],
   );
-  return db('webhook_deliveries').where({ eventId, endpointId }).first();
+  return readDeliveryContext(db, eventId, endpointId);
 }
 
-/** Counts the attempt and writes its row before the request leaves; returns its number and id. */
+const INTERRUPTED = 'interrupted: no outcome recorded (the worker stopped during the request)';
+
+/**
+ * Counts the attempt and writes its row before the request leaves (one statement); an earlier
+ * attempt left without an outcome (its worker stopped mid-request) is marked interrupted.
+ */
 export async function beginAttempt(
   db: Knex,
   deliveryId: number,
   round: number,
 ): Promise<{ attemptId: number; attemptNumber: number }> {
-  return db.transaction(async (trx) => {
-    // An earlier attempt left without an outcome: its worker stopped while the request was out.
-    await trx('webhook_attempts')
-      .where({ deliveryId })
-      .whereNull('durationMs')
-      .whereNull('error')
-      .update({ error: 'interrupted: no outcome recorded (the worker stopped during the request)' });
-    const [d] = await trx('webhook_deliveries')
-      .where({ id: deliveryId })
-      .update({ attempts: trx.raw('attempts + 1'), lastAttemptAt: trx.fn.now(), updatedAt: trx.fn.now() })
-      .returning(['attempts']);
-    const attemptNumber = (d as { attempts: number }).attempts;
-    const [a] = await trx('webhook_attempts').insert({ deliveryId, attemptNumber, round }).returning(['id']);
-    return { attemptId: (a as { id: number }).id, attemptNumber };
-  });
+  const res = await db.raw(
+    `with interrupted as (
+       update webhook_attempts set error = ?
+        where delivery_id = ? and duration_ms is null and error is null),
+     d as (
+       update webhook_deliveries set attempts = attempts + 1, last_attempt_at = now(), updated_at = now()
+        where id = ? returning attempts)
+     insert into webhook_attempts (delivery_id, attempt_number, round)
+     select ?, attempts, ? from d
+     returning id as "attemptId", attempt_number as "attemptNumber"`,
+    [INTERRUPTED, deliveryId, deliveryId, deliveryId, round],
+  );
+  const row = res.rows[0] as { attemptId: string | number; attemptNumber: number };
+  return { attemptId: Number(row.attemptId), attemptNumber: row.attemptNumber };
 }
 
 export interface AttemptResult {
@@ -278,9 +335,10 @@ export interface AttemptResult {
 }
 
 /**
- * Completes the attempt and moves the delivery: `delivered`, `failed` (no retry left, or the
- * endpoint is gone) or still `pending` with the time of the next try. The delivery's state only
- * moves while it is still in this round (a newer redelivery round owns it otherwise).
+ * Completes the attempt and moves the delivery (one statement): `delivered`, `failed` (no retry
+ * left, or the endpoint is gone) or still `pending` with the time of the next try. The
+ * delivery's state only moves while it is in this round (a newer redelivery round owns it
+ * otherwise) and never away from `delivered`.
  */
 export async function finishAttempt(
   db: Knex,
@@ -288,25 +346,29 @@ export async function finishAttempt(
   result: AttemptResult,
   outcome: { status: 'delivered' | 'failed' | 'pending'; nextAttemptAt: Date | null },
 ): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('webhook_attempts').where({ id: ids.attemptId }).update({
-      statusCode: result.statusCode,
-      durationMs: result.durationMs,
-      error: result.error,
-      responseExcerpt: result.responseExcerpt,
-    });
-    await trx('webhook_deliveries')
-      .where({ id: ids.deliveryId, round: ids.round })
-      .whereNot('status', 'delivered')
-      .update({
-        status: outcome.status,
-        lastStatusCode: result.statusCode,
-        lastError: result.error,
-        nextAttemptAt: outcome.nextAttemptAt,
-        deliveredAt: outcome.status === 'delivered' ? trx.fn.now() : null,
-        updatedAt: trx.fn.now(),
-      });
-  });
+  await db.raw(
+    `with a as (
+       update webhook_attempts set status_code = ?, duration_ms = ?, error = ?, response_excerpt = ?
+        where id = ?)
+     update webhook_deliveries
+        set status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
+            delivered_at = case when ? = 'delivered' then now() else null end, updated_at = now()
+      where id = ? and round = ? and status <> 'delivered'`,
+    [
+      result.statusCode,
+      result.durationMs,
+      result.error,
+      result.responseExcerpt,
+      ids.attemptId,
+      outcome.status,
+      result.statusCode,
+      result.error,
+      outcome.nextAttemptAt,
+      outcome.status,
+      ids.deliveryId,
+      ids.round,
+    ],
+  );
 }
 
 /** Marks a delivery failed without an attempt (its endpoint was disabled or deleted meanwhile). */

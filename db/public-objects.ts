@@ -248,7 +248,7 @@ export function webhookEndpointObject(w: EndpointRow) {
 }
 
 /** The webhook envelope `{ id, event, created_at, data }`, exactly what receivers get. */
-export function eventEnvelope(e: EventRow): EventEnvelope {
+export function eventEnvelope(e: Pick<EventRow, 'id' | 'type' | 'data' | 'createdAt'>): EventEnvelope {
   return {
     id: formatId('event', e.id),
     event: e.type,

@@ -106,7 +106,7 @@ function check(xml: string): FastVerdict {
     outcome: 'valid',
     result: {
       valid: true,
-      signingCertificate: cert.der,
+      signingCertificate: Buffer.from(cert.der), // a copy: the cached one must not be changed
       errors: [],
       signingTime: Number.isNaN(signingTime.getTime()) ? null : signingTime,
     },

@@ -49,7 +49,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   ) {
     return true;
   }
-  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(
+  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not queryable|terminating connection|the database system is (starting up|shutting down|in recovery)/i.test(
     e.message ?? '',
   );
 }

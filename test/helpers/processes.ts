@@ -108,3 +108,33 @@ export async function startPostgresServer(): Promise<PrivatePostgres> {
     },
   };
 }
+
+/** Starts `api/server.ts` on a port; resolves once /ready answers. Output to test/artifacts. */
+export async function startApiProcess(env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const dir = join(projectRoot, 'test/artifacts');
+  mkdirSync(dir, { recursive: true });
+  const out = openSync(join(dir, `api-${port}-${Date.now()}.log`), 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.TEST_LOG ?? 'warn',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
+    stdio: ['ignore', out, out],
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`api process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) return child;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('api process did not become ready');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,0 +1,278 @@
+// The fault suite: two API processes and three worker processes against the Hacienda simulator,
+// with invoices created continuously while workers are killed (SIGKILL) again and again, Redis
+// and PostgreSQL are restarted (private instances, so no other test is disturbed), Hacienda
+// answers 5xx, hangs, rate-limits and expires tokens, and the webhook receiver goes down.
+// Afterwards the invariants are checked and their counts printed.
+import { createServer, type Server } from 'node:http';
+import type { ChildProcess } from 'node:child_process';
+import { Decimal } from 'decimal.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../db/connection.ts';
+import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
+import { verifyWebhookSignature } from '../domain/webhook-signature.ts';
+import { buildSimulator, type SimulatorApp } from '../hacienda/simulator/app.ts';
+import { TEST_SECRETS_KEY, testConfig } from './helpers/app.ts';
+import { seedIssuer } from './helpers/e2e.ts';
+import {
+  freePort,
+  startApiProcess,
+  startPostgresServer,
+  startRedisServer,
+  startWorkerProcess,
+  stopProcess,
+  type PrivatePostgres,
+} from './helpers/processes.ts';
+import { waitFor } from './helpers/wait.ts';
+
+const LOAD_MS = Number(process.env.FAULT_LOAD_MS ?? 45_000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pad = (n: number) => String(n).padStart(12, '0');
+
+let pg: PrivatePostgres | null = null;
+let redis: ChildProcess | null = null;
+let sim: SimulatorApp | null = null;
+let receiver: Server | null = null;
+let db: Db | null = null;
+const apis: ChildProcess[] = [];
+const workers: (ChildProcess | null)[] = [null, null, null];
+
+afterAll(async () => {
+  await Promise.all([...apis, ...workers].filter(Boolean).map((p) => stopProcess(p!, 'SIGKILL')));
+  await db?.destroy();
+  await sim?.close();
+  receiver?.close();
+  if (redis) await stopProcess(redis, 'SIGKILL');
+  await pg?.stop();
+});
+
+describe('fault suite', () => {
+  it('keeps every invariant through kills, restarts, Hacienda faults and a receiver outage', async () => {
+    // 1. Private Postgres and Redis, the simulator, a webhook receiver.
+    pg = await startPostgresServer();
+    const dbUrl = pg.url('factura');
+    await ensureDatabase(dbUrl);
+    db = createDb({ url: dbUrl, poolMax: 5 });
+    await migrateLatest(db);
+    const redisPort = await freePort();
+    redis = await startRedisServer(redisPort);
+    sim = await buildSimulator({
+      processingDelayMs: 100,
+      logger: false,
+      timeoutHangMs: 3_000,
+      schemaDir: testConfig().xsdDir,
+    });
+    const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
+
+    const received = new Map<string, number>();
+    let secret = '';
+    let badSignatures = 0;
+    const receiverPort = await freePort();
+    const startReceiver = () =>
+      new Promise<Server>((resolve) => {
+        const srv = createServer((req, res) => {
+          let raw = '';
+          req.on('data', (c: Buffer) => (raw += c.toString()));
+          req.on('end', () => {
+            const ok = verifyWebhookSignature(raw, String(req.headers['service-signature'] ?? ''), [secret]);
+            if (!ok.ok) {
+              badSignatures += 1;
+              res.writeHead(400).end();
+              return;
+            }
+            const id = (JSON.parse(raw) as { id: string }).id;
+            received.set(id, (received.get(id) ?? 0) + 1);
+            res.writeHead(200).end();
+          });
+        });
+        srv.listen(receiverPort, '127.0.0.1', () => resolve(srv));
+      });
+    receiver = await startReceiver();
+
+    // 2. An issuer, two API processes, three worker processes.
+    const config = testConfig({ DATABASE_URL: dbUrl });
+    const s = await seedIssuer(db, config);
+    // The load is far below what a real issuer sends, but above the business plan's default.
+    await db('companies').where({ id: s.company.id }).update({ rateLimitPerSecond: 100_000 });
+    const apiPorts = [await freePort(), await freePort()];
+    const env = {
+      DATABASE_URL: dbUrl,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      QUEUE_PREFIX: '{fault}',
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      PUBLIC_URL: `http://127.0.0.1:${apiPorts[0]}`,
+      HACIENDA_SANDBOX_IDP_URL: `${simUrl}/auth/realms/rut-stag/protocol/openid-connect/token`,
+      HACIENDA_SANDBOX_API_URL: `${simUrl}/recepcion-sandbox/v1`,
+      HACIENDA_POST_TIMEOUT_MS: '1500',
+      HACIENDA_GET_TIMEOUT_MS: '1500',
+      STATUS_POLL_BASE_MS: '200',
+      STATUS_POLL_MAX_MS: '2000',
+      WORKER_LOCK_MS: '4000',
+      RECONCILE_EVERY_MS: '1000',
+      RECONCILE_STALE_MS: '8000',
+      WEBHOOK_BACKOFF_BASE_MS: '200',
+      WEBHOOK_MAX_ATTEMPTS: '40',
+      WEBHOOK_TIMEOUT_MS: '2000',
+    };
+    for (const port of apiPorts) apis.push(await startApiProcess(env, port));
+    for (let i = 0; i < 3; i++) workers[i] = startWorkerProcess(env);
+    const base = (i: number) => `http://127.0.0.1:${apiPorts[i % 2]}`;
+    const hook = await fetch(`${base(0)}/api/v1/webhook_endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${receiverPort}/hook`,
+        events: ['invoice.created', 'invoice.sent', 'invoice.accepted', 'invoice.rejected'],
+      }),
+    });
+    expect(hook.status).toBe(201);
+    secret = ((await hook.json()) as { secret: string }).secret;
+
+    // 3. Load: invoices created continuously; a failed request is retried with its key.
+    const started = Date.now();
+    const outages: { from: number; to: number; what: string }[] = [];
+    const responses: { at: number; status: number }[] = [];
+    const created = new Map<string, string>();
+    let stop = false;
+    const body = JSON.stringify({
+      client_id: `cli_${pad(s.client.id)}`,
+      lines: [
+        { service_id: `srv_${pad(s.consulting.id)}`, qty: 3 },
+        { service_id: `srv_${pad(s.laptop.id)}`, qty: 1 },
+      ],
+    });
+    const load = Array.from({ length: 4 }, async (_, w) => {
+      for (let i = 0; !stop; i++) {
+        const key = `fault-${w}-${i}`;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            const res = await fetch(`${base(i + attempt)}/api/v1/invoices`, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${s.key}`,
+                'content-type': 'application/json',
+                'idempotency-key': key,
+              },
+              body,
+              signal: AbortSignal.timeout(10_000),
+            });
+            const json = (await res.json()) as { id?: string };
+            responses.push({ at: Date.now(), status: res.status });
+            if (res.status === 201) {
+              created.set(key, json.id!);
+              break;
+            }
+          } catch {
+            responses.push({ at: Date.now(), status: 0 });
+          }
+          await sleep(200);
+        }
+        await sleep(20);
+      }
+    });
+
+    // 4. Chaos.
+    const at = (ms: number) => sleep(Math.max(0, started + ms - Date.now()));
+    const killWorker = async (i: number) => {
+      await stopProcess(workers[i]!, 'SIGKILL');
+      await sleep(500);
+      workers[i] = startWorkerProcess(env);
+    };
+    const chaos = (async () => {
+      const t = LOAD_MS / 45_000;
+      await at(3_000 * t);
+      await killWorker(0);
+      await at(7_000 * t);
+      let from = Date.now();
+      await stopProcess(redis!, 'SIGKILL');
+      await sleep(2_000);
+      redis = await startRedisServer(redisPort);
+      outages.push({ from, to: Date.now() + 3_000, what: 'redis' });
+      await at(13_000 * t);
+      await killWorker(1);
+      await at(16_000 * t);
+      from = Date.now();
+      await pg!.restart();
+      outages.push({ from, to: Date.now() + 3_000, what: 'postgres' });
+      await at(20_000 * t);
+      sim!.simulator.configure({ serverErrorRate: 0.3 });
+      await at(26_000 * t);
+      sim!.simulator.configure({ serverErrorRate: 0, timeoutRate: 0.1 });
+      await killWorker(2);
+      await at(30_000 * t);
+      sim!.simulator.configure({ timeoutRate: 0, rateLimitedRate: 0.3 });
+      await at(34_000 * t);
+      sim!.simulator.configure({ rateLimitedRate: 0, tokenLifetimeSeconds: 2, refreshLifetimeSeconds: 4 });
+      sim!.simulator.revokeTokens();
+      await at(37_000 * t);
+      receiver!.close();
+      receiver!.closeAllConnections();
+      await killWorker(0);
+      await at(43_000 * t);
+      receiver = await startReceiver();
+      sim!.simulator.configure({ tokenLifetimeSeconds: 300, refreshLifetimeSeconds: 1800 });
+    })();
+    await chaos;
+    await at(LOAD_MS);
+    stop = true;
+    await Promise.all(load);
+
+    // 5. Everything settles.
+    const terminal = async () => {
+      const r = await db!('invoices').whereNotIn('status', ['aceptada', 'rechazada']).count('* as n');
+      return Number(r[0]!.n) === 0;
+    };
+    await waitFor(terminal, 180_000, 500, 'every invoice to reach a terminal state');
+    const events = await db('events')
+      .where({ companyId: s.company.id })
+      .whereIn('type', ['invoice.created', 'invoice.sent', 'invoice.accepted', 'invoice.rejected'])
+      .select('id');
+    const eventIds = events.map((e) => `evt_${pad(e.id)}`);
+    await waitFor(() => eventIds.every((id) => received.has(id)), 180_000, 500, 'every event delivered');
+
+    // 6. Invariants.
+    const invoices = await db('invoices').select('id', 'status', 'number', 'clave', 'total', 'request_id');
+    const counts = {
+      requests: responses.length,
+      created: created.size,
+      invoices: invoices.length,
+      accepted: invoices.filter((i) => i.status === 'aceptada').length,
+      rejected: invoices.filter((i) => i.status === 'rechazada').length,
+      status503: responses.filter((r) => r.status === 503).length,
+      otherFailures: responses.filter((r) => r.status !== 201 && r.status !== 503).length,
+      events: eventIds.length,
+      deliveries: [...received.values()].reduce((a, b) => a + b, 0),
+      simulatorAccepted: sim.simulator.counters().accepted,
+      simulatorDuplicates: sim.simulator.counters().duplicates,
+    };
+    console.log('fault suite invariant counts', JSON.stringify(counts));
+
+    // Every accepted create request has exactly one invoice (and no invoice lacks a request).
+    expect(new Set(created.values()).size).toBe(created.size);
+    expect(invoices.length).toBe(created.size);
+    // Every invoice reached a terminal state, all accepted (no rejection was forced).
+    expect(counts.accepted).toBe(invoices.length);
+    // Consecutivos gapless and unique on the one series.
+    const numbers = invoices.map((i) => Number(i.number)).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+    // Exactly one journal entry per issued invoice; the ledger balances.
+    const entries = await db('journal_entries').where({ kind: 'invoice' }).select('invoice_id');
+    expect(entries.length).toBe(invoices.length);
+    expect(new Set(entries.map((e) => e.invoiceId)).size).toBe(invoices.length);
+    const ledger = await db('journal_lines').sum('debit as d').sum('credit as c').first();
+    expect(new Decimal(ledger!.d).eq(ledger!.c)).toBe(true);
+    const total = invoices.reduce((a, i) => a.plus(i.total), new Decimal(0));
+    expect(new Decimal(ledger!.d).toFixed(5)).toBe(total.toFixed(5));
+    // Exactly one accepted submission per clave.
+    const docs = sim.simulator.documents().filter((d) => d.state === 'aceptado');
+    expect(docs.length).toBe(invoices.length);
+    expect(new Set(docs.map((d) => d.clave))).toEqual(new Set(invoices.map((i) => i.clave)));
+    // Every event delivered at least once, with a valid signature.
+    expect(eventIds.every((id) => received.has(id))).toBe(true);
+    expect(badSignatures).toBe(0);
+    // No 5xx other than 503, and 503s only around an outage.
+    const inOutage = (t: number) => outages.some((o) => t >= o.from - 1000 && t <= o.to + 5000);
+    expect(responses.filter((r) => r.status >= 500 && r.status !== 503)).toEqual([]);
+    expect(responses.filter((r) => r.status === 503 && !inOutage(r.at))).toEqual([]);
+    expect(counts.created).toBeGreaterThan(50);
+  }, 600_000);
+});

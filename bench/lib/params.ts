@@ -1,0 +1,95 @@
+// What one `npm run bench` does, as numbers: BENCH_SCALE=full (the default, issue 8's figures)
+// or tiny (a few invoices per stage, for the smoke test), each figure overridable by its own
+// BENCH_* variable. Bench scripts are entry points, so they read their own variables here.
+
+export type StageName = 'intake' | 'end_to_end' | 'signing' | 'batch' | 'reads' | 'memory';
+export const STAGES: StageName[] = ['intake', 'end_to_end', 'signing', 'batch', 'reads', 'memory'];
+
+export interface BenchParams {
+  scale: 'full' | 'tiny';
+  /** Stages to run (memory rides on end_to_end). */
+  stages: Set<StageName>;
+  /** Keep-alive connections of the intake load, and Postgres connections of its raw baseline. */
+  concurrency: number;
+  intakeSeconds: number;
+  intakeWarmupSeconds: number;
+  rawPgSeconds: number;
+  rsaSeconds: number;
+  e2eInvoices: number;
+  /** Connections creating the end-to-end invoices. */
+  e2eConcurrency: number;
+  e2eTimeoutSeconds: number;
+  signSeconds: number;
+  batches: number;
+  batchSize: number;
+  batchTimeoutSeconds: number;
+  readInvoices: number;
+  readClients: number;
+  /** Measured requests per query kind, after warmUp more. */
+  readRequests: number;
+  readWarmup: number;
+  /** Where results.json goes. */
+  resultsPath: string;
+  /** LOG_LEVEL of the API, worker and simulator processes. */
+  logLevel: string;
+  /** Children to run under `node --cpu-prof`: api, worker, sandbox. */
+  profile: Set<string>;
+  /** Simulator schema check (xmllint) during the run. */
+  simulatorSchema: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function num(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name}: expected a non-negative number, got "${raw}"`);
+  return n;
+}
+
+function list(env: Env, name: string): string[] | null {
+  const raw = env[name];
+  if (!raw) return null;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export function benchParams(env: Env, defaultResults: string): BenchParams {
+  const scale = env.BENCH_SCALE === 'tiny' ? 'tiny' : 'full';
+  if (env.BENCH_SCALE && !['tiny', 'full'].includes(env.BENCH_SCALE))
+    throw new Error(`BENCH_SCALE: expected full or tiny, got "${env.BENCH_SCALE}"`);
+  const full = scale === 'full';
+  const stageList = list(env, 'BENCH_STAGES') ?? STAGES;
+  for (const s of stageList)
+    if (!STAGES.includes(s as StageName))
+      throw new Error(`BENCH_STAGES: unknown stage "${s}" (known: ${STAGES.join(', ')})`);
+  const stages = new Set(stageList as StageName[]);
+  if (stages.has('memory')) stages.add('end_to_end');
+  return {
+    scale,
+    stages,
+    concurrency: num(env, 'BENCH_CONCURRENCY', full ? 32 : 4),
+    intakeSeconds: num(env, 'BENCH_INTAKE_SECONDS', full ? 20 : 1.5),
+    intakeWarmupSeconds: num(env, 'BENCH_INTAKE_WARMUP_SECONDS', full ? 3 : 0.5),
+    rawPgSeconds: num(env, 'BENCH_RAW_PG_SECONDS', full ? 5 : 0.5),
+    rsaSeconds: num(env, 'BENCH_RSA_SECONDS', full ? 2 : 0.3),
+    e2eInvoices: num(env, 'BENCH_E2E_INVOICES', full ? 3000 : 12),
+    e2eConcurrency: num(env, 'BENCH_E2E_CONCURRENCY', full ? 16 : 4),
+    e2eTimeoutSeconds: num(env, 'BENCH_E2E_TIMEOUT_SECONDS', full ? 150 : 60),
+    signSeconds: num(env, 'BENCH_SIGN_SECONDS', full ? 3 : 0.3),
+    batches: num(env, 'BENCH_BATCHES', full ? 10 : 2),
+    batchSize: num(env, 'BENCH_BATCH_SIZE', full ? 1000 : 5),
+    batchTimeoutSeconds: num(env, 'BENCH_BATCH_TIMEOUT_SECONDS', full ? 150 : 60),
+    readInvoices: num(env, 'BENCH_READ_INVOICES', full ? 1_000_000 : 2_000),
+    readClients: num(env, 'BENCH_READ_CLIENTS', full ? 100_000 : 500),
+    readRequests: num(env, 'BENCH_READ_REQUESTS', full ? 400 : 20),
+    readWarmup: num(env, 'BENCH_READ_WARMUP', full ? 50 : 5),
+    resultsPath: env.BENCH_RESULTS || defaultResults,
+    logLevel: env.BENCH_LOG_LEVEL || 'warn',
+    profile: new Set(list(env, 'BENCH_PROFILE') ?? []),
+    simulatorSchema: ['1', 'true', 'yes'].includes((env.BENCH_SIMULATOR_SCHEMA ?? '').toLowerCase()),
+  };
+}

@@ -1,0 +1,147 @@
+// What the processes cost while a stage runs, read from /proc (Linux): resident memory of the
+// API and worker sampled every 200 ms (VmRSS, and VmHWM, the kernel's own peak), and CPU seconds
+// per process group (API, worker, simulator, every postgres process, redis-server, the bench
+// itself) next to the whole machine's busy time, which shows where a stage's CPU went.
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+
+const CLK_TCK = 100; // USER_HZ on Linux x86-64 and arm64
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export const rssMb = (pid: number): number | null => {
+  const kb = statusKb(pid, 'VmRSS');
+  return kb === null ? null : kb / 1024;
+};
+export const hwmMb = (pid: number): number | null => {
+  const kb = statusKb(pid, 'VmHWM');
+  return kb === null ? null : kb / 1024;
+};
+
+export interface RssSeries {
+  samples: number[];
+  peakMb: number;
+  hwmMb: number | null;
+  /** Mean of the last quarter of samples over the mean of the second quarter. */
+  growth: number;
+}
+
+export interface RssSampler {
+  stop(): Record<string, RssSeries>;
+}
+
+export function sampleRss(pids: Record<string, number>, everyMs = 200): RssSampler {
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(pids).map((k) => [k, []]));
+  const tick = () => {
+    for (const [name, pid] of Object.entries(pids)) {
+      const mb = rssMb(pid);
+      if (mb !== null) samples[name]!.push(mb);
+    }
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      tick();
+      return Object.fromEntries(
+        Object.entries(samples).map(([name, s]) => {
+          const q = Math.floor(s.length / 4);
+          const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / Math.max(1, a.length);
+          const second = mean(s.slice(q, 2 * q));
+          const last = mean(s.slice(s.length - q));
+          return [
+            name,
+            {
+              samples: s,
+              peakMb: Math.max(0, ...s),
+              hwmMb: hwmMb(pids[name]!),
+              growth: q > 0 && second > 0 ? last / second : 1,
+            },
+          ];
+        }),
+      );
+    },
+  };
+}
+
+function ticksOf(pid: number | string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]); // utime + stime
+  } catch {
+    return 0;
+  }
+}
+
+function commTicks(comm: string): number {
+  let total = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === comm) total += ticksOf(d);
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+function machineBusyTicks(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+  return user! + nice! + system! + irq! + softirq! + steal!;
+}
+
+export interface CpuSnapshot {
+  at: number;
+  groups: Record<string, number>;
+  machine: number;
+}
+
+export function cpuSnapshot(pids: Record<string, number>): CpuSnapshot {
+  const groups: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) groups[name] = ticksOf(pid);
+  groups.postgres = commTicks('postgres');
+  groups.redis = commTicks('redis-server');
+  groups.bench = ticksOf(process.pid);
+  return { at: performance.now(), groups, machine: machineBusyTicks() };
+}
+
+export interface CpuUse {
+  seconds: number;
+  /** Busy CPU-seconds per group over the interval. */
+  cpuSeconds: Record<string, number>;
+  /** Share of the machine's capacity (cores × seconds) each group used, in %. */
+  percentOfMachine: Record<string, number>;
+}
+
+export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): CpuUse {
+  const seconds = (b.at - a.at) / 1000;
+  const capacity = seconds * cpus().length;
+  const cpuSeconds: Record<string, number> = {};
+  const percentOfMachine: Record<string, number> = {};
+  const add = (name: string, ticks: number) => {
+    cpuSeconds[name] = Math.round((ticks / CLK_TCK) * 100) / 100;
+    percentOfMachine[name] = capacity > 0 ? Math.round((ticks / CLK_TCK / capacity) * 1000) / 10 : 0;
+  };
+  let known = 0;
+  for (const name of Object.keys(b.groups)) {
+    const ticks = b.groups[name]! - (a.groups[name] ?? 0);
+    known += ticks;
+    add(name, ticks);
+  }
+  // Everything else on the machine (other people's tests, xmllint, the kernel's own threads).
+  add('other', Math.max(0, b.machine - a.machine - known));
+  add('machine', b.machine - a.machine);
+  return { seconds, cpuSeconds, percentOfMachine };
+}

@@ -1,0 +1,96 @@
+// Intake: sustained POST /api/v1/invoices on one series (3-line invoices, a new Idempotency-Key
+// each) from a fixed number of keep-alive connections, with the worker process not running
+// (intake is about recording: the flows wait in the outbox). Beside it, the raw Postgres rate
+// of one-row insert-and-commit transactions from Node at the same concurrency, measured just
+// before. Afterwards the intake invoices' flows are taken out of the outbox so that the later
+// stages start with an empty pipeline (those invoices stay `pendiente` in the scratch database).
+import { closedLoop, percentile, request, round } from '../lib/http-load.ts';
+import type { BenchContext, TableRow } from '../lib/context.ts';
+import { rawPgCommitRate } from '../lib/limits.ts';
+import { cpuBetween, cpuSnapshot } from '../lib/proc-stats.ts';
+
+export async function intakeStage(
+  ctx: BenchContext,
+): Promise<{ figures: Record<string, unknown>; rows: TableRow[] }> {
+  const p = ctx.params;
+  if (ctx.children.worker) throw new Error('intake runs before the worker starts');
+  ctx.log(`raw Postgres: one-row insert+commit, ${p.concurrency} connections, ${p.rawPgSeconds} s`);
+  const raw = await rawPgCommitRate(ctx.databaseUrl, p.concurrency, p.rawPgSeconds);
+  ctx.limits.pg = raw;
+
+  ctx.log(
+    `intake: POST /api/v1/invoices, ${p.concurrency} connections, ${p.intakeWarmupSeconds} s warm-up + ${p.intakeSeconds} s`,
+  );
+  const run = `${process.pid}-${Date.now()}`;
+  const pids = { api: ctx.children.api.pid, simulator: ctx.children.simulator.pid };
+  let cpuStart = cpuSnapshot(pids);
+  let marked = false;
+  const warmEnd = performance.now() + p.intakeWarmupSeconds * 1000;
+  const loop = await closedLoop(p.concurrency, p.intakeSeconds, p.intakeWarmupSeconds, async (n) => {
+    if (!marked && performance.now() >= warmEnd) {
+      marked = true;
+      cpuStart = cpuSnapshot(pids);
+    }
+    const res = await request(ctx.api, 'POST', '/api/v1/invoices', ctx.issuer.body(), {
+      'idempotency-key': `intake-${run}-${n}`,
+    });
+    return res.status;
+  });
+  const cpu = cpuBetween(cpuStart, cpuSnapshot(pids));
+  const rate = round(loop.count / loop.seconds, 0);
+  const p50 = round(percentile(loop.latenciesMs, 50), 1);
+  const p99 = round(percentile(loop.latenciesMs, 99), 1);
+
+  // Sanity: every answer was a real issue on the one series.
+  const series = await ctx.db('numbering_series').where({ companyId: ctx.issuer.companyId, livemode: false });
+  // The flows of the intake invoices are dropped (the worker was not running; see header).
+  const dropped = await ctx.db('outbox').whereNull('processed_at').update({ processedAt: ctx.db.fn.now() });
+  const check = await request(ctx.api, 'GET', '/api/v1/invoices?limit=1');
+  if (check.status !== 200) throw new Error(`GET /api/v1/invoices answered ${check.status}`);
+
+  const figures = {
+    workers: 'not running (worker process started after this stage; flows wait in the outbox)',
+    concurrency: p.concurrency,
+    seconds: round(loop.seconds, 2),
+    warmup_seconds: p.intakeWarmupSeconds,
+    requests: loop.count,
+    errors: loop.errors,
+    error_samples: loop.errorSamples,
+    rate_per_s: rate,
+    p50_ms: p50,
+    p99_ms: p99,
+    series: series.map((s) => `${s.docType}/${s.branch}/${s.terminal}: last ${s.lastNumber}`),
+    raw_pg_commit: raw,
+    ratio_to_raw_pg: round(rate / raw.perSecond, 3),
+    outbox_rows_dropped: dropped,
+    cpu,
+  };
+  ctx.log(
+    `intake: ${rate}/s (p50 ${p50} ms, p99 ${p99} ms, ${loop.errors} errors); raw Postgres ${raw.perSecond}/s (p99 ${raw.p99Ms} ms)`,
+  );
+  const rows: TableRow[] = [
+    {
+      stage: 'intake',
+      figure: 'invoices recorded per second (one series)',
+      value: rate,
+      unit: '/s',
+      target: '>= 2000/s',
+      met: rate >= 2000 && loop.errors === 0,
+      limit: `raw PG one-row insert+commit (${p.concurrency} conns)`,
+      limitValue: raw.perSecond,
+      ratio: round(rate / raw.perSecond, 3),
+    },
+    {
+      stage: 'intake',
+      figure: 'p99 latency of POST /api/v1/invoices',
+      value: p99,
+      unit: 'ms',
+      target: '<= 100 ms',
+      met: p99 <= 100,
+      limit: 'raw PG insert+commit p99',
+      limitValue: raw.p99Ms,
+      ratio: round(p99 / raw.p99Ms, 1),
+    },
+  ];
+  return { figures, rows };
+}

@@ -1,0 +1,104 @@
+// Keeps `npm run bench` from rotting: the whole harness runs at BENCH_SCALE=tiny (a few invoices
+// per stage, a few thousand rows for reads) as a real child process with real API, worker and
+// simulator processes, and results.json must carry every figure of every stage. Performance
+// itself is judged by the bench, never by tests: only shape and sanity are checked here.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../config/index.ts';
+import { adminUrl } from './helpers/db-urls.ts';
+
+const results = join(projectRoot, 'test/artifacts', `bench-smoke-${process.pid}.json`);
+
+function runBench(): Promise<{ code: number | null; output: string }> {
+  mkdirSync(join(projectRoot, 'test/artifacts'), { recursive: true });
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts'], {
+      cwd: projectRoot,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        DATABASE_URL: adminUrl(),
+        BENCH_SCALE: 'tiny',
+        BENCH_RESULTS: results,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+const num = expect.any(Number);
+
+describe('npm run bench (BENCH_SCALE=tiny)', () => {
+  it('runs every stage and writes every figure to results.json', { timeout: 150_000 }, async () => {
+    rmSync(results, { force: true });
+    const { code, output } = await runBench();
+    expect(code, output).toBe(0);
+    expect(existsSync(results), output).toBe(true);
+    const r = JSON.parse(readFileSync(results, 'utf8'));
+    rmSync(results, { force: true });
+
+    expect(r).toMatchObject({
+      timestamp: expect.any(String),
+      duration_seconds: num,
+      scale: 'tiny',
+      machine: {
+        node: process.version,
+        cpu_model: expect.any(String),
+        cores: num,
+        postgres: expect.any(String),
+      },
+    });
+    const s = r.stages;
+    expect(Object.keys(s).sort()).toEqual(['batch', 'end_to_end', 'intake', 'memory', 'reads', 'signing']);
+    expect(s.intake).toMatchObject({
+      rate_per_s: num,
+      p50_ms: num,
+      p99_ms: num,
+      errors: 0,
+      raw_pg_commit: { perSecond: num, p99Ms: num },
+      ratio_to_raw_pg: num,
+    });
+    expect(s.intake.requests).toBeGreaterThan(0);
+    expect(s.end_to_end).toMatchObject({
+      all_delivered: true,
+      create_failures: 0,
+      rate_per_s: num,
+      raw_rsa_per_s_one_core: num,
+      statuses: { aceptada: s.end_to_end.invoices },
+      webhooks: { bad_signatures: 0, duplicates: 0 },
+    });
+    expect(s.signing).toMatchObject({
+      docs_built_and_signed_per_s_one_core: num,
+      raw_rsa_per_s_one_core: num,
+      xadesjs_sign_per_s_one_core: num,
+    });
+    expect(s.batch).toMatchObject({
+      recorded_seconds: num,
+      accepted_seconds: num,
+      rejected: 0,
+      raw_pg_bulk_insert_seconds: num,
+      counts_via_api: { pending: 0, failed: 0, created: s.batch.invoices },
+    });
+    expect(s.memory).toMatchObject({
+      api: { peak_rss_mb: num, vm_hwm_mb: num },
+      worker: { peak_rss_mb: num, vm_hwm_mb: num, growth_last_quarter_over_second: num },
+      worker_growing: expect.any(Boolean),
+    });
+    for (const kind of ['get_invoice_by_id', 'list_invoices_by_status', 'client_name_search'])
+      expect(s.reads[kind], kind).toMatchObject({ p50_ms: num, p99_ms: num, raw_sql_p99_ms: num });
+    expect(s.reads.invoices).toBeGreaterThanOrEqual(2000);
+
+    // The table: every stage, each row with its target and the machine-limit figure beside it.
+    const stages = new Set(r.table.map((row: { stage: string }) => row.stage));
+    expect([...stages].sort()).toEqual(['batch', 'end to end', 'intake', 'memory', 'reads', 'signing']);
+    for (const row of r.table)
+      expect(row).toMatchObject({ figure: expect.any(String), target: expect.any(String) });
+    expect(output).toMatch(/stage\s+figure\s+value\s+target\s+met/);
+  });
+});

@@ -26,6 +26,8 @@ afterAll(async () => {
   await t.close();
 });
 
+/** Test companies get a huge limit unless told; these use their plan's. */
+const PLAN_DEFAULT = { rateLimitPerSecond: null };
 const RATELIMIT_RE = /^limit=(\d+), remaining=(\d+), reset=(\d+)$/;
 
 function parseRateLimit(h: unknown) {
@@ -36,7 +38,7 @@ function parseRateLimit(h: unknown) {
 
 describe('rate limits', () => {
   it('every authenticated response carries RateLimit-Policy and RateLimit, errors included', async () => {
-    const c = await createTestCompany(t.db);
+    const c = await createTestCompany(t.db, PLAN_DEFAULT);
     const { secret } = await createTestKey(t.db, c.id);
     const ok = await call(t.app, 'GET', '/api/v1/clients', { key: secret });
     expect(ok.statusCode).toBe(200);
@@ -63,7 +65,7 @@ describe('rate limits', () => {
   });
 
   it('a business key over 50 req/s gets 429 rate_limited with Retry-After, then recovers', async () => {
-    const c = await createTestCompany(t.db);
+    const c = await createTestCompany(t.db, PLAN_DEFAULT);
     const { secret } = await createTestKey(t.db, c.id);
     let limited: Awaited<ReturnType<typeof call>> | undefined;
     let sent = 0;
@@ -92,7 +94,7 @@ describe('rate limits', () => {
   });
 
   it('a corporate key takes 150 requests at once under its 500 req/s limit', async () => {
-    const c = await createTestCompany(t.db, { plan: 'corporate' });
+    const c = await createTestCompany(t.db, { ...PLAN_DEFAULT, plan: 'corporate' });
     const { secret } = await createTestKey(t.db, c.id);
     const results = await Promise.all(
       Array.from({ length: 150 }, () => call(t.app, 'GET', '/api/v1/services', { key: secret })),
@@ -126,7 +128,7 @@ describe('rate limits', () => {
     redis.on('error', () => {});
     const app = await buildApp({ config: t.config, db: t.db, redis }, { logger: false });
     try {
-      const c = await createTestCompany(t.db);
+      const c = await createTestCompany(t.db, PLAN_DEFAULT);
       const { secret } = await createTestKey(t.db, c.id);
       for (let i = 0; i < 3; i++) {
         const res = await call(app, 'GET', '/api/v1/services', { key: secret });

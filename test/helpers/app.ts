@@ -73,6 +73,8 @@ export function companyInput(overrides: Partial<CompanyInput> = {}): CompanyInpu
     distrito: '01',
     otrasSenas: 'Calle 1, avenida 2',
     emails: ['facturas@empresa.example'],
+    // API tests fire requests faster than a plan allows; rate-limit tests pass null (plan default).
+    rateLimitPerSecond: 100_000,
     ...overrides,
   };
 }

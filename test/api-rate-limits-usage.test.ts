@@ -69,15 +69,16 @@ describe('rate limits', () => {
     const { secret } = await createTestKey(t.db, c.id);
     let limited: Awaited<ReturnType<typeof call>> | undefined;
     let sent = 0;
-    while (!limited && sent < 400) {
+    // 150 at once cannot all fit in the 50 of one or two windows, even on a slow machine.
+    while (!limited && sent < 450) {
       const batch = await Promise.all(
-        Array.from({ length: 40 }, () => call(t.app, 'GET', '/api/v1/services', { key: secret })),
+        Array.from({ length: 150 }, () => call(t.app, 'GET', '/api/v1/services', { key: secret })),
       );
       sent += batch.length;
       for (const r of batch) expect([200, 429]).toContain(r.statusCode);
       limited = batch.find((r) => r.statusCode === 429);
     }
-    expect(limited, 'no 429 after 400 requests').toBeDefined();
+    expect(limited, 'no 429 after 450 requests').toBeDefined();
     const res = limited!;
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json()).toMatchObject({ status: 429, code: 'rate_limited', limit: 50 });
@@ -109,14 +110,16 @@ describe('rate limits', () => {
     const c = await createTestCompany(t.db, { rateLimitPerSecond: 5 });
     const a = await createTestKey(t.db, c.id);
     const b = await createTestKey(t.db, c.id);
+    const started = Date.now();
     const results = await Promise.all(
       Array.from({ length: 30 }, () => call(t.app, 'GET', '/api/v1/services', { key: a.secret })),
     );
+    const windows = Math.ceil((Date.now() - started) / 1000) + 1;
     expect(results[0]!.headers['ratelimit-policy']).toBe('5;w=1');
     const ok = results.filter((r) => r.statusCode === 200).length;
-    // 30 requests take far less than a second, so at most two windows: at most 10 succeed.
+    // At most 5 per one-second window the burst touched (two, unless the machine is very slow).
     expect(ok).toBeGreaterThanOrEqual(5);
-    expect(ok).toBeLessThanOrEqual(10);
+    expect(ok).toBeLessThanOrEqual(5 * windows);
     expect(results.filter((r) => r.statusCode === 429).length).toBe(30 - ok);
     const other = await call(t.app, 'GET', '/api/v1/services', { key: b.secret });
     expect(other.statusCode).toBe(200);

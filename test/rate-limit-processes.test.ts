@@ -78,23 +78,39 @@ describe('rate limits across API processes', () => {
     // Warm both processes (connections, code paths) before the measured window.
     for (const u of urls) expect((await get(u, '/api/v1/services', key.secret)).status).toBe(200);
 
-    // Start the burst just after a window opens (windows follow Redis's clock).
-    const [, micros] = await redis.time();
-    await new Promise((r) => setTimeout(r, 1000 - Math.floor(Number(micros) / 1000) + 20));
-    const burst = await Promise.all(
-      Array.from({ length: LIMIT + 10 }, async (_, i) => {
-        const res = await get(urls[i % 2]!, '/api/v1/services', key.secret);
-        await res.arrayBuffer();
-        return {
-          via: i % 2,
-          status: res.status,
-          rl: res.headers.get('ratelimit') ?? '',
-          retry: res.headers.get('retry-after'),
-        };
-      }),
-    );
-    const ok = burst.filter((r) => r.status === 200);
-    const limited = burst.filter((r) => r.status === 429);
+    // Start the burst just after a window opens (windows follow Redis's clock) and keep it only
+    // if it ended in that same window; a very slow machine gets another try.
+    const redisMs = async () => {
+      const [sec, micros] = await redis.time();
+      return Number(sec) * 1000 + Math.floor(Number(micros) / 1000);
+    };
+    const fire = () =>
+      Promise.all(
+        Array.from({ length: LIMIT + 10 }, async (_, i) => {
+          const res = await get(urls[i % 2]!, '/api/v1/services', key.secret);
+          await res.arrayBuffer();
+          return {
+            via: i % 2,
+            status: res.status,
+            rl: res.headers.get('ratelimit') ?? '',
+            retry: res.headers.get('retry-after'),
+          };
+        }),
+      );
+    let burst: Awaited<ReturnType<typeof fire>> | undefined;
+    const counted = { ok: 2, limited: 0 }; // the warm-up requests
+    for (let attempt = 0; attempt < 3 && !burst; attempt++) {
+      await new Promise((r) => setTimeout(r, 1000 - ((await redisMs()) % 1000) + 20));
+      const t0 = await redisMs();
+      const tried = await fire();
+      const t1 = await redisMs();
+      counted.ok += tried.filter((r) => r.status === 200).length;
+      counted.limited += tried.filter((r) => r.status === 429).length;
+      if (Math.floor(t0 / 1000) === Math.floor(t1 / 1000)) burst = tried;
+    }
+    expect(burst, 'a burst that fits in one window').toBeDefined();
+    const ok = burst!.filter((r) => r.status === 200);
+    const limited = burst!.filter((r) => r.status === 429);
     expect(ok.length).toBe(LIMIT);
     expect(limited.length).toBe(10);
     // Both processes served some of the allowed requests, and they drew from one count:
@@ -118,12 +134,12 @@ describe('rate limits across API processes', () => {
         const rows = usage.data.filter((d: { route: string }) => d.route === 'GET /api/v1/services');
         const sum = (k: string) => rows.reduce((n: number, d: Record<string, number>) => n + d[k]!, 0);
         sums = { ok: sum('2xx'), limited: sum('429') };
-        return sums.ok === LIMIT + 4;
+        return sums.ok === counted.ok + 2;
       },
       5_000,
       100,
       'the burst in /api/v1/usage',
     );
-    expect(sums).toEqual({ ok: LIMIT + 4, limited: 10 });
+    expect(sums).toEqual({ ok: counted.ok + 2, limited: counted.limited });
   });
 });

@@ -117,6 +117,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     connection: o.connection,
     log: o.log,
     lockDurationMs: o.lockDurationMs,
+    reconcile: o.reconcile,
   });
 
   const relay = createRelay({

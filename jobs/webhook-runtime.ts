@@ -1,6 +1,7 @@
 // The webhooks part of a worker process: the `webhooks` queue, its Worker (with the custom
-// backoff strategy and error listeners) and the outbox relay's fan-out hook, which turns each
-// committed event into one job per subscribed endpoint inside the relay's transaction.
+// backoff strategy and error listeners), the outbox relay's fan-out hook, which turns each
+// committed event into one job per subscribed endpoint inside the relay's transaction, and the
+// webhook reconciler (pending deliveries whose job Redis lost are enqueued again).
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -16,6 +17,7 @@ import {
   type WebhookJobData,
 } from './webhook-deliver.ts';
 import { instrumentWorker } from './metrics.ts';
+import { reconcileWebhooksOnce } from './webhook-reconciler.ts';
 
 export interface WebhookRuntime {
   queue: Queue<WebhookJobData>;
@@ -31,6 +33,8 @@ export function startWebhooks(o: {
   connection: ConnectionOptions;
   log: Logger;
   lockDurationMs?: number;
+  /** The webhook reconciler's period and staleness (false: off, as in most tests). */
+  reconcile?: { everyMs: number; staleMs: number } | false;
 }): WebhookRuntime {
   const prefix = o.config.queuePrefix;
   const queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection: o.connection, prefix });
@@ -54,6 +58,18 @@ export function startWebhooks(o: {
     o.log.debug({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'webhook attempt failed'),
   );
 
+  let timer: NodeJS.Timeout | null = null;
+  let pass: Promise<unknown> | null = null;
+  if (o.reconcile !== false) {
+    const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
+    timer = setInterval(() => {
+      if (pass) return; // passes never overlap
+      pass = reconcileWebhooksOnce({ db: o.db, queue, config: o.config, log: o.log, staleMs: r.staleMs })
+        .catch((err: unknown) => o.log.warn({ err }, 'webhook reconciler pass failed'))
+        .finally(() => (pass = null));
+    }, r.everyMs);
+  }
+
   return {
     queue,
     worker,
@@ -68,6 +84,8 @@ export function startWebhooks(o: {
       );
     },
     async close() {
+      if (timer) clearInterval(timer);
+      await pass;
       await worker.close();
       await queue.close();
     },

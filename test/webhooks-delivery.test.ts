@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatId } from '../domain/ids.ts';
 import { EVENT_KINDS } from '../domain/webhook-events.ts';
+import { pino } from 'pino';
 import { webhookJobId, WEBHOOK_JOB } from '../jobs/webhook-deliver.ts';
+import { reconcileWebhooksOnce } from '../jobs/webhook-reconciler.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -312,5 +314,61 @@ describe('secret rotation', () => {
       (await api(e, 'GET', `/api/v1/webhook_endpoints/${endpoint.id}`, s.key)).json
         .previous_secret_expires_at,
     ).toBeNull();
+  });
+});
+
+describe('the webhook reconciler', () => {
+  it('enqueues again a pending delivery whose job Redis lost, and leaves fresh ones alone', async () => {
+    const { r, endpoint } = await receiver(['client.created']);
+    const endpointId = Number(endpoint.id.slice(3));
+    // An event whose delivery was recorded but whose job never reached Redis (or was lost there).
+    const [ev] = await e
+      .db('events')
+      .insert({
+        companyId: s.company.id,
+        livemode: false,
+        type: 'client.created',
+        data: { object: 'client', lost: true },
+      })
+      .returning(['id']);
+    await e.db('webhook_deliveries').insert({
+      eventId: ev.id,
+      endpointId,
+      companyId: s.company.id,
+      livemode: false,
+      createdAt: e.db.raw(`now() - interval '10 minutes'`),
+    });
+    const [fresh] = await e
+      .db('events')
+      .insert({
+        companyId: s.company.id,
+        livemode: false,
+        type: 'client.created',
+        data: { object: 'client', fresh: true },
+      })
+      .returning(['id']);
+    await e
+      .db('webhook_deliveries')
+      .insert({ eventId: fresh.id, endpointId, companyId: s.company.id, livemode: false });
+
+    const o = {
+      db: e.db,
+      queue: e.runtime!.webhooks.queue,
+      config: e.config,
+      log: pino({ level: 'silent' }),
+      staleMs: 60_000,
+    };
+    expect(await reconcileWebhooksOnce(o)).toBe(1);
+    await waitFor(() => r.received.some((x) => x.body.id === formatId('event', ev.id)), 10_000);
+    expect(r.received.find((x) => x.body.id === formatId('event', ev.id))!.verified.ok).toBe(true);
+    await waitFor(
+      async () =>
+        (await deliveries(endpoint.id)).some(
+          (d) => d.event_id === formatId('event', ev.id) && d.status === 'delivered',
+        ),
+      10_000,
+    );
+    expect(await reconcileWebhooksOnce(o)).toBe(0);
+    expect(r.received.some((x) => x.body.id === formatId('event', fresh.id))).toBe(false);
   });
 });

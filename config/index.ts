@@ -59,6 +59,12 @@ export interface Config {
     backoffBaseMs: number;
     /** Deliveries in flight per worker process. */
     concurrency: number;
+    /**
+     * Whether sandbox endpoints may be on private or loopback addresses (localhost for local
+     * testing). Live endpoints never may. Off by default in production, where the address would
+     * be the service's own network.
+     */
+    sandboxAllowPrivate: boolean;
   };
 }
 
@@ -217,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 50),
       backoffBaseMs: int(env, 'WEBHOOK_BACKOFF_BASE_MS', 126_000, 10, 86_400_000),
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
+      sandboxAllowPrivate: bool(env, 'WEBHOOK_SANDBOX_ALLOW_PRIVATE', !production),
     },
   };
 }

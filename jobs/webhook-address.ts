@@ -3,7 +3,9 @@
 // (domain/ip-ranges.ts). It is checked when the endpoint is registered and again at every
 // delivery, on the very address the socket connects to (a DNS answer that changes later cannot
 // smuggle a request into the private network). Sandbox endpoints may point anywhere, localhost
-// included, so integrators can test on their own machines.
+// included, so integrators can test on their own machines — unless the deployment turns that off
+// (WEBHOOK_SANDBOX_ALLOW_PRIVATE, off by default in production: there "localhost" would be the
+// service's own host, and an attempt's response excerpt would show what answered there).
 import { lookup, type LookupAddress } from 'node:dns';
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
@@ -32,12 +34,17 @@ export function checkWebhookUrlSyntax(raw: string, livemode: boolean): UrlCheck 
 }
 
 /**
- * Resolves the URL's host and refuses it when any address is not public (live mode). Sandbox
- * URLs are not resolved. A host that does not resolve is refused in live mode.
+ * Resolves the URL's host and refuses it when any address is not public (live mode, or sandbox
+ * when private addresses are not allowed there). Otherwise the URL is not resolved. A host that
+ * does not resolve is refused when it is resolved.
  */
-export async function checkWebhookUrlTarget(raw: string, livemode: boolean): Promise<UrlCheck> {
+export async function checkWebhookUrlTarget(
+  raw: string,
+  livemode: boolean,
+  sandboxAllowPrivate = true,
+): Promise<UrlCheck> {
   const syntax = checkWebhookUrlSyntax(raw, livemode);
-  if (!syntax.ok || !livemode) return syntax;
+  if (!syntax.ok || (!livemode && sandboxAllowPrivate)) return syntax;
   const host = bare(new URL(raw).hostname);
   let addresses: string[];
   if (isIP(host)) addresses = [host];
@@ -53,7 +60,7 @@ export async function checkWebhookUrlTarget(raw: string, livemode: boolean): Pro
     return {
       ok: false,
       code: 'private_address',
-      message: `live-mode endpoints must be on public addresses; ${host} resolves to ${bad.join(', ') || 'nothing'}`,
+      message: `${livemode ? 'live-mode' : 'sandbox'} endpoints must be on public addresses; ${host} resolves to ${bad.join(', ') || 'nothing'}`,
     };
   }
   return { ok: true };

@@ -122,7 +122,7 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
       'service-delivery-attempt': String(attemptNumber),
     },
     timeoutMs: ctx.config.webhooks.timeoutMs,
-    publicOnly: delivery.livemode,
+    publicOnly: delivery.livemode || !ctx.config.webhooks.sandboxAllowPrivate,
   });
 
   // 4. The outcome.

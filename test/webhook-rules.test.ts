@@ -119,7 +119,10 @@ describe('addresses a live webhook may reach', () => {
 describe('webhook retry schedule', () => {
   it('production defaults: 12 attempts over about 3 days, 10 s timeout', () => {
     const c = loadConfig({ NODE_ENV: 'production', SECRETS_KEY: TEST_SECRETS_KEY });
-    expect(c.webhooks).toMatchObject({ maxAttempts: 12, timeoutMs: 10_000 });
+    expect(c.webhooks).toMatchObject({ maxAttempts: 12, timeoutMs: 10_000, sandboxAllowPrivate: false });
+    expect(loadConfig({ NODE_ENV: 'test', SECRETS_KEY: TEST_SECRETS_KEY }).webhooks.sandboxAllowPrivate).toBe(
+      true,
+    );
     const total = nominalSchedule(c.webhooks.maxAttempts, c.webhooks.backoffBaseMs).reduce(
       (a, b) => a + b,
       0,

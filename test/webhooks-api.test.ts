@@ -100,6 +100,25 @@ describe('webhook endpoints', () => {
     );
   });
 
+  it('sandbox endpoints on private addresses can be turned off (WEBHOOK_SANDBOX_ALLOW_PRIVATE=false)', async () => {
+    const strict = await startTestApp({ WEBHOOK_SANDBOX_ALLOW_PRIVATE: 'false' });
+    try {
+      const k = (await createTestKey(strict.db, (await createTestCompany(strict.db)).id)).secret;
+      const post = (url: string) =>
+        call(strict.app, 'POST', '/api/v1/webhook_endpoints', {
+          key: k,
+          body: { url, events: ['invoice.paid'] },
+        });
+      const local = await post('http://localhost:8080/hooks');
+      expect(local.statusCode).toBe(422);
+      expect(local.json().errors[0]).toMatchObject({ path: '/url', code: 'private_address' });
+      // Plain http stays allowed in sandbox; only the address matters.
+      expect((await post('http://93.184.216.34/hooks')).statusCode).toBe(201);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('validation errors are problem+json with paths', async () => {
     const cases: [unknown, string, string][] = [
       [{ events: ['invoice.paid'] }, '/url', 'required'],

@@ -1,6 +1,7 @@
 // POST /api/v1/webhook_endpoints and POST /api/v1/webhook_endpoints/{id}/rotate_secret: the two
 // routes that make a signing secret (`whsec_…`) and show it, once. Secrets are stored sealed.
-// Live-mode URLs must resolve to public addresses only; sandbox URLs may be local.
+// Live-mode URLs must resolve to public addresses only; sandbox URLs may be local (unless
+// WEBHOOK_SANDBOX_ALLOW_PRIVATE is off, the production default).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { webhookEndpointObject } from '../../../db/public-objects.ts';
@@ -18,11 +19,12 @@ import { ApiError, notFound, validationError } from '../../errors.ts';
 import { errorResponses, IdParam } from '../../schemas/common.ts';
 import { CreateEndpointBody, EndpointWithSecret } from '../../schemas/webhooks.ts';
 import type { AppDeps } from '../../app.ts';
+import type { Config } from '../../../config/index.ts';
 import { parseId } from '../../../domain/ids.ts';
 
 /** Refuses a URL the endpoint may not use, naming the `url` field. */
-export async function assertWebhookUrl(url: string, livemode: boolean): Promise<void> {
-  const check = await checkWebhookUrlTarget(url, livemode);
+export async function assertWebhookUrl(url: string, livemode: boolean, config: Config): Promise<void> {
+  const check = await checkWebhookUrlTarget(url, livemode, config.webhooks.sandboxAllowPrivate);
   if (!check.ok) throw validationError([{ path: '/url', code: check.code, message: check.message }]);
 }
 
@@ -47,7 +49,7 @@ export default async function createEndpointRoutes(
     async (request, reply) => {
       const auth = tenantOf(request);
       const body = request.body;
-      await assertWebhookUrl(body.url, auth.livemode);
+      await assertWebhookUrl(body.url, auth.livemode, config);
       if ((await countEndpoints(db, auth)) >= MAX_ENDPOINTS) {
         throw new ApiError(
           'webhook_endpoint_limit',

@@ -27,7 +27,10 @@ export async function loadEndpoint(db: Knex, tenant: Tenant, raw: string): Promi
   return row;
 }
 
-export default async function manageEndpointRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+export default async function manageEndpointRoutes(
+  fastify: FastifyInstance,
+  { db, config: appConfig }: AppDeps,
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['webhooks'];
   const config = { scope: 'manage:webhooks' as const };
@@ -77,7 +80,7 @@ export default async function manageEndpointRoutes(fastify: FastifyInstance, { d
     async (request) => {
       const auth = tenantOf(request);
       const current = await loadEndpoint(db, auth, request.params.id);
-      if (request.body.url !== undefined) await assertWebhookUrl(request.body.url, auth.livemode);
+      if (request.body.url !== undefined) await assertWebhookUrl(request.body.url, auth.livemode, appConfig);
       const row = await updateEndpoint(db, auth, current.id, request.body);
       if (!row) throw notFound('webhook endpoint', request.params.id);
       return webhookEndpointObject(row);

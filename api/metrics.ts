@@ -5,6 +5,9 @@
 //   webhook deliveries; see jobs/metrics.ts).
 // The queue and worker series are the same on every API instance; HTTP series are per process.
 //
+// Redis down: the scrape still answers (HTTP series) after at most 2 s, with
+// factura_metrics_source_up{source="queues"|"workers"} 0 in place of the missing series.
+//
 // Protection: with ADMIN_PASSWORD set, /metrics wants the admin Basic credentials (Prometheus'
 // `basic_auth`); without it, it is open outside production and refused in production, so it
 // is never public by accident. Series carry no tenant data (no company or key ids).
@@ -17,7 +20,6 @@ import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { readWorkerMetrics } from '../jobs/metrics.ts';
 import { bullConnection } from '../jobs/redis.ts';
-import { ApiError } from './errors.ts';
 import { checkAdmin } from './plugins/bull-board.ts';
 
 declare module 'fastify' {
@@ -28,6 +30,8 @@ declare module 'fastify' {
 }
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+/** A scrape waits this long for Redis before answering without the queue and worker series. */
+const SOURCE_TIMEOUT_MS = 2000;
 
 export function registerMetrics(
   app: FastifyInstance,
@@ -54,21 +58,39 @@ export function registerMetrics(
     });
     return queues;
   };
-  new Gauge({
+  const queueJobs = new Gauge({
     name: 'factura_queue_jobs',
     help: 'Jobs per queue and state (waiting, active, delayed, failed), read from BullMQ at scrape time',
     labelNames: ['queue', 'state'] as const,
     registers: [registry],
-    async collect() {
-      this.reset();
-      await Promise.all(
-        openQueues().map(async (q) => {
-          const counts = await q.getJobCounts(...JOB_STATES);
-          for (const state of JOB_STATES) this.set({ queue: q.name, state }, counts[state] ?? 0);
-        }),
-      );
-    },
   });
+  const sourceUp = new Gauge({
+    name: 'factura_metrics_source_up',
+    help: 'Whether this scrape could read a source: queues (BullMQ) and workers (totals in Redis)',
+    labelNames: ['source'] as const,
+    registers: [registry],
+  });
+  // Redis down must not hang or fail the scrape: the HTTP series are still worth having.
+  const bounded = <T>(p: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${SOURCE_TIMEOUT_MS} ms`)),
+          SOURCE_TIMEOUT_MS,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
+  };
+  const countJobs = async () => {
+    const counted = await Promise.all(
+      openQueues().map(async (q) => [q.name, await q.getJobCounts(...JOB_STATES)] as const),
+    );
+    queueJobs.reset();
+    for (const [queue, counts] of counted)
+      for (const state of JOB_STATES) queueJobs.set({ queue, state }, counts[state] ?? 0);
+  };
 
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.config?.metrics === false) return;
@@ -84,19 +106,25 @@ export function registerMetrics(
     { config: { public: true, metrics: false }, schema: { hide: true } },
     async (request, reply) => {
       if (deps.config.admin || deps.config.env === 'production') checkAdmin(deps.config, request);
-      let text: string;
-      try {
-        const [own, workers] = await Promise.all([
-          registry.metrics(),
-          readWorkerMetrics(deps.redis, deps.config.queuePrefix),
-        ]);
-        text = workers ? `${own}\n${workers}` : own;
-      } catch (err) {
-        request.log.warn({ err }, 'metrics unavailable');
-        throw new ApiError('service_unavailable', 'Metrics are unavailable while Redis is down', {
-          headers: { 'retry-after': '5' },
-        });
-      }
+      const [queuesRead, workers] = await Promise.allSettled([
+        bounded(countJobs()),
+        bounded(readWorkerMetrics(deps.redis, deps.config.queuePrefix)),
+      ]);
+      sourceUp.set({ source: 'queues' }, queuesRead.status === 'fulfilled' ? 1 : 0);
+      sourceUp.set({ source: 'workers' }, workers.status === 'fulfilled' ? 1 : 0);
+      if (queuesRead.status === 'rejected' || workers.status === 'rejected')
+        request.log.warn(
+          {
+            err:
+              queuesRead.status === 'rejected'
+                ? queuesRead.reason
+                : (workers as PromiseRejectedResult).reason,
+          },
+          'metrics: Redis sources unavailable; serving what this process has',
+        );
+      if (queuesRead.status === 'rejected') queueJobs.reset();
+      const own = await registry.metrics();
+      const text = workers.status === 'fulfilled' && workers.value ? `${own}\n${workers.value}` : own;
       return reply.type(registry.contentType).send(text);
     },
   );

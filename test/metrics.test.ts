@@ -9,6 +9,7 @@ import { metrics } from '../jobs/metrics.ts';
 import { createRedis, waitForRedis } from '../jobs/redis.ts';
 import { call, testConfig } from './helpers/app.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { freePort } from './helpers/processes.ts';
 import { waitFor } from './helpers/wait.ts';
 
 let e: E2E;
@@ -184,6 +185,32 @@ describe('/metrics', () => {
     const jobs = value(after, 'factura_job_duration_seconds_count');
     await e.stopWorkers();
     expect(value(await scrape(), 'factura_job_duration_seconds_count')).toBeGreaterThanOrEqual(jobs);
+  });
+
+  it('still answers with the HTTP series when Redis is down, flagging the missing sources', async () => {
+    const deadUrl = `redis://127.0.0.1:${await freePort()}`;
+    const dead = createRedis(deadUrl, 'api', { retryStrategy: () => null });
+    dead.on('error', () => {});
+    const config = testConfig({ DATABASE_URL: e.config.databaseUrl, REDIS_URL: deadUrl });
+    const app = await buildApp({ config, db: e.db, redis: dead }, { logger: false });
+    try {
+      await call(app, 'GET', '/health');
+      const started = Date.now();
+      const res = await call(app, 'GET', '/metrics');
+      expect(res.statusCode).toBe(200);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const samples = parse(res.body);
+      expect(value(samples, 'factura_http_request_duration_seconds_count', { route: '/health' })).toBe(1);
+      expect(value(samples, 'factura_metrics_source_up', { source: 'queues' })).toBe(0);
+      expect(value(samples, 'factura_metrics_source_up', { source: 'workers' })).toBe(0);
+      expect(samples.some((x) => x.name === 'factura_queue_jobs')).toBe(false);
+    } finally {
+      await app.close();
+      dead.disconnect();
+    }
+    const up = await scrape();
+    expect(value(up, 'factura_metrics_source_up', { source: 'queues' })).toBe(1);
+    expect(value(up, 'factura_metrics_source_up', { source: 'workers' })).toBe(1);
   });
 
   it('wants the admin credentials when ADMIN_PASSWORD is set, and is never open in production', async () => {

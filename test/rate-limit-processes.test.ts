@@ -100,7 +100,8 @@ describe('rate limits across API processes', () => {
     let burst: Awaited<ReturnType<typeof fire>> | undefined;
     const counted = { ok: 2, limited: 0 }; // the warm-up requests
     for (let attempt = 0; attempt < 3 && !burst; attempt++) {
-      await new Promise((r) => setTimeout(r, 1000 - ((await redisMs()) % 1000) + 20));
+      const untilNextWindow = 1000 - ((await redisMs()) % 1000) + 20;
+      await new Promise((r) => setTimeout(r, untilNextWindow));
       const t0 = await redisMs();
       const tried = await fire();
       const t1 = await redisMs();

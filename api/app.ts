@@ -2,14 +2,20 @@
 // (and tests) pass everything in. Registers validation, authentication, error handling,
 // security headers and every route module.
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import type { Queue } from 'bullmq';
 import type { Config } from '../config/index.ts';
+import type { Scope } from '../domain/scopes.ts';
 import { registerAuth } from './auth.ts';
 import { KeyCache } from './key-cache.ts';
-import { registerErrorHandling } from './errors.ts';
+import { frameworkErrors, registerErrorHandling } from './errors.ts';
 import { registerValidation } from './validation.ts';
 import healthRoutes from './routes/health.ts';
 import keyRoutes from './routes/keys/index.ts';
@@ -53,6 +59,35 @@ export interface AppOptions {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9_.:-]{8,64}$/;
 
+/** One registered route and what it asks of a caller (tests derive their route matrices from it). */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  scope?: Scope;
+  anyScope?: Scope[];
+  public: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on this app (HEAD twins and plugin routes included). */
+    routeTable(): RouteEntry[];
+  }
+}
+
+/** Headers on every answer: no sniffing, no framing, no referrer, and no content for JSON. */
+function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('request-id', request.id);
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('x-frame-options', 'DENY');
+  reply.header('referrer-policy', 'no-referrer');
+  // HTML pages set their own policy (the dashboard's nonce CSP, Swagger UI's); anything else is
+  // data that must never run or be framed.
+  const type = String(reply.getHeader('content-type') ?? '');
+  if (!reply.hasHeader('content-security-policy') && !type.startsWith('text/html'))
+    reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+}
+
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },
@@ -65,7 +100,24 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     },
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: (error, request, reply) => {
+      securityHeaders(request, reply);
+      frameworkErrors(error, request, reply);
+    },
   });
+
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat())
+      routes.push({
+        method,
+        url: r.url,
+        scope: r.config?.scope,
+        anyScope: r.config?.anyScope,
+        public: Boolean(r.config?.public),
+      });
+  });
+  app.decorate('routeTable', () => routes.map((r) => ({ ...r })));
 
   // The API speaks JSON only; any other body type is 415.
   app.removeContentTypeParser('text/plain');
@@ -91,9 +143,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
+    securityHeaders(request, reply);
     if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     return payload;
   });

@@ -80,8 +80,9 @@ function fromFastifyError(err: FastifyError): ApiError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', 'The request body is larger than the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('unsupported_media_type', 'Send the body as application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', 'Content-Length does not match the body sent');
     default:
       break;
   }
@@ -116,6 +117,7 @@ const KEYWORD_CODES: Record<string, string> = {
   const: 'invalid_value',
   uniqueItems: 'duplicate_items',
   maxProperties: 'too_many_properties',
+  unsafeText: 'invalid_character',
 };
 
 export function ajvToFieldError(v: AjvLikeError, context: string): FieldError {
@@ -128,6 +130,21 @@ export function ajvToFieldError(v: AjvLikeError, context: string): FieldError {
   if (v.keyword === 'required') message = 'is required';
   if (v.keyword === 'enum') message = `must be one of ${(v.params.allowedValues as unknown[]).join(', ')}`;
   return { path: `${prefix}${path}`, code: KEYWORD_CODES[v.keyword] ?? 'invalid', message };
+}
+
+/**
+ * Fastify's `frameworkErrors` option: what fails before routing (a URL that is not valid
+ * percent-encoding, a path segment longer than any id) leaves as problem+json like every other
+ * error, not as Fastify's own JSON.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  let apiError: ApiError;
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    apiError = new ApiError('resource_not_found', 'No resource has an id this long');
+  else if (error.code === 'FST_ERR_BAD_URL')
+    apiError = new ApiError('invalid_request', 'The URL is not valid percent-encoding');
+  else apiError = new ApiError('invalid_request', 'The request could not be routed');
+  sendProblem(request, reply, apiError);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

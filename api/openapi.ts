@@ -2,7 +2,7 @@
 // served at /openapi.json, and the interactive docs at /docs (@fastify/swagger-ui serves its own
 // bundled files: no CDN, works offline). Routes without tags (Bull Board, the docs themselves)
 // are left out. The transform adds what the route schemas do not say: the bearer security and
-// required scope of /api routes, the rate-limit headers, and an example for every response
+// required scope of /api routes (also as `x-scopes`), the rate-limit headers, and an example for every response
 // (the schema's own examples when it has some, otherwise one built from the schema).
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -154,6 +154,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         const scope = route.config?.scope ?? route.config?.anyScope?.join(' or ');
         if (scope)
           s.description = [s.description, `Requires the \`${scope}\` scope.`].filter(Boolean).join(' ');
+        // Machine-readable: the scopes any one of which grants the call ([] = any valid key).
+        s['x-scopes'] = route.config?.scope ? [route.config.scope] : (route.config?.anyScope ?? []);
       }
       const responses = (s.response ?? {}) as Record<string, JsonSchema>;
       s.response = Object.fromEntries(

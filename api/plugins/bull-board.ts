@@ -1,6 +1,7 @@
 // Bull Board at /admin/queues: operators watch every queue of the invoice flow. Behind HTTP
 // basic auth with ADMIN_USER / ADMIN_PASSWORD (the page is off when no password is set), and
-// read-only unless ADMIN_QUEUES_WRITABLE=true.
+// read-only unless ADMIN_QUEUES_WRITABLE=true. The board's own errors ({"error":{"key":…}})
+// leave as problem+json like every other error (the board's `error` field kept for its UI).
 import { timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -8,7 +9,14 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/index.ts';
-import { ApiError, sendProblem } from '../errors.ts';
+import { ApiError, problemBody, sendProblem } from '../errors.ts';
+import type { ErrorCode } from '../../domain/errors.ts';
+
+const BOARD_ERROR_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  404: 'resource_not_found',
+  405: 'method_not_allowed',
+};
 
 export const ADMIN_QUEUES_PATH = '/admin/queues';
 
@@ -55,10 +63,33 @@ export async function registerBullBoard(
       scope.addHook('onRequest', async (request, reply) => {
         try {
           checkAdmin(config, request);
+          // The board splits its messages on NUL: one in the query string would be its 500.
+          if (/%00/.test(request.url))
+            throw new ApiError('invalid_request', 'The query string may not contain NUL');
         } catch (err) {
           if (err instanceof ApiError) return sendProblem(request, reply, err);
           throw err;
         }
+      });
+      scope.addHook('onSend', async (request, reply, payload) => {
+        const status = reply.statusCode;
+        const type = String(reply.getHeader('content-type') ?? '');
+        if (status < 400 || type.startsWith('application/problem+json')) return payload;
+        let board: Record<string, unknown> = {};
+        try {
+          const parsed: unknown = typeof payload === 'string' ? JSON.parse(payload) : null;
+          if (parsed && typeof parsed === 'object') board = parsed as Record<string, unknown>;
+        } catch {
+          // not JSON: nothing of the board's to keep
+        }
+        if (status >= 500) request.log.error({ board }, 'Bull Board error');
+        const code = status >= 500 ? 'internal_error' : (BOARD_ERROR_CODES[status] ?? 'invalid_request');
+        const detail =
+          status >= 500
+            ? 'The queue board failed; it has been logged'
+            : 'The queue board refused the request';
+        reply.type('application/problem+json; charset=utf-8');
+        return JSON.stringify({ ...board, ...problemBody(request, new ApiError(code, detail)), status });
       });
       await scope.register(serverAdapter.registerPlugin());
     },

@@ -38,7 +38,7 @@ import {
   waitUntil,
   type Child,
 } from './lib/processes.ts';
-import { rssMb } from './lib/proc-stats.ts';
+import { hwmMb, rssMb } from './lib/proc-stats.ts';
 import { startReceiver, type Receiver } from './lib/receiver.ts';
 import { machine, renderTable, writeResults } from './lib/report.ts';
 import { createScratchDatabase, deletePrefixKeys, type Scratch } from './lib/scratch.ts';
@@ -128,6 +128,8 @@ async function main(): Promise<void> {
     SIMULATOR_CHECK_SCHEMA: String(params.simulatorSchema),
     HACIENDA_SANDBOX_IDP_URL: `${simUrl}/auth/realms/rut-stag/protocol/openid-connect/token`,
     HACIENDA_SANDBOX_API_URL: `${simUrl}/recepcion-sandbox/v1`,
+    // The receiver is the bench itself, on 127.0.0.1 (production refuses private addresses by default).
+    WEBHOOK_SANDBOX_ALLOW_PRIVATE: 'true',
     // The intake stage leaves its invoices `pendiente` on purpose; the reconciler must not revive them.
     RECONCILE_STALE_MS: '86400000',
   };
@@ -222,9 +224,28 @@ async function main(): Promise<void> {
     }
   }
   if (params.stages.has('batch')) add('batch', await batchStage(ctx));
+  const worker = ctx.children.worker;
+  if (params.stages.has('memory') && worker && stages.memory) {
+    // The kernel's peak for the worker over everything it did (end to end, then batch).
+    const hwm = round(hwmMb(worker.pid) ?? NaN, 1);
+    (stages.memory as Record<string, unknown>).worker_vm_hwm_whole_run_mb = hwm;
+    rows.push({
+      stage: 'memory',
+      figure: `worker VmHWM, whole run${params.stages.has('batch') ? ' (incl. batch)' : ''}`,
+      value: hwm,
+      unit: 'MB',
+      target: '<= 300 MB',
+      met: hwm <= 300,
+      limit: 'worker RSS idle after start',
+      limitValue: round(idleRss.worker ?? NaN, 1),
+      ratio: round(hwm / (idleRss.worker ?? NaN), 2),
+    });
+  }
   if (params.stages.has('reads')) add('reads', await readsStage(ctx));
 
   // 3. Report.
+  const order = ['signing', 'intake', 'end to end', 'memory', 'batch', 'reads'];
+  rows.sort((a, b) => order.indexOf(a.stage) - order.indexOf(b.stage));
   const durationS = round((performance.now() - t0) / 1000, 1);
   const pgVersion = (await scratch.db.raw('show server_version')).rows[0].server_version as string;
   const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown';

@@ -31,7 +31,7 @@ export function renderTable(rows: TableRow[]): string {
     r.met === null ? '—' : r.met ? 'met' : 'NOT met',
     r.limit,
     fmt(r.limitValue, r.unit === 'x' ? '' : r.unit),
-    r.ratio === null ? '—' : `${fmt(r.ratio)}x`,
+    r.ratio === null || !Number.isFinite(r.ratio) ? '—' : `${fmt(r.ratio)}x`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>

@@ -9,6 +9,8 @@ import { pool, request, round } from '../lib/http-load.ts';
 import type { BenchContext, TableRow } from '../lib/context.ts';
 import { rawPgBulkInsert } from '../lib/limits.ts';
 import { cpuBetween, cpuSnapshot, hwmMb, rssMb } from '../lib/proc-stats.ts';
+import { dbCounters, perUnit } from '../lib/db-activity.ts';
+import { perInvoice } from './end-to-end.ts';
 
 async function until(probe: () => Promise<boolean>, deadline: number, everyMs = 200): Promise<number | null> {
   for (;;) {
@@ -41,6 +43,7 @@ export async function batchStage(
   const backlog = await ctx.queuedJobs();
   const pids = { api: ctx.children.api.pid, worker: worker.pid, simulator: ctx.children.simulator.pid };
   const cpu0 = cpuSnapshot(pids);
+  const db0 = await dbCounters(ctx.db);
   const t0 = performance.now();
   const batchIds = await pool(
     Array.from({ length: p.batches }, (_, b) => b),
@@ -90,6 +93,7 @@ export async function batchStage(
   );
   const tEnd = performance.now();
   const cpu = cpuBetween(cpu0, cpuSnapshot(pids));
+  const db1 = await dbCounters(ctx.db, true);
   const counts = { pending: 0, created: 0, replayed: 0, failed: 0 };
   for (const id of batchIds) {
     const res = await request(ctx.api, 'GET', `/api/v1/batches/${id}`);
@@ -100,7 +104,7 @@ export async function batchStage(
   const recordedS = recordedAt === null ? null : round((recordedAt - t0) / 1000, 2);
   const acceptedS = acceptedAt === null || rejected > 0 ? null : round((acceptedAt - t0) / 1000, 2);
   const rsa = ctx.limits.rsa?.perSecond ?? null;
-  const rawSignS = rsa ? round(total / rsa, 2) : null;
+  const rawSignS = rsa ? round(total / rsa, 3) : null;
   const figures = {
     batches: p.batches,
     batch_size: p.batchSize,
@@ -119,6 +123,8 @@ export async function batchStage(
     worker_rss_after_mb: round(rssMb(worker.pid) ?? NaN, 1),
     worker_vm_hwm_mb: round(hwmMb(worker.pid) ?? NaN, 1),
     cpu,
+    cpu_ms_per_accepted_invoice: perInvoice(cpu.cpuSeconds, accepted),
+    postgres_per_accepted_invoice: perUnit(db0, db1, accepted),
   };
   ctx.log(
     `batch: recorded in ${recordedS ?? `> ${p.batchTimeoutSeconds}`} s, accepted in ${acceptedS ?? `> ${p.batchTimeoutSeconds} (${accepted} accepted, ${rejected} rejected)`} s`,
@@ -134,7 +140,7 @@ export async function batchStage(
         target: `<= ${round(total / 1000, 2)} s`,
         met: recordedS !== null && recordedS <= total / 1000 && counts.failed === 0,
         limit: `raw PG insert of ${total} rows, chunks of 500`,
-        limitValue: round(rawBulkS, 2),
+        limitValue: round(rawBulkS, 3),
         ratio: recordedS === null ? null : round(recordedS / rawBulkS, 1),
       },
       {

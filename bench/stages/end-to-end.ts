@@ -7,12 +7,20 @@
 import { percentile, pool, request, round } from '../lib/http-load.ts';
 import type { BenchContext, TableRow } from '../lib/context.ts';
 import { cpuBetween, cpuSnapshot, rssMb, sampleRss, type RssSeries } from '../lib/proc-stats.ts';
+import { dbCounters, perUnit } from '../lib/db-activity.ts';
 
 export interface EndToEndResult {
   figures: Record<string, unknown>;
   memory: Record<string, unknown>;
   rows: TableRow[];
   memoryRows: TableRow[];
+}
+
+/** CPU milliseconds per invoice for each process group (the machine's total included). */
+export function perInvoice(cpuSeconds: Record<string, number>, invoices: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(cpuSeconds).map(([k, s]) => [k, invoices > 0 ? round((s * 1000) / invoices, 2) : NaN]),
+  );
 }
 
 export async function endToEndStage(
@@ -29,6 +37,7 @@ export async function endToEndStage(
   const pids = { api: ctx.children.api.pid, worker: worker.pid, simulator: ctx.children.simulator.pid };
   const rss = sampleRss({ api: pids.api, worker: pids.worker }, 200);
   const cpu0 = cpuSnapshot(pids);
+  const db0 = await dbCounters(ctx.db);
   const run = `${process.pid}-${Date.now()}`;
   const sentAt = new Map<string, number>();
   const t0 = performance.now();
@@ -55,6 +64,7 @@ export async function endToEndStage(
   const tEnd = performance.now();
   const memory = rss.stop();
   const cpu = cpuBetween(cpu0, cpuSnapshot(pids));
+  const db1 = await dbCounters(ctx.db, true);
 
   const ids = [...sentAt.keys()];
   const arrivals = ids.map((id) => ctx.receiver.accepted.get(id)).filter((x): x is number => x !== undefined);
@@ -97,6 +107,8 @@ export async function endToEndStage(
     raw_rsa_per_s_one_core: rsa,
     ratio_to_raw_rsa: rsa ? round(rate / rsa, 3) : null,
     cpu,
+    cpu_ms_per_invoice: perInvoice(cpu.cpuSeconds, delivered),
+    postgres_per_invoice: perUnit(db0, db1, delivered),
   };
   ctx.log(
     `end to end: ${delivered}/${n} accepted with webhooks in ${round(seconds, 1)} s = ${rate}/s (created in ${round(createdS, 1)} s); raw RSA ${rsa}/s`,

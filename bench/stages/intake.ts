@@ -8,6 +8,8 @@ import { closedLoop, percentile, request, round } from '../lib/http-load.ts';
 import type { BenchContext, TableRow } from '../lib/context.ts';
 import { rawPgCommitRate } from '../lib/limits.ts';
 import { cpuBetween, cpuSnapshot } from '../lib/proc-stats.ts';
+import { dbCounters, perUnit } from '../lib/db-activity.ts';
+import { perInvoice } from './end-to-end.ts';
 
 export async function intakeStage(
   ctx: BenchContext,
@@ -24,6 +26,8 @@ export async function intakeStage(
   const run = `${process.pid}-${Date.now()}`;
   const pids = { api: ctx.children.api.pid, simulator: ctx.children.simulator.pid };
   let cpuStart = cpuSnapshot(pids);
+  const db0 = await dbCounters(ctx.db);
+  let created = 0;
   let marked = false;
   const warmEnd = performance.now() + p.intakeWarmupSeconds * 1000;
   const loop = await closedLoop(p.concurrency, p.intakeSeconds, p.intakeWarmupSeconds, async (n) => {
@@ -34,9 +38,11 @@ export async function intakeStage(
     const res = await request(ctx.api, 'POST', '/api/v1/invoices', ctx.issuer.body(), {
       'idempotency-key': `intake-${run}-${n}`,
     });
+    if (res.status === 201) created++;
     return res.status;
   });
   const cpu = cpuBetween(cpuStart, cpuSnapshot(pids));
+  const dbWork = perUnit(db0, await dbCounters(ctx.db, true), created);
   const rate = round(loop.count / loop.seconds, 0);
   const p50 = round(percentile(loop.latenciesMs, 50), 1);
   const p99 = round(percentile(loop.latenciesMs, 99), 1);
@@ -63,6 +69,8 @@ export async function intakeStage(
     raw_pg_commit: raw,
     ratio_to_raw_pg: round(rate / raw.perSecond, 3),
     outbox_rows_dropped: dropped,
+    postgres_per_invoice: dbWork,
+    cpu_ms_per_request: perInvoice(cpu.cpuSeconds, loop.count),
     cpu,
   };
   ctx.log(

@@ -9,6 +9,8 @@ import { EVENT_KINDS } from '../domain/webhook-events.ts';
 import { pino } from 'pino';
 import { webhookJobId, WEBHOOK_JOB } from '../jobs/webhook-deliver.ts';
 import { reconcileWebhooksOnce } from '../jobs/webhook-reconciler.ts';
+import { postWebhook } from '../jobs/webhook-http.ts';
+import { createApiKey } from '../db/queries/api-keys.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -370,5 +372,49 @@ describe('the webhook reconciler', () => {
     );
     expect(await reconcileWebhooksOnce(o)).toBe(0);
     expect(r.received.some((x) => x.body.id === formatId('event', fresh.id))).toBe(false);
+  });
+});
+
+describe('live endpoints at delivery time', () => {
+  it('never connect to a private address, even when the name resolves there after registration', async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    // The connection-level guard: a loopback literal and a name resolving to loopback.
+    for (const url of [r.url, r.url.replace('127.0.0.1', 'localhost')]) {
+      const res = await postWebhook({ url, body: '{}', headers: {}, timeoutMs: 1000, publicOnly: true });
+      expect(res.statusCode).toBeNull();
+      expect(res.error).toMatch(/not a public address/);
+    }
+    expect(r.received).toHaveLength(0);
+
+    // End to end: a live endpoint registered on a public address whose URL now points home.
+    const { secret: live } = await createApiKey(e.db, {
+      companyId: s.company.id,
+      livemode: true,
+      name: 'live',
+      scopes: ['manage:webhooks', 'write:clients'],
+    });
+    const ep = await api(e, 'POST', '/api/v1/webhook_endpoints', live, {
+      url: 'https://93.184.216.34/hooks',
+      events: ['client.created'],
+    });
+    expect(ep.status).toBe(201);
+    await e
+      .db('webhook_endpoints')
+      .where({ id: Number(ep.json.id.slice(3)) })
+      .update({ url: r.url.replace('127.0.0.1', 'localhost') });
+    const c = await api(e, 'POST', '/api/v1/clients', live, {
+      cedula: '1-0900-0900',
+      name: 'Cliente En Vivo',
+    });
+    expect(c.status).toBe(201);
+    await waitFor(async () => {
+      const [d] = (await api(e, 'GET', `/api/v1/webhook_endpoints/${ep.json.id}/deliveries`, live)).json.data;
+      return d?.attempts.length >= 1;
+    }, 10_000);
+    const [d] = (await api(e, 'GET', `/api/v1/webhook_endpoints/${ep.json.id}/deliveries`, live)).json.data;
+    expect(d.attempts[0]).toMatchObject({ status_code: null });
+    expect(d.attempts[0].error).toMatch(/not a public address/);
+    expect(r.received).toHaveLength(0);
   });
 });

@@ -89,6 +89,12 @@ function fromFastifyError(err: FastifyError): ApiError | null {
   if (err.statusCode === 400 && err instanceof SyntaxError) {
     return new ApiError('invalid_json', 'The request body is not valid JSON');
   }
+  // Any other framework or plugin error with a 4xx status (e.g. @fastify/static refusing a path)
+  // is the caller's fault: a 4xx problem, never a 500.
+  const status = err.statusCode ?? 0;
+  if (status === 404) return new ApiError('route_not_found', 'No such route or file');
+  if (status === 405) return new ApiError('method_not_allowed', 'Method not allowed here');
+  if (status >= 400 && status < 500) return new ApiError('invalid_request', 'The request was refused');
   return null;
 }
 

@@ -135,6 +135,9 @@ export function parseInvoiceRequest(
       if (d.code_other !== undefined) discount.codeOther = d.code_other;
       if (d.nature !== undefined) discount.nature = d.nature;
     }
+    // Detalle takes 3 to 200 characters: the schema counts them before surrounding spaces go.
+    if (typeof line.description === 'string' && line.description.trim().length < 3)
+      err(`${base}/description`, 'too_short', 'must have at least 3 characters besides surrounding spaces');
     if (serviceRef && qty !== null) {
       lines.push({
         serviceRef,

@@ -31,6 +31,15 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
       const body = request.body;
       const ident = resolveIdentification(body.cedula, body.identification_type);
       if (!ident.ok) throw validationError([{ path: '/cedula', code: ident.code, message: ident.message }]);
+      // The receptor's Nombre takes 3 to 100 characters once surrounding spaces are trimmed.
+      if (body.name.trim().length < 3)
+        throw validationError([
+          {
+            path: '/name',
+            code: 'too_short',
+            message: 'must have at least 3 characters besides surrounding spaces',
+          },
+        ]);
       const tenant = { companyId: auth.companyId, livemode: auth.livemode };
       try {
         const client = await createClient(

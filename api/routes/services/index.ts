@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createService, getService, listServices } from '../../../db/queries/services.ts';
 import { parseId, parseRef } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
-import { notFound } from '../../errors.ts';
+import { notFound, validationError } from '../../errors.ts';
 import { serviceObject } from '../../../db/public-objects.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { CreateServiceBody, ListServicesQuery, ServiceObject } from '../../schemas/services.ts';
@@ -28,6 +28,15 @@ export default async function serviceRoutes(fastify: FastifyInstance, { db }: Ap
     async (request, reply) => {
       const auth = tenantOf(request);
       const b = request.body;
+      // The description becomes Detalle (3 to 200 characters) once surrounding spaces are trimmed.
+      if (b.description.trim().length < 3)
+        throw validationError([
+          {
+            path: '/description',
+            code: 'too_short',
+            message: 'must have at least 3 characters besides surrounding spaces',
+          },
+        ]);
       const service = await createService(db, auth, {
         cabys: b.cabys,
         description: b.description.trim(),

@@ -78,8 +78,13 @@ function cleanup(): Promise<void> {
   })();
   return cleaning;
 }
+// `on`, not `once`: a second Ctrl-C (or tsx relaying the first one again) must not end the
+// process halfway through its clean-up.
+let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
     console.error(`\n${signal}: stopping the bench's processes and dropping its database…`);
     void cleanup().finally(() => process.exit(130));
   });
@@ -281,8 +286,8 @@ try {
   await main();
 } catch (err) {
   failed = true;
-  console.error('\nbench failed:', err);
+  if (!interrupted) console.error('\nbench failed:', err);
 } finally {
   await cleanup();
 }
-process.exit(failed ? 1 : 0);
+process.exit(interrupted ? 130 : failed ? 1 : 0);

@@ -55,42 +55,49 @@ export async function postWebhook(o: PostOptions): Promise<PostResult> {
       clearTimeout(timer);
       resolve({ ...r, durationMs: elapsed() });
     };
-    const req = transport.request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) },
-        agent: false,
-        ...(o.publicOnly ? { lookup: publicOnlyLookup as never } : {}),
-      },
-      (res) => {
-        statusCode = res.statusCode ?? null;
-        const done = () => {
-          finish({ statusCode, error: null, responseExcerpt: excerpt() });
-          res.destroy();
-        };
-        res.on('data', (c: Buffer) => {
-          if (kept < EXCERPT_BYTES) {
-            chunks.push(c);
-            kept += c.length;
-          }
-          // Enough kept: the rest of the body is not read.
-          if (kept >= EXCERPT_BYTES) done();
-        });
-        res.on('end', done);
-        res.on('error', done);
-      },
-    );
-    // The timeout covers the whole exchange; an answer whose status arrived in time counts by
-    // its status even if its body is slow.
+    let req: http.ClientRequest | null = null;
+    // The timeout covers the whole exchange; an answer whose status arrived in time counts by its
+    // status even if its body is slow.
     const timer = setTimeout(() => {
       finish(
         statusCode === null
           ? { statusCode: null, error: `timed out after ${o.timeoutMs} ms`, responseExcerpt: null }
           : { statusCode, error: null, responseExcerpt: excerpt() },
       );
-      req.destroy();
+      req?.destroy();
     }, o.timeoutMs);
+    try {
+      req = transport.request(
+        url,
+        {
+          method: 'POST',
+          headers: { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) },
+          agent: false,
+          ...(o.publicOnly ? { lookup: publicOnlyLookup as never } : {}),
+        },
+        (res) => {
+          statusCode = res.statusCode ?? null;
+          const done = () => {
+            finish({ statusCode, error: null, responseExcerpt: excerpt() });
+            res.destroy();
+          };
+          res.on('data', (c: Buffer) => {
+            if (kept < EXCERPT_BYTES) {
+              chunks.push(c);
+              kept += c.length;
+            }
+            // Enough kept: the rest of the body is not read.
+            if (kept >= EXCERPT_BYTES) done();
+          });
+          res.on('end', done);
+          res.on('error', done);
+        },
+      );
+    } catch (err) {
+      // Refused before anything was sent (a malformed URL or header).
+      finish({ statusCode: null, error: (err as Error).message, responseExcerpt: null });
+      return;
+    }
     req.on('error', (err: NodeJS.ErrnoException) => {
       finish({
         statusCode: null,

@@ -3,7 +3,9 @@
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
-import type { ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions } from 'bullmq';
+import { BATCH_QUEUE } from '../jobs/catalogue.ts';
+import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { createQueues } from '../jobs/runtime.ts';
 import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { buildApp } from './app.ts';
@@ -24,15 +26,21 @@ try {
   process.exit(1);
 }
 
-const queues = createQueues(bullConnection(config.redisUrl) as ConnectionOptions, config.queuePrefix);
-for (const q of Object.values(queues))
-  q.on('error', (err) => console.error(`queue ${q.name}: ${err.message}`));
+const connection = bullConnection(config.redisUrl) as ConnectionOptions;
+const queues = createQueues(connection, config.queuePrefix);
+// Every queue a worker runs, for Bull Board: the invoice flow, batches and webhooks.
+const allQueues = [
+  ...Object.values(queues),
+  new Queue(BATCH_QUEUE, { connection, prefix: config.queuePrefix }),
+  new Queue(WEBHOOK_QUEUE, { connection, prefix: config.queuePrefix }),
+];
+for (const q of allQueues) q.on('error', (err) => console.error(`queue ${q.name}: ${err.message}`));
 const app = await buildApp({
   config,
   db,
   redis,
   statusQueue: queues.status,
-  adminQueues: Object.values(queues),
+  adminQueues: allQueues,
 });
 let closing = false;
 async function shutdown(signal: string) {
@@ -42,7 +50,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 10_000).unref();
   try {
     await app.close();
-    await Promise.all(Object.values(queues).map((q) => q.close()));
+    await Promise.all(allQueues.map((q) => q.close()));
     await db.destroy();
     redis.disconnect();
   } finally {

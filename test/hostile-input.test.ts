@@ -15,17 +15,13 @@
 // Then invoices are issued to clients whose names are injections, and their signed XML must be
 // schema-valid with every name read back intact (escaped, never interpreted).
 // `HOSTILE_SEED=<n>` replays a run.
-import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { DOMParser } from '@xmldom/xmldom';
-import { Queue, type ConnectionOptions } from 'bullmq';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type RouteEntry } from '../api/app.ts';
+import type { RouteEntry } from '../api/app.ts';
 import { exampleOf } from '../api/openapi.ts';
 import type { Config } from '../config/index.ts';
 import { createApiKey, revokeApiKey, rollApiKey } from '../db/queries/api-keys.ts';
@@ -37,9 +33,9 @@ import { validateXmlBatch } from '../hacienda/xsd.ts';
 import { QUEUES } from '../jobs/catalogue.ts';
 import { createHaciendaAccess } from '../jobs/context.ts';
 import { buildInvoiceXml, loadFacturaDocument } from '../jobs/invoice-document.ts';
-import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
-import { companyInput, testConfig } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { companyInput } from './helpers/app.ts';
+import type { TestDatabase } from './helpers/db.ts';
+import { basicAuth, startFullApp, type FullApp } from './helpers/full-app.ts';
 import { seedIssuer } from './helpers/e2e.ts';
 import {
   deepArray,
@@ -66,7 +62,7 @@ const READ_ONLY_BLOCKS = 90;
 const DEFECTIVE_BLOCKS = 95;
 const PLAUSIBLE_RUNS = 1200;
 const BODY_LIMIT = 1_048_576;
-const ADMIN = { user: 'ops', password: randomBytes(12).toString('base64url') };
+let ADMIN = { user: '', password: '' };
 const seed = process.env.HOSTILE_SEED ? Number(process.env.HOSTILE_SEED) : Date.now() % 2 ** 31;
 // Tables whose rows count requests by design, rejected ones included.
 const BOOKKEEPING_TABLES = new Set(['usage_minutes', 'knex_migrations', 'knex_migrations_lock']);
@@ -84,13 +80,12 @@ interface Ids {
   other: Partial<Record<IdKind, string[]>>;
 }
 
+let f: FullApp;
 let database: TestDatabase;
 let app: FastifyInstance;
-let redis: Redis;
 let config: Config;
-let queues: Queue[];
 let companyId: number;
-const logs: string[] = [];
+let logs: string[] = [];
 const keys = {} as Record<
   'all' | 'live' | 'other' | 'narrow' | 'revoked' | 'expired' | 'pyme' | 'sacrificial',
   string
@@ -124,35 +119,12 @@ const ID_KINDS: Record<string, IdKind> = {
   events: 'event',
 };
 
-const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+const basic = basicAuth;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const prefix = `{t${randomBytes(4).toString('hex')}}`;
-  config = testConfig({
-    DATABASE_URL: database.url,
-    QUEUE_PREFIX: prefix,
-    ADMIN_USER: ADMIN.user,
-    ADMIN_PASSWORD: ADMIN.password,
-    // Counters stay in Redis during the run (a flush would add usage rows mid-block).
-    USAGE_FLUSH_MS: '3600000',
-  });
-  redis = createRedis(config.redisUrl, 'api');
-  await waitForRedis(redis);
-  const connection = bullConnection(config.redisUrl) as ConnectionOptions;
-  queues = Object.values(QUEUES).map((name) => new Queue(name, { connection, prefix }));
-  for (const q of queues) q.on('error', () => {});
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      if (logs.length < 5000) logs.push(String(chunk));
-      done();
-    },
-  });
-  app = await buildApp(
-    { config, db: database.db, redis, statusQueue: queues[0], adminQueues: queues },
-    { logger: { level: 'warn', stream }, bodyLimit: BODY_LIMIT },
-  );
-  await app.ready();
+  f = await startFullApp({ bodyLimit: BODY_LIMIT });
+  ({ app, config, database, logs } = f);
+  ADMIN = f.admin;
   routes = app.routeTable();
   doc = (await app.inject({ url: '/openapi.json' })).json();
   await seed_();
@@ -168,13 +140,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await app?.close();
-  for (const q of queues ?? []) {
-    await q.obliterate({ force: true }).catch(() => {});
-    await q.close();
-  }
-  redis?.disconnect();
-  await database?.drop();
+  await f?.close();
   console.log(
     `hostile input: ${stats.sent} requests (${stats.byCategory.readOnly} read-only in ` +
       `${READ_ONLY_BLOCKS} blocks, ${stats.byCategory.defective} defective in ${DEFECTIVE_BLOCKS} blocks, ` +

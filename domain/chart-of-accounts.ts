@@ -70,3 +70,28 @@ export function reversal(lines: PostingLine[]): PostingLine[] {
 export function postingTotal(lines: PostingLine[]): string {
   return lines.reduce((s, l) => s.plus(l.debit), new Decimal(0)).toFixed(5);
 }
+
+/** The issue entry of an invoice from its computed totals (goods and services by line kind). */
+export function invoicePostingFromTotals(
+  totals: {
+    lines: readonly { kind: string; subTotal: string }[];
+    summary: { totalImpuesto: string; totalOtrosCargos?: string | null; totalIVADevuelto?: string | null };
+  },
+  exchangeRate: string,
+): PostingLine[] {
+  let goods = new Decimal(0);
+  let services = new Decimal(0);
+  for (const l of totals.lines) {
+    if (l.kind === 'services') services = services.plus(l.subTotal);
+    else goods = goods.plus(l.subTotal);
+  }
+  const s = totals.summary;
+  const other = new Decimal(s.totalOtrosCargos ?? 0).minus(s.totalIVADevuelto ?? 0);
+  return invoicePosting({
+    netGoods: goods.toFixed(5),
+    netServices: services.toFixed(5),
+    totalTax: s.totalImpuesto,
+    otherCharges: other.toFixed(5),
+    exchangeRate,
+  });
+}

@@ -12,7 +12,7 @@
 // leaves receivables at zero to the last decimal whatever the rate.
 import { Decimal } from 'decimal.js';
 import type { DocumentTotals } from './totals.ts';
-import { invoicePosting, postingTotal } from './chart-of-accounts.ts';
+import { invoicePostingFromTotals, postingTotal } from './chart-of-accounts.ts';
 import { PAYMENT_METHODS, type PaymentMethodName } from './sale-terms.ts';
 
 /**
@@ -110,21 +110,5 @@ export function planPayment(
  * converted and rounded to 5 decimals, then summed.
  */
 export function invoiceReceivableCrc(totals: DocumentTotals, exchangeRate: string): string {
-  let goods = new Decimal(0);
-  let services = new Decimal(0);
-  for (const l of totals.lines) {
-    if (l.kind === 'services') services = services.plus(l.subTotal);
-    else goods = goods.plus(l.subTotal);
-  }
-  const s = totals.summary;
-  const other = new Decimal(s.totalOtrosCargos ?? 0).minus(s.totalIVADevuelto ?? 0);
-  return postingTotal(
-    invoicePosting({
-      netGoods: goods.toFixed(5),
-      netServices: services.toFixed(5),
-      totalTax: s.totalImpuesto,
-      otherCharges: other.toFixed(5),
-      exchangeRate,
-    }),
-  );
+  return postingTotal(invoicePostingFromTotals(totals, exchangeRate));
 }

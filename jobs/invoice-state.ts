@@ -2,11 +2,15 @@
 // (`update … where id = ? and status = <from>`), and the bookkeeping that goes with them:
 // the issue entry (exactly once) and the reversing entry on rejection (exactly once).
 import type { Knex } from 'knex';
-import { Decimal } from 'decimal.js';
 import { invoiceObject } from '../db/public-objects.ts';
 import { recordEvent } from '../db/queries/events.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
-import { invoicePosting, postingTotal, reversal, type PostingLine } from '../domain/chart-of-accounts.ts';
+import {
+  invoicePostingFromTotals,
+  postingTotal,
+  reversal,
+  type PostingLine,
+} from '../domain/chart-of-accounts.ts';
 import type { InvoiceState } from '../domain/invoice-states.ts';
 
 export async function transition(
@@ -37,21 +41,7 @@ export async function transition(
 }
 
 function postingFor(invoice: InvoiceRow): PostingLine[] {
-  let goods = new Decimal(0);
-  let services = new Decimal(0);
-  for (const l of invoice.summary.lines) {
-    if (l.kind === 'services') services = services.plus(l.subTotal);
-    else goods = goods.plus(l.subTotal);
-  }
-  const s = invoice.summary.summary;
-  const other = new Decimal(s.totalOtrosCargos ?? 0).minus(s.totalIVADevuelto ?? 0);
-  return invoicePosting({
-    netGoods: goods.toFixed(5),
-    netServices: services.toFixed(5),
-    totalTax: s.totalImpuesto,
-    otherCharges: other.toFixed(5),
-    exchangeRate: invoice.exchangeRate,
-  });
+  return invoicePostingFromTotals(invoice.summary, invoice.exchangeRate);
 }
 
 async function writeEntry(

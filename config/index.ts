@@ -31,7 +31,12 @@ export interface Config {
   secretsKeySource: 'env' | 'file';
   publicUrl: string;
   admin: { user: string; password: string; writable: boolean } | null;
-  hacienda: { sandbox: HaciendaEndpoints; production: HaciendaEndpoints; postTimeoutMs: number; getTimeoutMs: number };
+  hacienda: {
+    sandbox: HaciendaEndpoints;
+    production: HaciendaEndpoints;
+    postTimeoutMs: number;
+    getTimeoutMs: number;
+  };
   simulator: { port: number; embedded: boolean };
   xsdDir: string;
   workers: {

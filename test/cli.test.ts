@@ -1,7 +1,7 @@
 // The command-line tool as scripts use it: a real subprocess against a test database.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
+
+// Each command is a real `tsx` process (a second or two to start under load).
+vi.setConfig({ testTimeout: 90_000 });
 
 describe('npm run cli', () => {
   it('creates a company and a key whose secret works against the API, printing JSON', async () => {

@@ -79,6 +79,8 @@ export function registerImportCommand(program: Command): void {
               await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
               continue;
             }
+            // The API's JSON: batches, invoices and problems, read field by field below.
+            // eslint-disable-next-line @typescript-eslint/no-explicit-any
             const json = (await res.json()) as any;
             if (res.status >= 400)
               throw new CliError(`${method} ${path}: ${res.status} ${json.code ?? ''} ${json.detail ?? ''}`);

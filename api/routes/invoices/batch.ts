@@ -4,6 +4,7 @@
 // consecutivo, clave) or the problem. One bad item never stops the others; a repeated batch
 // replays its items instead of creating them again.
 import type { FastifyInstance } from 'fastify';
+import type { Knex } from 'knex';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { findIdempotent } from '../../../db/queries/invoices.ts';
@@ -229,7 +230,7 @@ export default async function batchRoutes(fastify: FastifyInstance, { db }: AppD
   );
 }
 
-async function batchObject(db: import('knex').Knex, id: number, withItems: boolean) {
+async function batchObject(db: Knex, id: number, withItems: boolean) {
   const b = await db('batches').where({ id }).first();
   const counts = await db('batch_items')
     .where({ batchId: id })

@@ -15,7 +15,8 @@ import type { Config } from '../config/index.ts';
 import type { Scope } from '../domain/scopes.ts';
 import { registerAuth } from './auth.ts';
 import { KeyCache } from './key-cache.ts';
-import { frameworkErrors, registerErrorHandling } from './errors.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.ts';
+import { safeLogger } from './logging.ts';
 import { registerValidation } from './validation.ts';
 import healthRoutes from './routes/health.ts';
 import keyRoutes from './routes/keys/index.ts';
@@ -81,6 +82,7 @@ function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-content-type-options', 'nosniff');
   reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'no-referrer');
+  if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
   // HTML pages set their own policy (the dashboard's nonce CSP, Swagger UI's); anything else is
   // data that must never run or be framed.
   const type = String(reply.getHeader('content-type') ?? '');
@@ -90,7 +92,7 @@ function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: deps.config.logLevel },
+    logger: safeLogger(options.logger ?? { level: deps.config.logLevel }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
     // A caller's Request-Id is kept (so integrators can correlate); otherwise one is generated.
     genReqId: (req) => {
@@ -100,6 +102,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     },
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       securityHeaders(request, reply);
       frameworkErrors(error, request, reply);
@@ -144,7 +147,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
 
   app.addHook('onSend', async (request, reply, payload) => {
     securityHeaders(request, reply);
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     return payload;
   });
 

@@ -1,6 +1,8 @@
 // One error handler for the whole API: every failure leaves as RFC 9457 problem+json with a
 // stable code from domain/errors.ts, the request id, and (for validation) the fields at fault.
 // 5xx details are logged, never sent: no stack traces, no SQL.
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/connection.ts';
 import { DomainValidationError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../domain/errors.ts';
@@ -151,6 +153,43 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     apiError = new ApiError('invalid_request', 'The URL is not valid percent-encoding');
   else apiError = new ApiError('invalid_request', 'The request could not be routed');
   sendProblem(request, reply, apiError);
+}
+
+/**
+ * Fastify's `clientErrorHandler`: HTTP that Node's parser refuses before there is a request
+ * (headers over 16 KB, a malformed request line, a client too slow to send its headers) is
+ * answered as problem+json too, and logged without the raw bytes Node attaches to the error
+ * (Fastify's default logs them, Authorization header included).
+ */
+export function clientErrorHandler(
+  this: FastifyInstance,
+  err: Error & { code?: string },
+  socket: Socket,
+): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const apiError =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('headers_too_large', 'The request headers exceed 16 KB')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError('request_timeout', 'The request was not received in time')
+        : new ApiError('invalid_request', 'The request is not valid HTTP');
+  this.log.debug({ code: err.code, message: err.message }, 'client error');
+  const requestId = `req_${randomBytes(12).toString('base64url')}`;
+  const body = JSON.stringify({
+    type: `/docs/errors#${apiError.code}`,
+    title: ERROR_CATALOGUE[apiError.code].title,
+    status: apiError.status,
+    detail: apiError.detail,
+    code: apiError.code,
+    request_id: requestId,
+  });
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${apiError.status} ${ERROR_CATALOGUE[apiError.code].title}\r\n` +
+        `Content-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy();
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
   idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
   invalid_state: { status: 409, title: 'Invalid state for this operation' },
   company_incomplete: { status: 409, title: 'Company profile incomplete for issuing' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },
@@ -27,6 +28,7 @@ export const ERROR_CATALOGUE = {
   payment_exceeds_balance: { status: 422, title: 'Payment exceeds the balance due' },
   webhook_endpoint_limit: { status: 422, title: 'Too many webhook endpoints' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -44,6 +44,8 @@ export interface E2EOptions {
   workers?: boolean | Partial<RuntimeOptions>;
   env?: Record<string, string>;
   redisUrl?: string;
+  /** Where the API and the workers write their logs (JSON lines, every level); default: none. */
+  logStream?: NodeJS.WritableStream;
 }
 
 export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
@@ -72,10 +74,15 @@ export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
   await waitForRedis(redis);
   const statusQueue = new Queue(QUEUES.status, { connection, prefix });
   statusQueue.on('error', () => {});
-  const app = await buildApp({ config, db: database.db, redis, statusQueue }, { logger: false });
+  const app = await buildApp(
+    { config, db: database.db, redis, statusQueue },
+    { logger: o.logStream ? { level: 'trace', stream: o.logStream } : false },
+  );
   const apiUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   config = { ...config, publicUrl: apiUrl };
-  const log = pino({ level: process.env.TEST_LOG ?? 'silent' });
+  const log = o.logStream
+    ? pino({ level: 'trace' }, o.logStream)
+    : pino({ level: process.env.TEST_LOG ?? 'silent' });
   const e: E2E = {
     app,
     apiUrl,

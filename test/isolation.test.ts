@@ -523,6 +523,11 @@ describe('admin pages', () => {
         figures.adminChecks += 1;
         expect(res.statusCode, `${url} with the admin credentials`).not.toBe(401);
         expect(res.statusCode, url).toBeLessThan(500);
+        expect(res.headers['x-frame-options'], url).toBe('DENY');
+        if (String(res.headers['content-type']).startsWith('text/html'))
+          expect(res.headers['content-security-policy'], url).toMatch(
+            /script-src 'self';.*frame-ancestors 'none'/,
+          );
       }
     }
   });

@@ -24,15 +24,27 @@ export interface ItemProblem {
 }
 
 export type BulkOutcome =
-  | { position: number; kind: 'created'; invoiceId: number }
-  | { position: number; kind: 'replayed'; invoiceId: number | null }
+  | { position: number; kind: 'created'; invoiceId: number; row?: InvoiceRow; body?: Record<string, unknown> }
+  | {
+      position: number;
+      kind: 'replayed';
+      invoiceId: number | null;
+      response?: { status: number; body: Record<string, unknown> };
+    }
   | { position: number; kind: 'failed'; problem: ItemProblem };
 
 export interface BulkOptions {
   emisorId: string;
   requestId: string | null;
+  /** Per item, when the items are separate API requests (the request ids tag the rows). */
+  requestIds?: Map<number, string | null>;
   render: (row: InvoiceRow) => Record<string, unknown>;
   now?: () => Date;
+  /**
+   * `wait` (batches): a key held by another transaction is waited for, then replayed.
+   * `try` (single requests): a key held elsewhere fails that item with idempotency_key_in_use.
+   */
+  lockMode?: 'wait' | 'try';
 }
 
 /** Runs inside the caller's transaction, so the caller can record outcomes atomically. */
@@ -47,12 +59,31 @@ export async function createInvoicesBulk(
 
   // 1. Idempotency keys: serialise with any concurrent request on the same keys, then replay
   //    the finished ones.
-  const keyed = items.filter((i) => i.idempotency);
-  for (const key of [...new Set(keyed.map((i) => i.idempotency!.key))].sort()) {
-    await trx.raw('select pg_advisory_xact_lock(?::int, hashtext(?))', [
-      tenant.companyId % 2_147_483_647,
-      `${tenant.livemode ? 'live' : 'test'}:${key}`,
-    ]);
+  let keyed = items.filter((i) => i.idempotency);
+  const lockKeys = [...new Set(keyed.map((i) => i.idempotency!.key))].sort();
+  if (lockKeys.length) {
+    const fn = opts.lockMode === 'try' ? 'pg_try_advisory_xact_lock' : 'pg_advisory_xact_lock';
+    // One statement for every key, taken in sorted order (no deadlocks between batches).
+    const res = await trx.raw(
+      `select k, ${fn}(?::int, hashtext(? || k))::text as ok from (select unnest(?::text[]) as k order by 1) s`,
+      [tenant.companyId % 2_147_483_647, `${tenant.livemode ? 'live' : 'test'}:`, lockKeys],
+    );
+    const busy = new Set(
+      (res.rows as { k: string; ok: string }[]).filter((r) => r.ok === 'false').map((r) => r.k),
+    );
+    for (const item of keyed) {
+      if (!busy.has(item.idempotency!.key)) continue;
+      outcomes.set(item.position, {
+        position: item.position,
+        kind: 'failed',
+        problem: {
+          status: 409,
+          code: 'idempotency_key_in_use',
+          detail: 'A request with this key is still being processed',
+        },
+      });
+    }
+    keyed = keyed.filter((i) => !outcomes.has(i.position));
   }
   if (keyed.length) {
     const done = await trx('idempotency_keys')
@@ -62,7 +93,7 @@ export async function createInvoicesBulk(
         keyed.map((i) => i.idempotency!.key),
       )
       .where('created_at', '>', trx.raw(`now() - interval '24 hours'`))
-      .select('key', 'route', 'request_hash', 'response_body');
+      .select('key', 'route', 'request_hash', 'response_status', 'response_body');
     const byKey = new Map(done.map((d) => [d.key as string, d]));
     for (const item of keyed) {
       const d = byKey.get(item.idempotency!.key);
@@ -79,7 +110,12 @@ export async function createInvoicesBulk(
         });
       } else {
         const id = typeof d.responseBody?.id === 'string' ? Number(String(d.responseBody.id).slice(4)) : null;
-        outcomes.set(item.position, { position: item.position, kind: 'replayed', invoiceId: id });
+        outcomes.set(item.position, {
+          position: item.position,
+          kind: 'replayed',
+          invoiceId: id,
+          response: { status: Number(d.responseStatus ?? 201), body: d.responseBody },
+        });
       }
     }
   }
@@ -137,7 +173,9 @@ export async function createInvoicesBulk(
     }
 
     // 4. The invoices, in one statement; request_id tags each row with its item.
-    const tag = (position: number) => `${opts.requestId ?? 'batch'}#${position}`;
+    // request_id tags each row with its item (the API request's own id for single creates).
+    const tag = (position: number) =>
+      opts.requestIds?.get(position) ?? `${opts.requestId ?? 'batch'}#${position}`;
     const rows = todo.map((item) => {
       const p = item.prepared;
       const number = numbers.get(item.position);
@@ -242,7 +280,13 @@ export async function createInvoicesBulk(
         .merge();
     }
     for (const b of bodies)
-      outcomes.set(b.item.position, { position: b.item.position, kind: 'created', invoiceId: b.row.id });
+      outcomes.set(b.item.position, {
+        position: b.item.position,
+        kind: 'created',
+        invoiceId: b.row.id,
+        row: b.row,
+        body: b.body,
+      });
   }
   return items.map((i) => outcomes.get(i.position)!);
 }

@@ -4,14 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { credentialSummaries, getCompany } from '../../../db/queries/companies.ts';
-import {
-  createInvoice,
-  DuplicateExternalId,
-  findIdempotent,
-  IdempotencyKeyInUse,
-  IdempotencyKeyReused,
-  type InvoiceRow,
-} from '../../../db/queries/invoices.ts';
+import { findIdempotent, type InvoiceRow } from '../../../db/queries/invoices.ts';
+import { createInvoiceGrouped } from '../../../db/queries/invoice-committer.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
 import { formatId } from '../../../domain/ids.ts';
 import type { Company } from '../../../db/models/index.ts';
@@ -118,18 +112,15 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
       if (send) await issuers.assertCanIssue(db, company, auth);
       const prepared = await prepareInvoice(db, auth, company, parsed.value);
 
-      // 3. Record.
-      let outcome;
-      try {
-        outcome = await createInvoice(db, auth, prepared, {
-          send,
-          emisorId: company.idNumber,
-          requestId: request.id,
-          idempotency: idem,
-          render: (row: InvoiceRow) => invoiceObject(row),
-        });
-      } catch (err) {
-        if (err instanceof IdempotencyKeyInUse) {
+      // 3. Record (grouped with concurrent creates on the same series: one COMMIT for all).
+      const grouped = await createInvoiceGrouped(db, auth, prepared, send, idem, {
+        emisorId: company.idNumber,
+        requestId: request.id,
+        render: (row: InvoiceRow) => invoiceObject(row),
+      });
+      if (grouped.kind === 'failed') {
+        const p = grouped.problem;
+        if (p.code === 'idempotency_key_in_use') {
           throw new ApiError(
             'idempotency_key_in_use',
             'A request with this Idempotency-Key is still being processed; retry shortly',
@@ -138,29 +129,26 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
             },
           );
         }
-        if (err instanceof IdempotencyKeyReused) {
+        if (p.code === 'idempotency_key_reused') {
           throw new ApiError(
             'idempotency_key_reused',
             'This Idempotency-Key was used with a different request',
           );
         }
-        if (err instanceof DuplicateExternalId) {
-          throw new ApiError(
-            'duplicate_external_id',
-            `external_id is already used by ${formatId('invoice', err.invoiceId)}`,
-            {
-              fields: { existing_invoice_id: formatId('invoice', err.invoiceId) },
-            },
-          );
+        if (p.code === 'duplicate_external_id') {
+          throw new ApiError('duplicate_external_id', p.detail, {
+            fields: { existing_invoice_id: p.existing_invoice_id },
+          });
         }
-        throw err;
+        throw new ApiError('validation_failed', p.detail);
       }
-      if (outcome.kind === 'replay') {
+      if (grouped.kind === 'replayed') {
         return reply
-          .code(outcome.response.status as 201)
+          .code((grouped.response?.status ?? 201) as 201)
           .header('idempotent-replayed', 'true')
-          .send(outcome.response.body as never);
+          .send(grouped.response?.body as never);
       }
+      const outcome = { invoice: grouped.row!, response: { status: 201, body: grouped.body! } };
       reply.header('location', `/api/v1/invoices/${formatId('invoice', outcome.invoice.id)}`);
 
       // 4. Prefer: wait=N.

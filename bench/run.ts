@@ -284,6 +284,15 @@ async function main(): Promise<void> {
     `\nBenchmark (${params.scale}) on ${results.machine.cpu_model}, ${results.machine.cores} cores, Node ${process.version}; ${durationS} s\n`,
   );
   console.log(renderTable(rows));
+  const others = ['intake', 'end_to_end', 'batch']
+    .map(
+      (k) =>
+        [k, (stages[k] as { cpu?: { percentOfMachine: Record<string, number> } } | undefined)?.cpu] as const,
+    )
+    .filter(([, c]) => c)
+    .map(([k, c]) => `${k.replace(/_/g, ' ')} ${c!.percentOfMachine.other}%`);
+  if (others.length)
+    console.log(`\nCPU used by other processes on this machine during the stage: ${others.join(', ')}`);
   console.log(`\nresults: ${params.resultsPath}`);
 }
 

@@ -145,3 +145,31 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): CpuUse {
   add('machine', b.machine - a.machine);
   return { seconds, cpuSeconds, percentOfMachine };
 }
+
+/** CPU milliseconds per unit (invoice, request) for each process group, the machine's included. */
+export function perInvoice(cpuSeconds: Record<string, number>, units: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(cpuSeconds).map(([k, sec]) => [
+      k,
+      units > 0 ? Math.round((sec * 1e5) / units) / 100 : NaN,
+    ]),
+  );
+}
+
+const SERVICE = ['api', 'worker', 'simulator', 'postgres', 'redis'];
+
+/**
+ * What the stage's rate would be if the service's processes (API, worker, simulator, Postgres,
+ * Redis) had every core to themselves at the CPU cost per unit measured: cores × 1000 ÷ their
+ * CPU ms per unit. On a machine shared with other work this is the figure to compare runs by.
+ */
+export function cpuCeiling(msPerUnit: Record<string, number>): {
+  service_cpu_ms_per_unit: number;
+  ceiling_per_s: number;
+} {
+  const ms = SERVICE.reduce((a, k) => a + (msPerUnit[k] ?? 0), 0);
+  return {
+    service_cpu_ms_per_unit: Math.round(ms * 100) / 100,
+    ceiling_per_s: ms > 0 ? Math.round((cpus().length * 1000) / ms) : NaN,
+  };
+}

@@ -10,9 +10,8 @@ import { formatId } from '../../domain/ids.ts';
 import { pool, request, round } from '../lib/http-load.ts';
 import type { BenchContext, TableRow } from '../lib/context.ts';
 import { rawPgBulkInsert } from '../lib/limits.ts';
-import { cpuBetween, cpuSnapshot, hwmMb, rssMb } from '../lib/proc-stats.ts';
+import { cpuBetween, cpuCeiling, cpuSnapshot, hwmMb, perInvoice, rssMb } from '../lib/proc-stats.ts';
 import { dbCounters, perUnit } from '../lib/db-activity.ts';
-import { perInvoice } from './end-to-end.ts';
 
 async function until(probe: () => Promise<boolean>, deadline: number, everyMs = 200): Promise<number | null> {
   for (;;) {
@@ -130,6 +129,8 @@ export async function batchStage(
     worker_vm_hwm_mb: round(hwmMb(worker.pid) ?? NaN, 1),
     cpu,
     cpu_ms_per_accepted_invoice: perInvoice(cpu.cpuSeconds, accepted),
+    cpu_ceiling: cpuCeiling(perInvoice(cpu.cpuSeconds, accepted)),
+    other_processes_cpu_percent: cpu.percentOfMachine.other,
     postgres_per_accepted_invoice: perUnit(db0, db1, accepted),
   };
   ctx.log(

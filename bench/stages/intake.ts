@@ -7,9 +7,8 @@
 import { closedLoop, percentile, request, round } from '../lib/http-load.ts';
 import type { BenchContext, TableRow } from '../lib/context.ts';
 import { rawPgCommitRate } from '../lib/limits.ts';
-import { cpuBetween, cpuSnapshot } from '../lib/proc-stats.ts';
+import { cpuBetween, cpuCeiling, cpuSnapshot, perInvoice } from '../lib/proc-stats.ts';
 import { dbCounters, perUnit } from '../lib/db-activity.ts';
-import { perInvoice } from './end-to-end.ts';
 
 export async function intakeStage(
   ctx: BenchContext,
@@ -44,6 +43,8 @@ export async function intakeStage(
   const cpu = cpuBetween(cpuStart, cpuSnapshot(pids));
   const dbWork = perUnit(db0, await dbCounters(ctx.db, true), created);
   const rate = round(loop.count / loop.seconds, 0);
+  const perReq = perInvoice(cpu.cpuSeconds, loop.count);
+  const ceiling = cpuCeiling(perReq);
   const p50 = round(percentile(loop.latenciesMs, 50), 1);
   const p99 = round(percentile(loop.latenciesMs, 99), 1);
 
@@ -70,7 +71,9 @@ export async function intakeStage(
     ratio_to_raw_pg: round(rate / raw.perSecond, 3),
     outbox_rows_dropped: dropped,
     postgres_per_invoice: dbWork,
-    cpu_ms_per_request: perInvoice(cpu.cpuSeconds, loop.count),
+    cpu_ms_per_request: perReq,
+    cpu_ceiling: ceiling,
+    other_processes_cpu_percent: cpu.percentOfMachine.other,
     cpu,
   };
   ctx.log(
@@ -98,6 +101,17 @@ export async function intakeStage(
       limit: 'raw PG insert+commit p99',
       limitValue: raw.p99Ms,
       ratio: round(p99 / raw.p99Ms, 1),
+    },
+    {
+      stage: 'intake',
+      figure: `rate if the service had the machine (${ceiling.service_cpu_ms_per_unit} CPU ms/invoice)`,
+      value: ceiling.ceiling_per_s,
+      unit: '/s',
+      target: 'estimate',
+      met: null,
+      limit: `raw PG one-row insert+commit (${p.concurrency} conns)`,
+      limitValue: raw.perSecond,
+      ratio: round(ceiling.ceiling_per_s / raw.perSecond, 3),
     },
   ];
   return { figures, rows };

@@ -7,7 +7,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
+    // Generous: CI shares 2 cores between two test files and their real Postgres, Redis and
+    // child processes; a test that needs longer says so itself.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
   },

@@ -4,8 +4,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { IdempotencyInput } from '../db/queries/invoices.ts';
 import { requestFingerprint } from '../domain/request-fingerprint.ts';
-
-export { requestFingerprint };
 import { validationError } from './errors.ts';
 
 export function idempotencyFromRequest(request: FastifyRequest, route: string): IdempotencyInput | null {

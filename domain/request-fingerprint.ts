@@ -2,6 +2,9 @@
 // sorted, so the same JSON in another key order is the same request.
 import { createHash } from 'node:crypto';
 
+/** The route whose idempotency keys single creates and batch items share. */
+export const INVOICE_CREATE_ROUTE = 'POST /api/v1/invoices';
+
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {

@@ -15,7 +15,7 @@ import {
 import { loadCatalogue, missingEmisorData, prepareFromCatalogue } from '../db/queries/invoice-prepare.ts';
 import { DomainValidationError } from '../domain/errors.ts';
 import { parseInvoiceRequest, type InvoiceRequest } from '../domain/invoice-request.ts';
-import { requestFingerprint } from '../domain/request-fingerprint.ts';
+import { INVOICE_CREATE_ROUTE, requestFingerprint } from '../domain/request-fingerprint.ts';
 import type { JobContext } from './context.ts';
 
 export interface BatchJobData {
@@ -25,7 +25,6 @@ export interface BatchJobData {
 }
 
 export const BATCH_CHUNK = 200;
-export const SINGLE_CREATE_ROUTE = 'POST /api/v1/invoices';
 
 interface ItemRow {
   position: number;
@@ -130,8 +129,8 @@ export async function processBatch(job: Job<BatchJobData>, ctx: JobContext): Pro
           idempotency: row.idempotencyKey
             ? {
                 key: row.idempotencyKey,
-                route: SINGLE_CREATE_ROUTE,
-                hash: requestFingerprint(SINGLE_CREATE_ROUTE, body),
+                route: INVOICE_CREATE_ROUTE,
+                hash: requestFingerprint(INVOICE_CREATE_ROUTE, body),
               }
             : null,
         });

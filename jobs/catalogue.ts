@@ -15,6 +15,15 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 /** Batches of invoices recorded by a worker (see jobs/batch-process.ts). */
 export const BATCH_QUEUE = 'invoice-batches';
 
+/** The one job of a batch, with its deterministic id (a second add collapses into it). */
+export function batchJob(batchId: number) {
+  return {
+    name: 'batch.process',
+    data: { v: 1 as const, batchId },
+    opts: { ...DEFAULT_JOB_OPTIONS, jobId: `batch-${batchId}` },
+  };
+}
+
 export const JOB_NAMES = {
   sign: 'invoice.sign',
   submit: 'invoice.submit',

@@ -7,7 +7,7 @@ import type { FlowProducer, Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { DEFAULT_JOB_OPTIONS } from './catalogue.ts';
+import { batchJob } from './catalogue.ts';
 import { invoiceFlow } from './flow.ts';
 
 export interface RelayOptions {
@@ -64,13 +64,7 @@ export function createRelay(options: RelayOptions): Relay {
         .filter((r) => r.kind === 'batch.process' && r.payload.batchId)
         .map((r) => r.payload.batchId!);
       if (batchIds.length && options.batches) {
-        await options.batches.addBulk(
-          batchIds.map((batchId) => ({
-            name: 'batch.process',
-            data: { v: 1, batchId },
-            opts: { ...DEFAULT_JOB_OPTIONS, jobId: `batch-${batchId}` },
-          })),
-        );
+        await options.batches.addBulk(batchIds.map(batchJob));
       }
       const eventIds = rows
         .filter((r) => r.kind === 'event.dispatch' && r.payload.eventId)

@@ -5,7 +5,7 @@
 import type { FlowProducer, Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { DEFAULT_JOB_OPTIONS, invoiceJobId, type InvoiceStep } from './catalogue.ts';
+import { batchJob, invoiceJobId, type InvoiceStep } from './catalogue.ts';
 import { invoiceFlow } from './flow.ts';
 
 export interface ReconcilerOptions {
@@ -21,6 +21,11 @@ export interface ReconcilerOptions {
 }
 
 const STEPS: InvoiceStep[] = ['sign', 'submit', 'accounting', 'status'];
+
+/** A job still able to run: waiting, delayed, active or waiting for its children. */
+function isAlive(state: string): boolean {
+  return state !== 'missing' && state !== 'failed' && state !== 'completed' && state !== 'unknown';
+}
 
 export async function reconcileOnce(o: ReconcilerOptions): Promise<number> {
   const staleMs = o.staleMs ?? 60_000;
@@ -59,12 +64,11 @@ async function reconcileBatches(o: ReconcilerOptions, staleMs: number): Promise<
     .select('id');
   let n = 0;
   for (const row of rows) {
-    const jobId = `batch-${row.id}`;
-    const job = await o.batches.getJob(jobId);
-    const state = job ? await job.getState() : 'missing';
-    if (state !== 'missing' && state !== 'failed' && state !== 'completed' && state !== 'unknown') continue;
+    const spec = batchJob(row.id);
+    const job = await o.batches.getJob(spec.opts.jobId);
+    if (isAlive(job ? await job.getState() : 'missing')) continue;
     if (job) await job.remove().catch(() => {});
-    await o.batches.add('batch.process', { v: 1, batchId: row.id }, { ...DEFAULT_JOB_OPTIONS, jobId });
+    await o.batches.add(spec.name, spec.data, spec.opts);
     n += 1;
   }
   return n;
@@ -79,9 +83,7 @@ async function reconcileInvoices(
     if (row.processingError?.permanent) continue;
     const jobs = await Promise.all(STEPS.map((s) => o.queues[s].getJob(invoiceJobId(row.id, s))));
     const states = await Promise.all(jobs.map((j) => (j ? j.getState() : Promise.resolve('missing'))));
-    const alive = states.some(
-      (s) => s !== 'missing' && s !== 'failed' && s !== 'completed' && s !== 'unknown',
-    );
+    const alive = states.some(isAlive);
     if (alive) continue;
     // Failed or lost: clear what is left of the flow and add it again.
     for (const j of jobs) if (j) await j.remove().catch(() => {});

@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { credentialSummaries, getCompany } from '../../../db/queries/companies.ts';
 import { findIdempotent, type InvoiceRow } from '../../../db/queries/invoices.ts';
 import { createInvoiceGrouped } from '../../../db/queries/invoice-committer.ts';
+import { INVOICE_CREATE_ROUTE } from '../../../domain/request-fingerprint.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
 import { formatId } from '../../../domain/ids.ts';
 import type { Company } from '../../../db/models/index.ts';
@@ -77,7 +78,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
     async (request, reply) => {
       const auth = tenantOf(request);
       const lang = requestLanguage(request);
-      const route = 'POST /api/v1/invoices';
+      const route = INVOICE_CREATE_ROUTE;
       const idem = idempotencyFromRequest(request, route);
       const send = request.body.send !== false;
       if (send && !auth.scopes.includes('write:invoices')) {

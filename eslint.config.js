@@ -4,7 +4,15 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.local/**', 'test/artifacts/**', 'eslint.config.js'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.local/**',
+      'test/artifacts/**',
+      'eslint.config.js',
+      '.dependency-cruiser.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -14,6 +22,54 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The simulator stands in for Hacienda: it may use what a real Hacienda also has (schemas,
+    // signature verification, code catalogues in hacienda/ and domain/), never the service's
+    // database, jobs, API, workers or its own reception client.
+    files: ['simulator/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(api|jobs|db|workers)(/|$)',
+              message:
+                "The simulator is Hacienda's stand-in: it must not use the service's api, jobs, db or workers.",
+            },
+            {
+              regex: '^(\\.\\./)+hacienda/client(/|$)',
+              message: "The simulator must not use the service's reception client.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The service never depends on its test double; tests, scripts, bench and cli may start it.
+    files: [
+      'api/**/*.ts',
+      'jobs/**/*.ts',
+      'workers/**/*.ts',
+      'db/**/*.ts',
+      'hacienda/**/*.ts',
+      'domain/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+simulator(/|$)',
+              message: 'The service must not import the Hacienda simulator.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

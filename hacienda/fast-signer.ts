@@ -39,18 +39,19 @@ export interface FastSigningKey {
   >;
 }
 
-/** Plain XML 1.0 text without CR: written identically by xmldom and C14N once escaped. */
-const PLAIN_TEXT = /^[\t\n\u0020-\uD7FF\uE000-\uFFFD]*$/;
+/** XML 1.0 characters (surrogates paired): what escapeText can write for both signers. */
+const XML_TEXT = /^(?:[\t\n\r\u0020-\uD7FF\uE000-\uFFFD]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
 
 /**
  * Prepares the fast path for one key, or returns null when the certificate cannot be written by
- * the template exactly as xadesjs writes it (an issuer name with CR or control characters).
+ * the template (an issuer name with characters XML 1.0 cannot carry, which the xadesjs path then
+ * refuses too, or a key that is not RSA).
  */
 export function fastSigningKey(material: SigningMaterial): FastSigningKey | null {
   const certificate = material.certificateChain[0];
   if (!certificate) return null;
   const info = certificateInfo(certificate);
-  if (!PLAIN_TEXT.test(info.issuer)) return null;
+  if (!XML_TEXT.test(info.issuer)) return null;
   const jwk = new X509Certificate(certificate).publicKey.export({ format: 'jwk' });
   if (jwk.kty !== 'RSA' || !jwk.n || !jwk.e) return null;
   return {

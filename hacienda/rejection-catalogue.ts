@@ -2,6 +2,7 @@
 // and/or literal text, NOTES §7.9) and says in Spanish and English what happened and what to fix.
 // Order matters: the first match wins, so specific texts come before broad ones. Texts not listed
 // here fall back to Hacienda's own words (see rejection-reasons.ts).
+import { BUSINESS_RULE_ENTRIES, SIGNATURE_RULE_ENTRIES } from './rejection-catalogue-rules.ts';
 import { SCHEMA_ENTRIES } from './rejection-catalogue-schema.ts';
 import { code, text } from './rejection-entry.ts';
 import type { Entry } from './rejection-entry.ts';
@@ -55,6 +56,7 @@ export const CATALOGUE: Entry[] = [
       },
     }),
   },
+  ...SIGNATURE_RULE_ENTRIES,
   {
     id: 'signature-invalid',
     match: text(/firma del comprobante electr[oó]nico no es v[aá]lida/i),
@@ -99,7 +101,7 @@ export const CATALOGUE: Entry[] = [
   },
   {
     id: 'ubicacion',
-    match: code(-37, /provincia, cant[oó]n y distrito/i),
+    match: code(-37, /provincia, cant[oó]n y distrito del 'emisor'/i),
     explain: () => ({
       readable: {
         es: 'La provincia, cantón y distrito del emisor no coinciden con los registrados en Tributación.',
@@ -139,6 +141,7 @@ export const CATALOGUE: Entry[] = [
       },
     }),
   },
+  ...BUSINESS_RULE_ENTRIES,
   {
     id: 'totals',
     match: code(-111, /no coincide/i),

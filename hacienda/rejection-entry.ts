@@ -15,6 +15,11 @@ export interface Explanation {
 export interface Entry {
   /** Stable id for logs and tests. */
   id: string;
+  /**
+   * False when Hacienda's code or wording for this rejection was never observed (NOTES §7.9): the
+   * entry matches the local simulator's wording, written in Hacienda's style. Default true.
+   */
+  confirmed?: boolean;
   match: (row: DetalleRow) => RegExpExecArray | boolean | null;
   explain: (row: DetalleRow, m: RegExpExecArray | null) => Explanation;
 }

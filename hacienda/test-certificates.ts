@@ -3,9 +3,10 @@
 // format), packaged as PIN-protected .p12 files. Sandbox companies, the simulator and the tests
 // use these; nothing here is trusted by the real Hacienda.
 //
-// The CA key is generated once per process (or installed with useTestCa, e.g. from a file shared
-// by the simulator and the workers), so issuing many certificates costs one RSA key generation
-// each. The .p12 comes in two encodings: "modern" (PBES2/PBKDF2-SHA256/AES-256 for key and
+// The CA is the fixed sandbox CA of sandbox-ca.ts (the one the simulator trusts), so every
+// process issues under the same root; useTestCa installs another one (generateTestCa makes a
+// fresh one), e.g. for a test about untrusted issuers. Issuing a certificate costs one RSA key
+// generation. The .p12 comes in two encodings: "modern" (PBES2/PBKDF2-SHA256/AES-256 for key and
 // certificates, SHA-256 MAC, as OpenSSL 3 writes) and "legacy" (3DES key, RC2-40 certificates,
 // SHA-1 MAC, as Hacienda's files are; OpenSSL 3 refuses these without its legacy provider).
 // @peculiar/x509 resolves its services through tsyringe, which needs Reflect metadata loaded first.
@@ -13,6 +14,7 @@ import 'reflect-metadata';
 import { createHash, randomInt, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import forge from 'node-forge';
+import { SANDBOX_CA_CERTIFICATE_PEM, SANDBOX_CA_PRIVATE_KEY_PEM } from './sandbox-ca.ts';
 import { formatCertificateSerialNumber } from './signing-key.ts';
 import type { SigningMaterial } from './signing-key.ts';
 
@@ -120,9 +122,21 @@ export async function createTestCertificate(options: TestCertificateOptions): Pr
   return { p12, pin, material: { privateKeyPkcs8, certificateChain } };
 }
 
+/** A new CA with the sandbox CA's names (not trusted by the simulator unless configured). */
+export async function generateTestCa(): Promise<TestCa> {
+  return (await generateCa()).exported;
+}
+
+const pemBody = (pem: string): Buffer =>
+  Buffer.from(pem.replace(/-----[A-Z ]+-----/g, '').replace(/\s/g, ''), 'base64');
+
 function loadCa(): Promise<LoadedCa> {
   if (!caPromise) {
-    caPromise = generateCa();
+    caPromise = importCa({
+      certificateDer: pemBody(SANDBOX_CA_CERTIFICATE_PEM),
+      certificatePem: SANDBOX_CA_CERTIFICATE_PEM,
+      privateKeyPkcs8: pemBody(SANDBOX_CA_PRIVATE_KEY_PEM),
+    });
     caPromise.catch(() => {
       caPromise = null;
     });

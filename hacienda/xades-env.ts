@@ -1,6 +1,14 @@
 // What the signer and the verifier share: xadesjs wired to Node (xmldom, xpath and node:crypto's
-// WebCrypto, registered once per process), a strict XML parser, and the constants of Hacienda's
-// XAdES-EPES profile (NOTES 6.2-6.3).
+// WebCrypto, registered once per process), a strict XML 1.0 parser, a serializer whose output
+// parses back to the same text, and the constants of Hacienda's XAdES-EPES profile (NOTES 6.2-6.3).
+//
+// XML 1.0, not 1.1: xmldom's default end-of-line handling is XML 1.1's, which also turns U+0085,
+// U+2028 and U+2029 into line feeds (and so into spaces inside attribute values). Comprobantes are
+// XML 1.0 documents, where those are ordinary characters: a parser that rewrites them digests
+// other text than xmlsec1, Hacienda or any XML 1.0 verifier, so a correct signature over a line
+// detail holding U+2028 would fail and a document whose U+2028 was replaced by a line feed would
+// pass. Every DOM here (the signer's, the verifier's, and the ones xadesjs makes internally) is
+// built by Xml10DOMParser.
 //
 // The WebCrypto engine handed to xadesjs is node:crypto's, except that digest, RSA sign and RSA
 // verify run synchronously through node:crypto's one-shot functions: Node's SubtleCrypto queues
@@ -8,7 +16,7 @@
 // operation the round trips cost more than the work (about 1 ms per document).
 import { createHash, KeyObject, sign as nodeSign, verify as nodeVerify, webcrypto } from 'node:crypto';
 import { DOMImplementation, DOMParser, XMLSerializer } from '@xmldom/xmldom';
-import type { Document, Element, Node } from '@xmldom/xmldom';
+import type { Document, DOMParserOptions, Element, Node } from '@xmldom/xmldom';
 import * as xadesjs from 'xadesjs';
 import xpath from 'xpath';
 
@@ -96,12 +104,27 @@ function syncEngine(): webcrypto.Crypto {
   } as unknown as webcrypto.Crypto;
 }
 
+/**
+ * XML 1.0 end-of-line handling (§2.11): CRLF and a lone CR become LF, nothing else changes
+ * (U+0085, U+2028 and U+2029 stay; they are line ends only in XML 1.1).
+ */
+export function normalizeXml10LineEndings(source: string): string {
+  return source.replace(/\r\n?/g, '\n');
+}
+
+/** xmldom's DOMParser with XML 1.0 end-of-line handling unless told otherwise. */
+export class Xml10DOMParser extends DOMParser {
+  constructor(options: DOMParserOptions = {}) {
+    super({ normalizeLineEndings: normalizeXml10LineEndings, ...options });
+  }
+}
+
 let registered = false;
 
 /** Registers xmldom, xpath and WebCrypto with xadesjs/xmldsigjs (idempotent). */
 export function xades(): typeof xadesjs {
   if (!registered) {
-    xadesjs.setNodeDependencies({ DOMParser, XMLSerializer, DOMImplementation, xpath });
+    xadesjs.setNodeDependencies({ DOMParser: Xml10DOMParser, XMLSerializer, DOMImplementation, xpath });
     xadesjs.Application.setEngine(
       'NodeJS',
       syncEngine() as unknown as Parameters<typeof xadesjs.Application.setEngine>[1],
@@ -125,7 +148,7 @@ export class XmlDocumentError extends Error {
  */
 export function parseXmlStrict(xml: string): Document {
   if (/<!DOCTYPE/i.test(xml)) throw new XmlDocumentError('XML with a DOCTYPE is not accepted');
-  const parser = new DOMParser({
+  const parser = new Xml10DOMParser({
     onError: (level, message) => {
       if (level !== 'warning') throw new XmlDocumentError(`Malformed XML: ${message}`);
     },
@@ -159,6 +182,23 @@ export function assertNoInheritableXmlAttributes(root: Element): void {
   }
 }
 
+/**
+ * Serializes a node so that an XML 1.0 parser reads back the same characters. xmldom writes a CR
+ * in character data as itself, which parsers turn into LF; it is written as `&#13;` instead (in
+ * attribute values xmldom already writes `&#13;`, `&#10;` and `&#9;`). Characters XML 1.0 cannot
+ * carry at all are refused: whatever a signature covers must survive being sent.
+ */
 export function serializeXml(node: Node): string {
-  return new XMLSerializer().serializeToString(node);
+  const text = new XMLSerializer().serializeToString(node);
+  const bad = INVALID_XML_CHAR.exec(text);
+  if (bad) {
+    const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    throw new XmlDocumentError(`U+${code} cannot be written in an XML 1.0 document`);
+  }
+  return text.includes('\r') ? text.replace(/\r/g, '&#13;') : text;
 }
+
+/** Characters outside XML 1.0's Char production (CR, LF and tab are allowed). */
+const INVALID_XML_CHAR =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -111,7 +111,7 @@ export function signedProperties(f: SignatureFields, apex: string | null): strin
     `<xades:SignedSignatureProperties><xades:SigningTime>${f.signingTime}</xades:SigningTime>` +
     `<xades:SigningCertificate><xades:Cert><xades:CertDigest>${digestMethod}` +
     `<ds:DigestValue>${f.certificateDigest}</ds:DigestValue></xades:CertDigest>` +
-    `<xades:IssuerSerial><ds:X509IssuerName>${escapeText(f.issuerName)}</ds:X509IssuerName>` +
+    `<xades:IssuerSerial><ds:X509IssuerName>${escapeText(f.issuerName, c)}</ds:X509IssuerName>` +
     `<ds:X509SerialNumber>${f.serialNumber}</ds:X509SerialNumber></xades:IssuerSerial>` +
     `</xades:Cert></xades:SigningCertificate>` +
     `<xades:SignaturePolicyIdentifier><xades:SignaturePolicyId><xades:SigPolicyId>` +
@@ -142,16 +142,21 @@ export function signatureBlock(f: SignatureFields): string {
 }
 
 /**
- * Escapes character data the way both xmldom's serializer and C14N do for the characters a
- * certificate name can hold (`&`, `<`, `>`); a CR would differ between the two, and signers
- * refuse such names (see fast-signer.ts).
+ * Escapes character data: `&`, `<`, `>` as both xmldom's serializer and C14N write them, and a
+ * CR (which a certificate name may hold) as `&#13;` in the document, as signer.ts's serializer
+ * writes it, or `&#xD;` in the canonical form. Characters XML 1.0 cannot carry never get here
+ * (fast-signer.ts declines such names, and the parser below does not match them).
  */
-export function escapeText(value: string): string {
-  return value.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+export function escapeText(value: string, canonical = false): string {
+  return value.replace(/[&<>\r]/g, (c) =>
+    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : canonical ? '&#xD;' : '&#13;',
+  );
 }
 
 function unescapeText(value: string): string {
-  return value.replace(/&(amp|lt|gt);/g, (_, n: string) => (n === 'amp' ? '&' : n === 'lt' ? '<' : '>'));
+  return value.replace(/&(amp|lt|gt|#13);/g, (_, n: string) =>
+    n === 'amp' ? '&' : n === 'lt' ? '<' : n === 'gt' ? '>' : '\r',
+  );
 }
 
 // ---- Parsing: the template with each field replaced by a capture group ----
@@ -173,8 +178,11 @@ const FIELD_PATTERNS: Record<keyof SignatureFields, string> = {
   exponent: BASE64,
   signingTime: '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}-06:00',
   certificateDigest: SHA256_BASE64,
-  // Escaped text: no markup, only the three references escapeText writes.
-  issuerName: '(?:[^<>&]|&amp;|&lt;|&gt;)*',
+  // Escaped text as escapeText writes it: XML 1.0 characters except the markup ones and a literal
+  // CR (a parser would read it as LF, so the template's canonical form would be wrong), and only
+  // the four references escapeText writes.
+  issuerName:
+    '(?:[\\t\\n\\u0020-\\u0025\\u0027-\\u003B\\u003D\\u003F-\\uD7FF\\uE000-\\uFFFD]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|&amp;|&lt;|&gt;|&#13;)*',
   serialNumber: '[1-9][0-9]{0,79}|0',
 };
 

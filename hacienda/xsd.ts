@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../config/index.ts';
 
 /** Root elements with an official schema in the sets under the XSD directory. */
 export type SchemaDocumentType =
@@ -26,8 +25,11 @@ export type SchemaDocumentType =
 export const DEFAULT_SCHEMA_SET = '2026/v4.4';
 
 export interface SchemaOptions {
-  /** Root of the XSD tree (`<dir>/<set>/<Type>_V4.4.xsd`); default: config `xsdDir` (env XSD_DIR). */
-  schemaDir?: string;
+  /**
+   * Root of the XSD tree (`<dir>/<set>/<Type>_V4.4.xsd`): the process's configured `xsdDir` (env
+   * XSD_DIR), passed down by its entry point (this module reads no configuration).
+   */
+  schemaDir: string;
   /** Sub-directory of the set, default `2026/v4.4`. */
   schemaSet?: string;
   /** Path of the xmllint binary, default `xmllint` on PATH. */
@@ -70,19 +72,16 @@ export class SchemaNotFoundError extends Error {
   }
 }
 
-let defaultSchemaDir: string | undefined;
-
 /** Absolute path of the XSD for a document type. */
-export function schemaPath(docType: SchemaDocumentType, options: SchemaOptions = {}): string {
-  const dir = options.schemaDir ?? (defaultSchemaDir ??= loadConfig().xsdDir);
-  return join(dir, options.schemaSet ?? DEFAULT_SCHEMA_SET, `${docType}_V4.4.xsd`);
+export function schemaPath(docType: SchemaDocumentType, options: SchemaOptions): string {
+  return join(options.schemaDir, options.schemaSet ?? DEFAULT_SCHEMA_SET, `${docType}_V4.4.xsd`);
 }
 
 /** Validates one document (string or the exact signed bytes). */
 export async function validateXml(
   docType: SchemaDocumentType,
   xml: string | Uint8Array,
-  options: SchemaOptions = {},
+  options: SchemaOptions,
 ): Promise<SchemaValidationResult> {
   const [result] = await validateXmlBatch(docType, [xml], options);
   if (!result) throw new Error('xmllint returned no result');
@@ -99,7 +98,7 @@ const MAX_FILES_PER_RUN = 5000;
 export async function validateXmlBatch(
   docType: SchemaDocumentType,
   documents: readonly (string | Uint8Array)[],
-  options: SchemaOptions = {},
+  options: SchemaOptions,
 ): Promise<SchemaValidationResult[]> {
   const xsd = schemaPath(docType, options);
   if (!existsSync(xsd)) throw new SchemaNotFoundError(xsd);

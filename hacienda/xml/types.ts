@@ -5,12 +5,14 @@ import type {
   CodigoReferencia,
   CondicionVenta,
   IdentificationType,
-  TipoCodigoComercial,
   TipoDocumentoReferencia,
   TipoMedioPago,
-  TipoTransaccion,
 } from '../../domain/codes.ts';
-import type { DocumentTotals, LineInput } from '../../domain/totals.ts';
+import type { DocumentLine } from '../../domain/document-line.ts';
+import type { DocumentTotals } from '../../domain/totals.ts';
+
+// A document line is what an invoice line says, stored by db/ and written by the builders here.
+export type { CommercialCode, DocumentLine } from '../../domain/document-line.ts';
 
 export interface Ubicacion {
   /** 1 digit, e.g. `1` San José. */
@@ -58,32 +60,6 @@ export interface Receptor {
   otrasSenasExtranjero?: string;
   phone?: Telefono;
   email?: string;
-}
-
-export interface CommercialCode {
-  type: TipoCodigoComercial;
-  /** Up to 20 characters. */
-  code: string;
-}
-
-/** A detail line: the numeric inputs of the totals plus what the document says about the item. */
-export interface DocumentLine extends LineInput {
-  /** CodigoCABYS, 13 digits. */
-  cabys: string;
-  /** Detalle, 3-200 characters. */
-  description: string;
-  /** 0-5 commercial codes. */
-  commercialCodes?: readonly CommercialCode[];
-  /** FE/NC/ND only. */
-  transactionType?: TipoTransaccion;
-  /** UnidadMedidaComercial, up to 20 characters (e.g. "Caja 12"). */
-  commercialUnit?: string;
-  /** NumeroVINoSerie, up to 17 characters each. */
-  serialNumbers?: readonly string[];
-  registroMedicamento?: string;
-  formaFarmaceutica?: string;
-  /** NC/ND only: 12-digit tariff heading for exports. */
-  partidaArancelaria?: string;
 }
 
 export interface MedioPago {

@@ -28,6 +28,8 @@ export interface Counters {
   received: number;
   /** POSTs of a clave already stored (answered 400 "ya fue recibido anteriormente"). */
   duplicates: number;
+  /** POSTs answered 202 whose document was then lost (lostDocumentRate): not stored, not counted as received. */
+  lost: number;
   accepted: number;
   rejected: number;
   errors: number;
@@ -47,6 +49,7 @@ export interface Counters {
 export const newCounters = (): Counters => ({
   received: 0,
   duplicates: 0,
+  lost: 0,
   accepted: 0,
   rejected: 0,
   errors: 0,

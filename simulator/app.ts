@@ -1,13 +1,15 @@
 // The Hacienda simulator as a Fastify app factory: the IDP token endpoints, the reception API at
 // the sandbox and production bases, and the /_simulator admin endpoints. It never listens and
 // never reads the environment (main.ts does both). Knobs can be passed flat in the options.
+import { X509Certificate } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { SigningMaterial } from '../signing-key.ts';
-import { createSigner } from '../signer.ts';
-import type { XadesSigner } from '../signer.ts';
-import { createTestCertificate } from '../test-certificates.ts';
+import type { SigningMaterial } from '../hacienda/signing-key.ts';
+import { createSigner } from '../hacienda/signer.ts';
+import type { XadesSigner } from '../hacienda/signer.ts';
+import { SANDBOX_CA_CERTIFICATE_PEM } from '../hacienda/sandbox-ca.ts';
+import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { registerAdminRoutes } from './admin-routes.ts';
 import { createSchemaChecker } from './checks/schema.ts';
 import type { SimulatorContext } from './context.ts';
@@ -35,8 +37,20 @@ export interface SimulatorOptions extends Partial<SimulatorKnobs> {
   /** Used for callbacks; default the global fetch. */
   fetch?: (input: string, init?: RequestInit) => Promise<Response>;
   logger?: FastifyServerOptions['logger'];
+  /** Hacienda's published CABYS codes; without them only the 13-digit format is checked. */
+  cabysCatalogue?: ReadonlySet<string> | null;
+  /**
+   * Certificates (PEM text or DER) of further CAs whose certificates may sign, besides the
+   * sandbox CA (hacienda/sandbox-ca.ts) that is always trusted.
+   */
+  trustedCertificates?: readonly (string | Buffer)[];
   /** Register the /_simulator endpoints (default true). */
   admin?: boolean;
+  /**
+   * When set, every /_simulator endpoint wants `Authorization: Bearer <adminToken>` (401 otherwise).
+   * main.ts requires one when NODE_ENV=production (SIMULATOR_ADMIN_TOKEN).
+   */
+  adminToken?: string | null;
 }
 
 export type SimulatorApp = FastifyInstance & { simulator: SimulatorControl };
@@ -79,6 +93,10 @@ export async function buildSimulator(options: SimulatorOptions = {}): Promise<Si
     store: new DocumentStore(),
     counters: newCounters(),
     limiter: createRateLimiter(now),
+    cabys: options.cabysCatalogue ?? null,
+    trustedCas: [SANDBOX_CA_CERTIFICATE_PEM, ...(options.trustedCertificates ?? [])].map(
+      (c) => new X509Certificate(c),
+    ),
     schema: options.schemaDir
       ? createSchemaChecker(options.schemaDir, (reason) => app.log.warn({ reason }, 'schema check disabled'))
       : null,
@@ -112,7 +130,7 @@ export async function buildSimulator(options: SimulatorOptions = {}): Promise<Si
 
   registerIdpRoutes(app, ctx);
   registerReceptionRoutes(app, ctx, processor);
-  if (options.admin !== false) registerAdminRoutes(app, control);
+  if (options.admin !== false) registerAdminRoutes(app, control, options.adminToken ?? null);
   app.decorate('simulator', control);
   return app as unknown as SimulatorApp;
 }

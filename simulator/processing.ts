@@ -72,15 +72,10 @@ export function createProcessor(ctx: SimulatorContext): Processor {
           duplicateConsecutivo,
           forceRejection: claveFraction(doc.key, 'reject') < k.forcedRejectionRate,
           now: ctx.now(),
-          checks: {
-            signature: k.checkSignature,
-            schema: k.checkSchema,
-            clave: k.checkClave,
-            consecutivo: k.checkConsecutivo,
-            totals: k.checkTotals,
-            maxClockSkewMs: k.maxClockSkewMs,
-          },
+          knobs: k,
           schema: ctx.schema,
+          cabys: ctx.cabys,
+          trustedCas: ctx.trustedCas,
         });
       } catch (err) {
         // A fault of the simulator itself: Hacienda's answer to the unexplained is "error".

@@ -3,7 +3,8 @@
 //   POST /recepcion        → 202 + Location, 400 + X-Error-Cause (duplicate clave, bad body), 401
 //   GET  /recepcion/{clave} → { clave, fecha, ind-estado, respuesta-xml? }, 404 + X-Error-Cause
 // Every answer carries X-Ratelimit-*; injected faults (hang, 5xx, 429) come before everything else,
-// and a failed POST may still have stored its document (storeOnFailureRate), as in real life.
+// and a failed POST may still have stored its document (storeOnFailureRate), as in real life. A
+// received document may also be lost after its 202 (lostDocumentRate): GET answers 404 for it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SimulatorContext } from './context.ts';
 import { drawFault, errorCause, hang, injectedRateLimit, serverError } from './faults.ts';
@@ -119,6 +120,12 @@ export function registerReceptionRoutes(
         validation: false,
       } as const;
     }
+    const location = `${request.protocol}://${request.host}${base.prefix}/recepcion/${key}`;
+    // Received, then lost: the 202 goes out, but the document is never stored or processed.
+    if (ctx.knobs.lostDocumentRate > 0 && ctx.random.chance(ctx.knobs.lostDocumentRate)) {
+      ctx.counters.lost += 1;
+      return { status: 202, location } as const;
+    }
     processor.receive({
       scope: base.realm,
       key,
@@ -129,10 +136,7 @@ export function registerReceptionRoutes(
       emisor: r.emisor,
       xml: r.xml,
     });
-    return {
-      status: 202,
-      location: `${request.protocol}://${request.host}${base.prefix}/recepcion/${key}`,
-    } as const;
+    return { status: 202, location } as const;
   }
 
   async function post(base: Base, request: FastifyRequest, reply: FastifyReply) {

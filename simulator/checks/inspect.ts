@@ -1,12 +1,19 @@
 // What the simulator checks on each received document, in Hacienda's order: a document that is
-// not XML, or whose signature fails, is rejected on that alone (free text, as Hacienda does);
-// otherwise every failing check adds its rows to one DetalleMensaje table: schema (-1 with
-// fila/columna), document type and clave (-1), repeated consecutivo (-99), issue time (-53),
-// totals (-111), and the forced rejections of the fault injector (-37).
+// not XML, or whose signature fails (cryptography, signer, policy, role, SigningTime,
+// certificate), is rejected on that alone (free text, as Hacienda does); otherwise every failing
+// check adds its rows to one DetalleMensaje table: schema (-1 with fila/columna), document type
+// and clave (-1), repeated consecutivo (-99), the business rules (business-rules.ts: issue date
+// -53/-16, identification, location -37, codes, terms, exonerations, references…), totals (-111),
+// and the forced rejections of the fault injector (-37).
+import type { X509Certificate } from 'node:crypto';
+import type { SimulatorKnobs } from '../knobs.ts';
+import { BUSINESS_RULE_KNOBS, checkBusinessRules } from './business-rules.ts';
 import { checkClave } from './clave.ts';
 import type { RequestIdentity } from './clave.ts';
 import type { SchemaChecker } from './schema.ts';
-import { checkSignature } from './signature.ts';
+import { checkSignatureRules } from './signature-rules.ts';
+import { inspectSignature } from './signature.ts';
+import { RULE_TEXTS } from './rule-texts.ts';
 import { checkTotals } from './totals.ts';
 import type { DocumentSummary, Row, Verdict } from './verdict.ts';
 import { child, NotWellFormedError, parseXml, text } from './xml-reader.ts';
@@ -39,10 +46,14 @@ export const ROW_TEXTS = {
   ubicacion:
     "Estimado obligado tributario los datos suministrados en provincia, cantón y distrito del 'emisor' no concuerdan con la información registrada en la Dirección General de Tributación, favor proceder actualizar sus datos.",
   // -53: Hacienda's literal wording was not observed; this paraphrase keeps its key words.
-  horaOficial:
-    'La fecha de emisión del comprobante es posterior a la hora oficial de la Dirección General de Tributación.',
+  horaOficial: RULE_TEXTS.issueDateFuture,
   tipo: 'El tipo de documento no corresponde.',
 } as const;
+
+/** Every business rule off but the issue date (for MensajeReceptor). */
+const onlyIssueDate = Object.fromEntries(
+  BUSINESS_RULE_KNOBS.filter((knob) => knob !== 'checkIssueDate').map((knob) => [knob, false]),
+);
 
 export interface InspectInput {
   xml: Buffer;
@@ -52,15 +63,13 @@ export interface InspectInput {
   /** Fault injector: reject regardless of content (-37). */
   forceRejection: boolean;
   now: number;
-  checks: {
-    signature: boolean;
-    schema: boolean;
-    clave: boolean;
-    consecutivo: boolean;
-    totals: boolean;
-    maxClockSkewMs: number;
-  };
+  /** Which checks run (check* knobs) and their limits. */
+  knobs: SimulatorKnobs;
   schema: SchemaChecker | null;
+  /** Hacienda's CABYS codes, when the operator supplied the catalogue. */
+  cabys: ReadonlySet<string> | null;
+  /** CAs whose certificates may sign (the sandbox CA and SIMULATOR_TRUSTED_CA). */
+  trustedCas: readonly X509Certificate[];
 }
 
 export async function inspectDocument(input: InspectInput): Promise<Verdict> {
@@ -94,10 +103,32 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
         numero: text(root, 'Emisor', 'Identificacion', 'Numero'),
       };
 
-  const [freeText, schemaRows] = await Promise.all([
-    input.checks.signature ? checkSignature(xml, emisor) : Promise.resolve([]),
-    input.checks.schema && input.schema ? input.schema.check(name, input.xml) : Promise.resolve(null),
+  const k = input.knobs;
+  const fechaText = text(root, 'FechaEmision') ?? text(root, 'FechaEmisionDoc');
+  const fecha = fechaText === null || Number.isNaN(Date.parse(fechaText)) ? null : Date.parse(fechaText);
+  const [signature, schemaRows] = await Promise.all([
+    k.checkSignature ? inspectSignature(xml, emisor) : Promise.resolve(null),
+    k.checkSchema && input.schema ? input.schema.check(name, input.xml) : Promise.resolve(null),
   ]);
+  const freeText = signature?.texts ?? [];
+  if (signature && freeText.length === 0) {
+    freeText.push(
+      ...checkSignatureRules({
+        root,
+        verification: signature.verification,
+        checks: {
+          policy: k.checkSignaturePolicy,
+          role: k.checkSignerRole,
+          signingTime: k.checkSigningTime,
+          certificate: k.checkCertificate,
+        },
+        trustedCas: input.trustedCas,
+        now: input.now,
+        fechaEmision: fecha,
+        maxClockSkewMs: k.maxClockSkewMs,
+      }),
+    );
+  }
   if (freeText.length > 0) return { state: 'rechazado', freeText, rows: [], summary };
 
   const rows: Row[] = [...(schemaRows ?? [])];
@@ -114,16 +145,29 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
       column: 1,
     });
   }
-  if (input.checks.clave && !isReceptorMessage)
+  if (k.checkClave && !isReceptorMessage)
     rows.push(...checkClave(root, input.request, ROOT_TIPO[name] ?? null));
-  if (input.checks.consecutivo && input.duplicateConsecutivo) {
+  if (k.checkConsecutivo && input.duplicateConsecutivo) {
     rows.push({ code: -99, message: ROW_TEXTS.duplicateConsecutivo, line: 0, column: 0 });
   }
-  const fecha = Date.parse(text(root, 'FechaEmision') ?? text(root, 'FechaEmisionDoc') ?? '');
-  if (!Number.isNaN(fecha) && fecha > input.now + input.checks.maxClockSkewMs) {
-    rows.push({ code: -53, message: ROW_TEXTS.horaOficial, line: 0, column: 0 });
+  const ruleContext = {
+    root,
+    tipo: ROOT_TIPO[name] ?? null,
+    fechaEmision: fecha,
+    now: input.now,
+    cabys: input.cabys,
+    maxDocumentAgeMs: k.maxDocumentAgeMs,
+    maxClockSkewMs: k.maxClockSkewMs,
+  };
+  if (isReceptorMessage) {
+    // A MensajeReceptor answers another document, whose date (FechaEmisionDoc) may be days old:
+    // only a date ahead of the official clock is refused.
+    const context = { ...ruleContext, maxDocumentAgeMs: Number.POSITIVE_INFINITY };
+    if (k.checkIssueDate) rows.push(...checkBusinessRules(context, { ...k, ...onlyIssueDate }));
+  } else if (known) {
+    rows.push(...checkBusinessRules(ruleContext, k));
   }
-  if (input.checks.totals && TOTALS_ROOTS.has(name)) rows.push(...checkTotals(root));
+  if (k.checkTotals && TOTALS_ROOTS.has(name)) rows.push(...checkTotals(root));
   if (input.forceRejection) rows.push({ code: -37, message: ROW_TEXTS.ubicacion, line: 0, column: 0 });
   return { state: rows.length ? 'rechazado' : 'aceptado', freeText: [], rows, summary };
 }

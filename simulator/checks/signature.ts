@@ -4,8 +4,9 @@
 // a document whose own digest no longer matches was changed after signing; any other failure is a
 // plain invalid signature; a valid signature by someone other than the emisor is refused too.
 // Hacienda reports these as free text, not as table rows (NOTES §7.9, royrojas #6 sample).
-import { certificateBelongsTo } from '../../signing-key.ts';
-import { verifySignature } from '../../fast-verify.ts';
+import { certificateBelongsTo } from '../../hacienda/signing-key.ts';
+import { verifySignature } from '../../hacienda/fast-verify.ts';
+import type { XadesVerification } from '../../hacienda/verify.ts';
 
 export const SIGNATURE_TEXTS = {
   invalid: 'La firma del comprobante electrónico no es válida',
@@ -21,18 +22,29 @@ export async function checkSignature(
   xml: string,
   emisor: { tipo: string | null; numero: string | null },
 ): Promise<string[]> {
+  return (await inspectSignature(xml, emisor)).texts;
+}
+
+/** The free-text reasons (none when valid and signed by the emisor) and the verifier's result. */
+export async function inspectSignature(
+  xml: string,
+  emisor: { tipo: string | null; numero: string | null },
+): Promise<{ texts: string[]; verification: XadesVerification }> {
   const v = await verifySignature(xml);
-  if (!v.valid) {
-    return [
-      v.errors.some((e) => DOCUMENT_DIGEST_MISMATCH.test(e))
-        ? SIGNATURE_TEXTS.modified
-        : SIGNATURE_TEXTS.invalid,
-    ];
-  }
-  if (!v.signingCertificate || !emisor.numero) return [SIGNATURE_TEXTS.notEmisor];
-  const belongs = certificateBelongsTo(v.signingCertificate, {
-    idType: emisor.tipo,
-    idNumber: emisor.numero,
-  });
-  return belongs ? [] : [SIGNATURE_TEXTS.notEmisor];
+  const texts = (): string[] => {
+    if (!v.valid) {
+      return [
+        v.errors.some((e) => DOCUMENT_DIGEST_MISMATCH.test(e))
+          ? SIGNATURE_TEXTS.modified
+          : SIGNATURE_TEXTS.invalid,
+      ];
+    }
+    if (!v.signingCertificate || !emisor.numero) return [SIGNATURE_TEXTS.notEmisor];
+    const belongs = certificateBelongsTo(v.signingCertificate, {
+      idType: emisor.tipo,
+      idNumber: emisor.numero,
+    });
+    return belongs ? [] : [SIGNATURE_TEXTS.notEmisor];
+  };
+  return { texts: texts(), verification: v };
 }

@@ -1,6 +1,7 @@
 // Shared state of one simulator instance, handed to its route modules and processing pipeline.
+import type { X509Certificate } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { XadesSigner } from '../signer.ts';
+import type { XadesSigner } from '../hacienda/signer.ts';
 import type { SchemaChecker } from './checks/schema.ts';
 import type { SimulatorKnobs } from './knobs.ts';
 import type { Random } from './random.ts';
@@ -20,6 +21,10 @@ export interface SimulatorContext {
   counters: Counters;
   limiter: RateLimiter;
   schema: SchemaChecker | null;
+  /** Hacienda's CABYS codes (SIMULATOR_CABYS_FILE), or null: then only the 13-digit format is checked. */
+  cabys: ReadonlySet<string> | null;
+  /** CAs whose certificates may sign documents: the sandbox CA plus SIMULATOR_TRUSTED_CA. */
+  trustedCas: readonly X509Certificate[];
   /** Signs MensajeHacienda answers with the simulator's own ("Ministerio de Hacienda") certificate. */
   signer: Promise<XadesSigner>;
   fetch: (input: string, init?: RequestInit) => Promise<Response>;

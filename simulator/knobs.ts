@@ -29,6 +29,8 @@ export interface SimulatorKnobs {
   forcedRejectionRate: number;
   /** Share of documents that end in ind-estado "error" without respuesta-xml, by clave hash. */
   errorStateRate: number;
+  /** Share of POSTs answered 202 whose document is then lost: never processed, GET answers 404. */
+  lostDocumentRate: number;
   /** Seed of the generator behind every injected fault. */
   seed: number;
   checkSignature: boolean;
@@ -39,6 +41,30 @@ export interface SimulatorKnobs {
   checkConsecutivo: boolean;
   /** FechaEmision further in the future than this is rejected with -53 (hora oficial). */
   maxClockSkewMs: number;
+  // Business rules (checks/business-rules.ts, codes and texts in checks/rule-texts.ts).
+  checkIssueDate: boolean;
+  /** FechaEmision older than this is rejected with -16 (extemporáneo); Hacienda's window is not published. */
+  maxDocumentAgeMs: number;
+  checkIdentification: boolean;
+  checkLocation: boolean;
+  checkActivityCode: boolean;
+  checkCreditTerm: boolean;
+  checkLineNumbers: boolean;
+  checkCabys: boolean;
+  checkTariffRate: boolean;
+  checkTariffDocumentType: boolean;
+  checkExonerations: boolean;
+  checkOtherCharges: boolean;
+  checkExchangeRate: boolean;
+  checkTaxBreakdown: boolean;
+  checkPaymentMethods: boolean;
+  checkReferences: boolean;
+  checkOtherTexts: boolean;
+  // Signature requirements beyond the cryptography (checks/signature-rules.ts).
+  checkSignaturePolicy: boolean;
+  checkSignerRole: boolean;
+  checkSigningTime: boolean;
+  checkCertificate: boolean;
   /** Sign each MensajeHacienda (lazily, on first read). Off only for pure load tests. */
   signResponses: boolean;
   callbackTimeoutMs: number;
@@ -62,6 +88,7 @@ export const DEFAULT_KNOBS: Readonly<SimulatorKnobs> = Object.freeze({
   refreshLifetimeSeconds: 1_800,
   forcedRejectionRate: 0,
   errorStateRate: 0,
+  lostDocumentRate: 0,
   seed: 1,
   checkSignature: true,
   checkSchema: true,
@@ -69,6 +96,28 @@ export const DEFAULT_KNOBS: Readonly<SimulatorKnobs> = Object.freeze({
   checkClave: true,
   checkConsecutivo: true,
   maxClockSkewMs: 10 * 60_000,
+  checkIssueDate: true,
+  // Ours: three days, room for a contingency over a long weekend.
+  maxDocumentAgeMs: 3 * 24 * 3600_000,
+  checkIdentification: true,
+  checkLocation: true,
+  checkActivityCode: true,
+  checkCreditTerm: true,
+  checkLineNumbers: true,
+  checkCabys: true,
+  checkTariffRate: true,
+  checkTariffDocumentType: true,
+  checkExonerations: true,
+  checkOtherCharges: true,
+  checkExchangeRate: true,
+  checkTaxBreakdown: true,
+  checkPaymentMethods: true,
+  checkReferences: true,
+  checkOtherTexts: true,
+  checkSignaturePolicy: true,
+  checkSignerRole: true,
+  checkSigningTime: true,
+  checkCertificate: true,
   signResponses: true,
   callbackTimeoutMs: 10_000,
 });
@@ -89,6 +138,7 @@ const KINDS: Record<keyof SimulatorKnobs, Kind> = {
   refreshLifetimeSeconds: 'seconds',
   forcedRejectionRate: 'rate',
   errorStateRate: 'rate',
+  lostDocumentRate: 'rate',
   seed: 'int',
   checkSignature: 'bool',
   checkSchema: 'bool',
@@ -96,6 +146,27 @@ const KINDS: Record<keyof SimulatorKnobs, Kind> = {
   checkClave: 'bool',
   checkConsecutivo: 'bool',
   maxClockSkewMs: 'ms',
+  checkIssueDate: 'bool',
+  maxDocumentAgeMs: 'ms',
+  checkIdentification: 'bool',
+  checkLocation: 'bool',
+  checkActivityCode: 'bool',
+  checkCreditTerm: 'bool',
+  checkLineNumbers: 'bool',
+  checkCabys: 'bool',
+  checkTariffRate: 'bool',
+  checkTariffDocumentType: 'bool',
+  checkExonerations: 'bool',
+  checkOtherCharges: 'bool',
+  checkExchangeRate: 'bool',
+  checkTaxBreakdown: 'bool',
+  checkPaymentMethods: 'bool',
+  checkReferences: 'bool',
+  checkOtherTexts: 'bool',
+  checkSignaturePolicy: 'bool',
+  checkSignerRole: 'bool',
+  checkSigningTime: 'bool',
+  checkCertificate: 'bool',
   signResponses: 'bool',
   callbackTimeoutMs: 'ms',
 };

@@ -5,8 +5,13 @@
 // At most one xmllint run per type is in flight; the next batch fills while it runs.
 // Errors come back as Hacienda's rows: -1, "cvc-…", fila, columna.
 import { existsSync } from 'node:fs';
-import { SchemaNotFoundError, schemaPath, validateXmlBatch, XmllintMissingError } from '../../xsd.ts';
-import type { SchemaDocumentType } from '../../xsd.ts';
+import {
+  SchemaNotFoundError,
+  schemaPath,
+  validateXmlBatch,
+  XmllintMissingError,
+} from '../../hacienda/xsd.ts';
+import type { SchemaDocumentType } from '../../hacienda/xsd.ts';
 import type { Row } from './verdict.ts';
 
 const SCHEMA_TYPES = new Set<string>([

@@ -18,6 +18,8 @@ export interface SimDocumentView {
   /** Reasons once checked: free text (signature) and table rows. */
   freeText: string[];
   rows: Row[];
+  /** The callback URL with every query value and any user:password replaced by "redacted": the
+   * service puts its callback token there, and this view is served by /_simulator/documents. */
   callbackUrl: string | null;
   callback: 'none' | 'pending' | 'delivered' | 'failed';
 }
@@ -50,7 +52,7 @@ export function createControl(ctx: SimulatorContext, processor: Processor): Simu
       receivedAt: new Date(d.receivedAt).toISOString(),
       freeText: d.verdict?.freeText ?? [],
       rows: d.verdict?.rows ?? [],
-      callbackUrl: d.callbackUrl,
+      callbackUrl: d.callbackUrl === null ? null : redactUrl(d.callbackUrl),
       callback: d.callback,
     };
   };
@@ -74,4 +76,21 @@ export function createControl(ctx: SimulatorContext, processor: Processor): Simu
     revokeTokens: () => ctx.tokens.revokeAll(),
     idle: () => processor.idle(),
   };
+}
+
+/** The URL without secrets: credentials and query values become "redacted" (names are kept). */
+export function redactUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'redacted';
+  }
+  if (url.username) url.username = 'redacted';
+  if (url.password) url.password = 'redacted';
+  const names = [...new Set(url.searchParams.keys())];
+  url.search = '';
+  for (const name of names) url.searchParams.append(name, 'redacted');
+  url.hash = '';
+  return url.toString();
 }

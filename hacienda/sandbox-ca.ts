@@ -1,0 +1,64 @@
+// The sandbox certification authority: one fixed CA ("CA SIMULADA PERSONAS - SANDBOX", valid
+// 2026-01-01 to 2046-01-01) under which test-certificates.ts issues every sandbox signing
+// certificate, in every process (the CLI, npm start's first run, the workers, the tests), and which
+// the Hacienda simulator trusts as it would trust Hacienda's own CA. A fixed CA is what lets
+// separate processes agree: a CA generated per process would make the simulator refuse the
+// certificates the CLI issued.
+//
+// The private key is public on purpose: this CA is a test double. Nothing but the simulator (and
+// the tests' xmlsec1 runs) trusts it; Hacienda's real sandbox and production never do.
+
+export const SANDBOX_CA_CERTIFICATE_PEM = `-----BEGIN CERTIFICATE-----
+MIIDxDCCAqygAwIBAgIBATANBgkqhkiG9w0BAQsFADCBgTELMAkGA1UEBhMCQ1Ix
+MjAwBgNVBAoMKU1JTklTVEVSSU8gREUgSEFDSUVOREEgU0lNVUxBRE8gLSBTQU5E
+Qk9YMRUwEwYDVQQLDAxER1QgU0lNVUxBREExJzAlBgNVBAMMHkNBIFNJTVVMQURB
+IFBFUlNPTkFTIC0gU0FOREJPWDAeFw0yNjAxMDEwMDAwMDBaFw00NjAxMDEwMDAw
+MDBaMIGBMQswCQYDVQQGEwJDUjEyMDAGA1UECgwpTUlOSVNURVJJTyBERSBIQUNJ
+RU5EQSBTSU1VTEFETyAtIFNBTkRCT1gxFTATBgNVBAsMDERHVCBTSU1VTEFEQTEn
+MCUGA1UEAwweQ0EgU0lNVUxBREEgUEVSU09OQVMgLSBTQU5EQk9YMIIBIjANBgkq
+hkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA1H5wwJcufUAZXEUDgZd8YPjW9lAwx+w0
+KJ/NqmKkyeFGiPpoMfh3DgRKmRzhUTpO9FN6dYbP1CP2L3xX3DpLP2D3CgmweidE
+jOZn9lynlkEBi1+NbAXytoO+mE1bC0d03/u7AvtovMeR7SJ8BkB6N7tQkUw/OKqf
+q9FJwLeJS/rXzgHDpA8+DWywwsrk4Wn54ep8Lzf000eyJCEZlN5p0EH8I51sov8c
+24wKuyi+3b1lm+2IGV5miVilWlmvGJBKQUgRYUvtXKCynhUxUv2jl7xJX09DWXNJ
+jl+IWDBkvxF0lcPd39dCYmy6auHIXI+8RlakIR1qjdRuhZQDvdYAVwIDAQABo0Uw
+QzASBgNVHRMBAf8ECDAGAQH/AgEAMA4GA1UdDwEB/wQEAwIBBjAdBgNVHQ4EFgQU
+EQQEOws8rEuZYuqB44Vxd2em/ZQwDQYJKoZIhvcNAQELBQADggEBACrhuMiOj2oG
+Z9+qKWoBXg585SAkv3noudM2jsv+SVLQhGjPADQ30Is4KgBSaly0ZySBLgB3lh9O
+V+5WS2Pg7HnJ7hYIlZ/lDlHkQ4a9nOY/lXe4rhymONz7gH/Tsefn/pk3ZeEw4yCA
+E7+nA37A3WGfOL44X5j7GGBqa7XZlbx8fhVLvjMBbsWchAENTm2sJaRRwjaG0fnV
+TA7cZ7zxkIgsPuyw1ClV8B3ah2meVjDO3G5+kf5pi40nBsUwDtdzch3pIumuHsB+
+Yw9l+5afvW2x6hKDT8rZ+1kBg6m+q3y9zza9wDaKxD3yOcbgYzHKyCRwvOTYzma5
+ykcup9HmICg=
+-----END CERTIFICATE-----
+`;
+
+export const SANDBOX_CA_PRIVATE_KEY_PEM = `-----BEGIN PRIVATE KEY-----
+MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQDUfnDAly59QBlc
+RQOBl3xg+Nb2UDDH7DQon82qYqTJ4UaI+mgx+HcOBEqZHOFROk70U3p1hs/UI/Yv
+fFfcOks/YPcKCbB6J0SM5mf2XKeWQQGLX41sBfK2g76YTVsLR3Tf+7sC+2i8x5Ht
+InwGQHo3u1CRTD84qp+r0UnAt4lL+tfOAcOkDz4NbLDCyuThafnh6nwvN/TTR7Ik
+IRmU3mnQQfwjnWyi/xzbjAq7KL7dvWWb7YgZXmaJWKVaWa8YkEpBSBFhS+1coLKe
+FTFS/aOXvElfT0NZc0mOX4hYMGS/EXSVw93f10JibLpq4chcj7xGVqQhHWqN1G6F
+lAO91gBXAgMBAAECggEAHojq1+oBnrL60fUC23jywRaRAUUltVzeY+YOzkitiGsM
+UTu2hFPBe+ym8ZiiUiNQXDCwvLm6HLBsPIegMn/X90wOQ81/pBYHdj3Xu6G13VQL
+DkWVU2wJZCvLVCRtjFHg3BzW00dgVhxRfmOBsf5K8b5DhhWQUirGlhCVihF1s8qd
+X19UPbUPZIA3h1pozaipwjemcVjXwzC/dDMVwxDtjfS84EINV0xvT2OpT54p+Qh7
+oWxL+DkHrUoxWCI3LjACSok7g7cC+LWiEM0z0dol32iA7IFOqDMVlCStBwfuFur0
+VTA5k10HjlQKBRHjBi+Ocvi+IAdFwZRqua+eu+O+hQKBgQD112BIOcSTgzwm+p+i
+71np+r4vR+5wQjcFCCQ+luy4gZaf44nuULc/Bbk8YbXbpX5zi4dcRGpEDr9JsT5T
+jIIzr/OuXCbO1vt77DiLErDXlugMktVy44EIQ+Hldov77ZML2BgLZgmAGlroyprs
+MkjA5n4KeSeEfwvrHSlf6RsQswKBgQDdRkzJ/OkyfwAqG5+xjxM+rOTtColNALiH
+rd3XFkgeeqhm5ImyqsvMY2VD1CDYcyBcGHl862TCJU0M7bBlVfRw8BOs3YZBEPGs
+VTamhYKITSZgdpHk+G8ParI7R5vDB9wFp0U9AVngzH26RcWnk6pOeTB+xySJptQ/
+jiNFo95bzQKBgDskIv99FjM+gPwHktvJpOHK9nG9ZjkPVNkbCk0cVbpVQn0Yahgw
+xsScheFmyC8c8vys9lVWCBJzUcVSpGHJDZGNpJuvg46C3WEEhN3AE1bp8M0Fjd/j
+pyjr264uBKMIljVlOPOVCngM3w3dn8NunV36lRvD5aPURHO9QjTWiTJNAoGBAMi/
+G7FwyxwtzjdlglbzZ9FHyBUppvD+Q2uMmKOnKlzEiP14P1ihzW0ri9ain/3fTK9g
+4O8tG+drMeEVzx/QgIjptd/xxfhH6Amh8YfXvlnsLHH9gFUL8q447WQMjkq9Waaj
+X5R+Ik1pGHOjEzP6Ktsw5YdPIl3jxdG3IVbv2S7NAoGBAK6IAlhcc0/zf5yRhp6R
+paA50JUcEr1/NDwB0du7M2sviTyVnH7vUGV8o/TONSNCs9kHxTKrHbouyerenvo8
+udtVO+3X+PeqsOCjFZ1C54voNUXsi0f62qhthTexDPMjiq1CTSozq0IeaRVU4zkp
+4hTazsk9T+n65QhP0YdJEthb
+-----END PRIVATE KEY-----
+`;

@@ -1,0 +1,80 @@
+// What Hacienda requires of a signature beyond its cryptography (NOTES §6): the v4.4 signature
+// policy (identifier and digest), the signer's role, a SigningTime that is neither ahead of the
+// official clock nor before the document's FechaEmision, and a certificate issued by a CA Hacienda
+// trusts and current at SigningTime. Each is reported as free text, like every signature problem
+// (Hacienda does not read the content of a document whose signature it refuses).
+import { X509Certificate } from 'node:crypto';
+import { POLICY_DIGEST_SHA256, POLICY_URL } from '../../hacienda/xades-env.ts';
+import type { XadesVerification } from '../../hacienda/verify.ts';
+import { SIGNATURE_RULE_TEXTS as T } from './rule-texts.ts';
+import { children, descendants, text } from './xml-reader.ts';
+import type { XmlElement } from './xml-reader.ts';
+
+const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
+
+export interface SignatureRuleChecks {
+  policy: boolean;
+  role: boolean;
+  signingTime: boolean;
+  certificate: boolean;
+}
+
+export interface SignatureRuleInput {
+  root: XmlElement;
+  verification: XadesVerification;
+  checks: SignatureRuleChecks;
+  /** Certificates of the CAs whose certificates are accepted (parsed once by the caller). */
+  trustedCas: readonly X509Certificate[];
+  now: number;
+  fechaEmision: number | null;
+  maxClockSkewMs: number;
+}
+
+export function checkSignatureRules(input: SignatureRuleInput): string[] {
+  const { root, verification, checks } = input;
+  const signature = children(root, 'Signature')[0] ?? null;
+  const texts: string[] = [];
+  if (checks.policy && !hasHaciendaPolicy(signature)) texts.push(T.policy);
+  if (checks.role) {
+    const roles = descendants(signature, 'ClaimedRole').map((e) => (e.textContent ?? '').trim());
+    const allowed = root.localName === 'MensajeReceptor' ? ['Emisor', 'Receptor'] : ['Emisor'];
+    if (!roles.some((r) => allowed.includes(r))) texts.push(T.role);
+  }
+  const signedAt = verification.signingTime?.getTime() ?? null;
+  if (checks.signingTime) {
+    if (signedAt === null) texts.push(T.signingTimeMissing);
+    else if (signedAt > input.now + input.maxClockSkewMs) texts.push(T.signingTimeFuture);
+    else if (input.fechaEmision !== null && signedAt < input.fechaEmision - input.maxClockSkewMs)
+      texts.push(T.signingTimeBeforeIssue);
+  }
+  if (checks.certificate && verification.signingCertificate) {
+    const cert = new X509Certificate(verification.signingCertificate);
+    if (!input.trustedCas.some((ca) => issuedBy(cert, ca))) texts.push(T.certificateUntrusted);
+    else if (!currentAt(cert, signedAt ?? input.now)) texts.push(T.certificateNotCurrent);
+  }
+  return texts;
+}
+
+function hasHaciendaPolicy(signature: XmlElement | null): boolean {
+  const policyId = descendants(signature, 'SigPolicyId')[0];
+  const hash = descendants(signature, 'SigPolicyHash')[0];
+  if (!policyId || !hash) return false;
+  const method = descendants(hash, 'DigestMethod')[0]?.getAttribute('Algorithm');
+  return (
+    text(policyId, 'Identifier') === POLICY_URL &&
+    method === SHA256 &&
+    text(hash, 'DigestValue') === POLICY_DIGEST_SHA256
+  );
+}
+
+function issuedBy(cert: X509Certificate, ca: X509Certificate): boolean {
+  try {
+    return cert.checkIssued(ca) && cert.verify(ca.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+function currentAt(cert: X509Certificate, at: number): boolean {
+  return Date.parse(cert.validFrom) <= at && at <= Date.parse(cert.validTo);
+}

@@ -70,6 +70,7 @@ export function keyObject(k: KeyWithSecrets) {
     name: k.name,
     scopes: k.scopes,
     livemode: k.livemode,
+    rate_limit_per_second: k.rateLimitPerSecond ?? null,
     redacted: redactedKey(k.livemode, current?.last4 ?? '????'),
     secrets: k.secrets.map((s) => ({
       last4: s.last4,

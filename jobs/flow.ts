@@ -11,7 +11,18 @@ import {
   type InvoiceStep,
 } from './catalogue.ts';
 
-export function invoiceFlow(invoiceId: number, requestId: string | null = null): FlowJob {
+/** The steps of an invoice's flow, in the order they run. */
+export const FLOW_STEPS: readonly InvoiceStep[] = ['sign', 'submit', 'accounting', 'status'];
+
+/**
+ * The flow of one invoice from step `from` on (the reconciler re-creates only what an invoice still
+ * needs: steps before `from` are done for good, since an invoice's state only moves forward).
+ */
+export function invoiceFlow(
+  invoiceId: number,
+  requestId: string | null = null,
+  from: InvoiceStep = 'sign',
+): FlowJob {
   const data: InvoiceJobData = { v: 1, invoiceId, requestId };
   const job = (step: InvoiceStep, children?: FlowJob[]): FlowJob => ({
     name: JOB_NAMES[step],
@@ -22,7 +33,11 @@ export function invoiceFlow(invoiceId: number, requestId: string | null = null):
       jobId: invoiceJobId(invoiceId, step),
       ...(step === 'status' ? {} : { failParentOnFailure: true }),
     },
-    ...(children ? { children } : {}),
+    ...(children?.length ? { children } : {}),
   });
-  return job('status', [job('accounting', [job('submit', [job('sign')])])]);
+  // Nested from the last step outwards: each step is the parent of the one before it.
+  const steps = FLOW_STEPS.slice(FLOW_STEPS.indexOf(from));
+  let node: FlowJob | null = null;
+  for (const step of steps) node = job(step, node ? [node] : undefined);
+  return node!;
 }

@@ -2,12 +2,16 @@
 // between polls (the job moves itself to delayed; Hacienda's callback promotes it at once).
 // Acceptance and rejection are business outcomes: recorded with their events, never thrown.
 // A rejection writes the reversing entry and lowers the client's balance in the same transaction.
+// A clave Hacienda answers 404 for after receiving it is sent again, and past a bound reported
+// as a processing error (jobs/lost-document.ts).
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { explainMensajeHacienda } from '../hacienda/rejection-reasons.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { clearHaciendaMissing } from '../db/queries/submissions.ts';
 import type { InvoiceJobData } from './catalogue.ts';
 import type { JobContext } from './context.ts';
 import { reverseInvoice, transition } from './invoice-state.ts';
+import { handleMissingClave } from './lost-document.ts';
 
 export function nextPollDelay(polls: number, baseMs: number, maxMs: number): number {
   return Math.min(maxMs, baseMs * 2 ** Math.min(polls, 20));
@@ -29,8 +33,11 @@ export async function pollInvoiceStatus(
   // 2. Ask Hacienda.
   const client = await ctx.hacienda.reception(invoice.companyId, invoice.livemode);
   const s = await client.status(invoice.clave!);
+  if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
   if (!s.found || !s.terminal) {
-    const polls = (job.data.polls ?? 0) + 1;
+    // After a re-send the count starts again, so the next look comes soon.
+    const resent = !s.found && (await handleMissingClave(ctx, client, invoice)) === 'resent';
+    const polls = resent ? 1 : (job.data.polls ?? 0) + 1;
     if (s.found && s.state !== invoice.haciendaStatus) {
       await db('invoices').where({ id: invoice.id, status: 'enviada' }).update({ haciendaStatus: s.state });
     }

@@ -1,6 +1,15 @@
 // Failures that stop an invoice's flow are written on the invoice (`processing_error`) so that
-// integrators and operators see why it is stuck, not only in the queue.
+// integrators and operators see why it is stuck, not only in the queue. A permanent one (the
+// flow will not go on by itself: no certificate, a document that cannot be built, a clave that
+// Hacienda keeps losing) is also an `invoice.processing_failed` event, written in the same
+// transaction, once per failure: a later permanent error on an invoice that already carries one
+// changes nothing until an operator clears it.
 import type { Knex } from 'knex';
+import { invoiceObject } from '../db/public-objects.ts';
+import { recordEvent } from '../db/queries/events.ts';
+import type { InvoiceRow } from '../db/queries/invoices.ts';
+
+export const PROCESSING_FAILED_EVENT = 'invoice.processing_failed';
 
 export async function recordProcessingError(
   db: Knex,
@@ -8,12 +17,32 @@ export async function recordProcessingError(
   step: string,
   err: unknown,
   permanent: boolean,
+  code?: string,
 ): Promise<void> {
   const message = err instanceof Error ? err.message : String(err);
-  await db('invoices')
-    .where({ id: invoiceId })
-    .update({
-      processingError: JSON.stringify({ step, message, permanent, at: new Date().toISOString() }),
-      updatedAt: db.fn.now(),
+  const error = JSON.stringify({
+    step,
+    ...(code ? { code } : {}),
+    message,
+    permanent,
+    at: new Date().toISOString(),
+  });
+  if (!permanent) {
+    await db('invoices').where({ id: invoiceId }).update({ processingError: error, updatedAt: db.fn.now() });
+    return;
+  }
+  await db.transaction(async (trx) => {
+    const [row] = (await trx('invoices')
+      .where({ id: invoiceId })
+      .whereRaw(`not coalesce((processing_error->>'permanent')::boolean, false)`)
+      .update({ processingError: error, updatedAt: trx.fn.now() })
+      .returning('*')) as InvoiceRow[];
+    if (!row) return;
+    await recordEvent(trx, {
+      companyId: row.companyId,
+      livemode: row.livemode,
+      type: PROCESSING_FAILED_EVENT,
+      data: invoiceObject(row),
     });
+  });
 }

@@ -1,94 +1,137 @@
-// The reconciler: Postgres is the source of truth, Redis only carries work. Invoices left
-// `pendiente` or `enviada` longer than a threshold whose flow is gone (Redis lost, workers dead)
-// or failed for a transient reason get their flow again. Handlers are idempotent, so a re-created
-// flow only finishes what was left.
-import type { FlowProducer, Queue } from 'bullmq';
+// The reconciler: Postgres is the source of truth, Redis only carries work. Work in flight in
+// Postgres (batches, invoices) that no live job carries any more — Redis lost it, or its jobs
+// failed for a transient reason — is added again; handlers are idempotent, so re-created work only
+// finishes what was left.
+//
+// One pass at a time across every worker process: a pass holds a Postgres advisory lock
+// (transaction-scoped) and the others skip. Postgres rather than a Redis lock because the
+// reconciler exists for the moment Redis loses its data: a Redis lock would vanish with it, just
+// when recovery starts, and it needs an expiry longer than any pass plus renewal; Postgres drops
+// an advisory lock by itself when its holder's connection dies, with no expiry to tune.
+//
+// Noticing that Redis lost its data: the lock holder keeps a marker hash in Redis, in the queues'
+// own hash slot (`<prefix>:reconciler`, state `ok`). Its absence (or `sweeping` left by a holder
+// that died mid-sweep) means everything in flight may be lost: the next pass sweeps every
+// in-flight row at once, without waiting for the stale threshold, and sets `ok` again only if
+// the marker survived the sweep. Every worker checks the marker every second, so a sweep starts
+// about a second after Redis is back (reconcile-loop.ts). Otherwise a pass looks only at rows that have not moved for
+// the stale threshold, for a bounded time, and the next pass goes on from the id where it stopped
+// (cursors in the same hash). Detection is set-based (reconcile-detect.ts); re-creation is bulk.
 import type { Knex } from 'knex';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { batchJob, invoiceJobId, type InvoiceStep } from './catalogue.ts';
-import { invoiceFlow } from './flow.ts';
+import { findLostWork } from './reconcile-detect.ts';
+import type { TrackedWork } from './reconcile-work.ts';
+import { luaScript, runScript } from './redis-keys.ts';
+
+/** The two int4 keys of the reconciler's advisory lock: "fact"(ura) and the reconciler's number. */
+export const RECONCILER_LOCK: readonly [number, number] = [0x66616374, 1];
+/** Rows per page: one query, one Redis pipeline of (rows × jobs) lookups, one bulk add. */
+const PAGE_SIZE = 500;
+
+export const markerKey = (queuePrefix: string): string => `${queuePrefix}:reconciler`;
+
+// Ends a sweep: `sweeping` → `ok`, only if the marker is still the one this sweep wrote.
+const SETTLE = luaScript(`
+if redis.call('hget', KEYS[1], 'state') == ARGV[1] then
+  redis.call('hset', KEYS[1], 'state', ARGV[2])
+  return 1
+end
+return 0`);
 
 export interface ReconcilerOptions {
   db: Knex;
-  flows: FlowProducer;
-  queues: Record<InvoiceStep, Queue>;
+  /** A connection of its own (pipelines and the marker). */
+  redis: Redis;
+  queuePrefix: string;
   log: Logger;
-  /** The batches queue (batches whose job was lost are re-queued). */
-  batches?: Queue;
-  /** How long an invoice may sit without progress before it is looked at. */
-  staleMs?: number;
-  batchSize?: number;
+  /** In pass order. */
+  work: TrackedWork<{ id: number }>[];
+  /** How long a row may sit without progress before a routine pass looks at it. */
+  staleMs: number;
+  /** How long a routine pass may walk one kind before it stops (the next one goes on). */
+  budgetMs: number;
+  pageSize?: number;
+  /**
+   * Around a sweep: the process stops taking new jobs while it (or, seen from the marker, another
+   * process) sweeps, so the sweep that every lost job waits on is not starved of CPU by the jobs
+   * it has just re-created. Both calls may come more than once.
+   */
+  duringSweep?: { start(): Promise<void>; end(): void };
 }
 
-const STEPS: InvoiceStep[] = ['sign', 'submit', 'accounting', 'status'];
-
-/** A job still able to run: waiting, delayed, active or waiting for its children. */
-function isAlive(state: string): boolean {
-  return state !== 'missing' && state !== 'failed' && state !== 'completed' && state !== 'unknown';
+export interface PassResult {
+  /** False when another process held the lock. */
+  ran: boolean;
+  /** A sweep of everything in flight (the marker was missing). */
+  sweep: boolean;
+  /** The sweep ended with the marker intact (false: Redis lost its data again meanwhile). */
+  settled: boolean;
+  recreated: Record<string, number>;
+  scanned: number;
+  ms: number;
 }
 
-export async function reconcileOnce(o: ReconcilerOptions): Promise<number> {
-  const staleMs = o.staleMs ?? 60_000;
-  const pageSize = o.batchSize ?? 200;
-  let recreated = 0;
-  // Every stale in-flight invoice is looked at, a page at a time (ids ascending), up to a bound
-  // per pass so one pass never runs for long.
-  let afterId = 0;
-  for (let page = 0; page < 50; page++) {
-    const rows: { id: number; processingError: { permanent?: boolean } | null }[] = await o
-      .db('invoices')
-      .whereIn('status', ['pendiente', 'enviada'])
-      .where('updated_at', '<', o.db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]))
-      .where('id', '>', afterId)
-      .orderBy('id')
-      .limit(pageSize)
-      .select('id', 'processing_error');
-    if (!rows.length) break;
-    afterId = rows.at(-1)!.id;
-    recreated += await reconcileInvoices(o, rows);
+/** One pass, if no other process is running one. */
+export async function reconcileOnce(o: ReconcilerOptions): Promise<PassResult> {
+  const started = Date.now();
+  const result = await o.db.transaction(async (trx) => {
+    const lock = await trx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [...RECONCILER_LOCK]);
+    if (!(lock.rows[0] as { ok: boolean }).ok) return null;
+    return pass(o, started);
+  });
+  return result ?? { ran: false, sweep: false, settled: false, recreated: {}, scanned: 0, ms: 0 };
+}
+
+async function pass(o: ReconcilerOptions, started: number): Promise<PassResult> {
+  const key = markerKey(o.queuePrefix);
+  const marker = await o.redis.hgetall(key);
+  const sweep = marker.state !== 'ok';
+  if (!sweep) return walk(o, marker, false, started);
+  await o.redis.hset(key, 'state', 'sweeping');
+  await o.duringSweep?.start();
+  try {
+    return await walk(o, marker, true, started);
+  } finally {
+    o.duringSweep?.end();
   }
-  recreated += await reconcileBatches(o, staleMs);
-  if (recreated) o.log.info({ recreated }, 'reconciler re-created lost work');
-  return recreated;
 }
 
-/** Batches still `processing` whose job is gone or failed get their job again. */
-async function reconcileBatches(o: ReconcilerOptions, staleMs: number): Promise<number> {
-  if (!o.batches) return 0;
-  const rows: { id: number }[] = await o
-    .db('batches')
-    .where({ status: 'processing' })
-    .where('created_at', '<', o.db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]))
-    .orderBy('id')
-    .limit(100)
-    .select('id');
-  let n = 0;
-  for (const row of rows) {
-    const spec = batchJob(row.id);
-    const job = await o.batches.getJob(spec.opts.jobId);
-    if (isAlive(job ? await job.getState() : 'missing')) continue;
-    if (job) await job.remove().catch(() => {});
-    await o.batches.add(spec.name, spec.data, spec.opts);
-    n += 1;
-  }
-  return n;
-}
-
-async function reconcileInvoices(
+async function walk(
   o: ReconcilerOptions,
-  rows: { id: number; processingError: { permanent?: boolean } | null }[],
-): Promise<number> {
-  let recreated = 0;
-  for (const row of rows) {
-    if (row.processingError?.permanent) continue;
-    const jobs = await Promise.all(STEPS.map((s) => o.queues[s].getJob(invoiceJobId(row.id, s))));
-    const states = await Promise.all(jobs.map((j) => (j ? j.getState() : Promise.resolve('missing'))));
-    const alive = states.some(isAlive);
-    if (alive) continue;
-    // Failed or lost: clear what is left of the flow and add it again.
-    for (const j of jobs) if (j) await j.remove().catch(() => {});
-    await o.flows.add(invoiceFlow(row.id));
-    recreated += 1;
+  marker: Record<string, string>,
+  sweep: boolean,
+  started: number,
+): Promise<PassResult> {
+  const key = markerKey(o.queuePrefix);
+  const pageSize = o.pageSize ?? PAGE_SIZE;
+  const recreated: Record<string, number> = {};
+  let scanned = 0;
+  for (const work of o.work) {
+    const kindStarted = Date.now();
+    let cursor = sweep ? 0 : Number(marker[`cursor:${work.name}`] ?? 0) || 0;
+    let count = 0;
+    for (;;) {
+      const rows = await work.page(cursor, pageSize, sweep ? null : o.staleMs);
+      scanned += rows.length;
+      const lost = await findLostWork(o.redis, rows, work.jobsOf);
+      if (lost.length) {
+        // A job kept under the same id (failed for good) would swallow the new one: it goes first.
+        for (const { finished } of lost)
+          for (const ref of finished) await ref.queue.remove(ref.id).catch(() => 0);
+        await work.recreate(lost.map((l) => l.row));
+        count += lost.length;
+      }
+      if (rows.length < pageSize) {
+        cursor = 0; // the end: the next pass starts from the beginning
+        break;
+      }
+      cursor = rows.at(-1)!.id;
+      if (!sweep && Date.now() - kindStarted >= o.budgetMs) break;
+    }
+    recreated[work.name] = count;
+    await o.redis.hset(key, `cursor:${work.name}`, cursor);
   }
-  return recreated;
+  const settled = sweep ? (await runScript(o.redis, SETTLE, [key], ['sweeping', 'ok'])) === 1 : true;
+  return { ran: true, sweep, settled, recreated, scanned, ms: Date.now() - started };
 }

@@ -12,7 +12,8 @@ import { signInvoice } from './invoice-sign.ts';
 import { pollInvoiceStatus } from './invoice-status.ts';
 import { submitInvoice } from './invoice-submit.ts';
 import { createRelay, type Relay } from './outbox-relay.ts';
-import { reconcileOnce } from './reconciler.ts';
+import { startReconciler, type ReconcilerLoop } from './reconcile-loop.ts';
+import { batchWork, invoiceWork } from './reconcile-work.ts';
 import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { Redis, type RedisOptions } from 'ioredis';
 import { instrumentWorker, startMetricsPublisher } from './metrics.ts';
@@ -39,6 +40,8 @@ export interface Runtime {
   workers: Worker[];
   /** The `webhooks` queue and its worker (deliveries fanned out by the relay). */
   webhooks: WebhookRuntime;
+  /** The invoice and batch reconciler (null when turned off). */
+  reconciler: ReconcilerLoop | null;
   close(): Promise<void>;
 }
 
@@ -131,19 +134,36 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   });
   await relay.start();
 
-  let timer: NodeJS.Timeout | null = null;
+  // The reconciler has a Redis connection of its own that fails fast while Redis is away (its
+  // marker check must not queue up behind an outage).
+  let reconciler: ReconcilerLoop | null = null;
+  let reconcileRedis: Redis | null = null;
   if (o.reconcile !== false) {
     const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
-    let reconciling = false; // a slow pass is never overlapped by the next
-    timer = setInterval(() => {
-      if (reconciling) return;
-      reconciling = true;
-      reconcileOnce({ db: o.db, flows, queues, batches, log: o.log, staleMs: r.staleMs })
-        .catch((err: unknown) => o.log.warn({ err }, 'reconciler pass failed'))
-        .finally(() => {
-          reconciling = false;
-        });
-    }, r.everyMs);
+    reconcileRedis = new Redis({
+      ...(o.connection as RedisOptions),
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+    });
+    reconcileRedis.on('error', (err) =>
+      o.log.debug({ err: err.message }, 'reconciler Redis connection error'),
+    );
+    reconciler = startReconciler({
+      db: o.db,
+      redis: reconcileRedis,
+      queuePrefix: prefix,
+      log: o.log,
+      work: [batchWork(o.db, batches), invoiceWork(o.db, flows, queues)],
+      staleMs: r.staleMs,
+      budgetMs: Math.max(500, r.everyMs / 2),
+      everyMs: r.everyMs,
+      duringSweep: {
+        start: async () => {
+          await Promise.all(workers.map((w) => w.pause(true)));
+        },
+        end: () => workers.forEach((w) => void w.resume()),
+      },
+    });
   }
 
   // Job durations, Hacienda calls and webhook deliveries recorded in this process go to Redis
@@ -163,8 +183,10 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     relay,
     workers,
     webhooks,
+    reconciler,
     async close() {
-      if (timer) clearInterval(timer);
+      await reconciler?.stop();
+      reconcileRedis?.disconnect();
       await relay.stop();
       await webhooks.close();
       await Promise.all(workers.map((w) => w.close()));

@@ -36,6 +36,7 @@ export class ApiKey extends BaseModel {
   livemode!: boolean;
   name!: string;
   scopes!: string[];
+  rateLimitPerSecond!: number | null;
   lastUsedAt!: Date | null;
   revokedAt!: Date | null;
   createdAt!: Date;

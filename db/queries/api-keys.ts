@@ -10,6 +10,8 @@ export interface KeyWithSecrets {
   livemode: boolean;
   name: string;
   scopes: string[];
+  /** The key's own requests per second (within the company's); null: the company's only. */
+  rateLimitPerSecond: number | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   createdAt: Date;
@@ -18,7 +20,13 @@ export interface KeyWithSecrets {
 
 export async function createApiKey(
   db: Knex,
-  input: { companyId: number; livemode: boolean; name: string; scopes: string[] },
+  input: {
+    companyId: number;
+    livemode: boolean;
+    name: string;
+    scopes: string[];
+    rateLimitPerSecond?: number | null;
+  },
 ): Promise<{ key: KeyWithSecrets; secret: string }> {
   const secret = generateApiKeySecret(input.livemode);
   const key = await db.transaction(async (trx) => {
@@ -28,6 +36,7 @@ export async function createApiKey(
         livemode: input.livemode,
         name: input.name,
         scopes: input.scopes,
+        rateLimitPerSecond: input.rateLimitPerSecond ?? null,
       })
       .returning('*');
     await trx('api_key_secrets').insert({
@@ -76,7 +85,10 @@ export interface AuthRecord {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   plan: string;
+  /** The company's own limit (null: its plan's). */
   rateLimitPerSecond: number | null;
+  /** The key's own limit within the company's (null: none). */
+  keyRateLimitPerSecond: number | null;
 }
 
 export async function findKeyBySecret(db: Knex, secret: string): Promise<AuthRecord | undefined> {
@@ -94,6 +106,7 @@ export async function findKeyBySecret(db: Knex, secret: string): Promise<AuthRec
       'k.last_used_at',
       'c.plan',
       'c.rate_limit_per_second',
+      'k.rate_limit_per_second as keyRateLimitPerSecond',
     );
   return row as AuthRecord | undefined;
 }

@@ -77,3 +77,31 @@ export async function saveIdempotent(
     .onConflict(['company_id', 'livemode', 'key'])
     .merge();
 }
+
+/**
+ * Stores the response under its key, the primary key (company, mode, key) deciding: a row of
+ * another request still fresh (under 24 h) is never overwritten — IdempotencyKeyInUse is thrown
+ * and the caller's transaction rolls back — and an expired one is replaced. So even a request
+ * that got past lockIdempotencyKey cannot record a second outcome under one key.
+ */
+export async function insertIdempotent(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  idem: IdempotencyInput,
+  response: StoredResponse,
+): Promise<void> {
+  const written = await trx('idempotency_keys')
+    .insert({
+      ...tenantOnly(tenant),
+      key: idem.key,
+      route: idem.route,
+      requestHash: idem.hash,
+      responseStatus: response.status,
+      responseBody: JSON.stringify(response.body),
+    })
+    .onConflict(['company_id', 'livemode', 'key'])
+    .merge(['route', 'request_hash', 'response_status', 'response_body', 'created_at'])
+    .where('idempotency_keys.created_at', '<=', trx.raw(`now() - interval '24 hours'`))
+    .returning('key');
+  if (written.length === 0) throw new IdempotencyKeyInUse();
+}

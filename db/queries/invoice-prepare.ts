@@ -14,7 +14,7 @@ import {
 } from '../../domain/codes.ts';
 import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import { computeDocumentTotals, type DocumentTotals } from '../../domain/totals.ts';
-import type { DocumentLine } from '../../hacienda/xml/types.ts';
+import type { DocumentLine } from '../../domain/document-line.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
 
 /** What the company must have on file before it can issue (not needed for drafts). */

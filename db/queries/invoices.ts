@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
 import type { DocumentTotals } from '../../domain/totals.ts';
-import type { DocumentLine } from '../../hacienda/xml/types.ts';
+import type { DocumentLine } from '../../domain/document-line.ts';
 import { enqueueOutbox } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 
@@ -56,6 +56,8 @@ export interface InvoiceRow {
   rejectionReason: Record<string, unknown> | null;
   processingError: Record<string, unknown> | null;
   haciendaStatus: string | null;
+  /** Since when Hacienda has answered 404 for the clave of this `enviada` invoice (null: it knows it). */
+  haciendaMissingSince: Date | null;
   signedAt: Date | null;
   submittedAt: Date | null;
   accountedAt: Date | null;

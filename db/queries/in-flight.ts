@@ -1,0 +1,59 @@
+// What the reconciler walks: work still in flight according to Postgres, a page at a time in id
+// order (so a walk can stop anywhere and go on from the last id). Invoices `pendiente` or
+// `enviada` without a permanent processing error (those wait for a person); batches still
+// `processing`. With `staleMs`, only rows that have not moved for that long; without it (after
+// Redis lost its data) every one. Both use partial indexes on the id.
+import type { Knex } from 'knex';
+
+export interface InFlightInvoice {
+  id: number;
+  requestId: string | null;
+  status: 'pendiente' | 'enviada';
+  signed: boolean;
+  accounted: boolean;
+}
+
+export async function inFlightInvoicesPage(
+  db: Knex,
+  afterId: number,
+  limit: number,
+  staleMs: number | null,
+): Promise<InFlightInvoice[]> {
+  const q = db('invoices')
+    // Literal, so the planner matches invoices_in_flight_id_idx's predicate.
+    .whereRaw(`status in ('pendiente', 'enviada')`)
+    .where('id', '>', afterId)
+    .whereRaw(`not coalesce((processing_error->>'permanent')::boolean, false)`);
+  if (staleMs !== null)
+    q.where('updated_at', '<', db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]));
+  const rows = (await q
+    .orderBy('id')
+    .limit(limit)
+    .select('id', 'request_id', 'status', 'signed_at', 'accounted_at')) as {
+    id: string | number;
+    requestId: string | null;
+    status: 'pendiente' | 'enviada';
+    signedAt: Date | null;
+    accountedAt: Date | null;
+  }[];
+  return rows.map((r) => ({
+    id: Number(r.id),
+    requestId: r.requestId,
+    status: r.status,
+    signed: r.signedAt !== null,
+    accounted: r.accountedAt !== null,
+  }));
+}
+
+export async function processingBatchesPage(
+  db: Knex,
+  afterId: number,
+  limit: number,
+  staleMs: number | null,
+): Promise<{ id: number }[]> {
+  const q = db('batches').whereRaw(`status = 'processing'`).where('id', '>', afterId);
+  if (staleMs !== null)
+    q.where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]));
+  const rows = (await q.orderBy('id').limit(limit).select('id')) as { id: string | number }[];
+  return rows.map((r) => ({ id: Number(r.id) }));
+}

@@ -1,0 +1,63 @@
+// The work the reconciler tracks, each kind as: a page of what Postgres says is in flight, the
+// jobs that carry one row's work (computed from its id, as every job id is deterministic), and
+// how to add lost work again in bulk. Batches come first in a pass: a lost batch holds up to
+// 1,000 invoices that do not exist yet, so it must not wait behind a long invoice walk.
+import type { FlowProducer, Queue } from 'bullmq';
+import type { Knex } from 'knex';
+import {
+  inFlightInvoicesPage,
+  processingBatchesPage,
+  type InFlightInvoice,
+} from '../db/queries/in-flight.ts';
+import { batchJob, invoiceJobId, type InvoiceStep } from './catalogue.ts';
+import { FLOW_STEPS, invoiceFlow } from './flow.ts';
+import type { JobRef } from './reconcile-detect.ts';
+
+export interface TrackedWork<Row extends { id: number }> {
+  name: string;
+  /** Rows in flight after `afterId`, ascending; `staleMs` null means every one, however recent. */
+  page(afterId: number, limit: number, staleMs: number | null): Promise<Row[]>;
+  jobsOf(row: Row): JobRef[];
+  /** Adds the work of these rows again (deterministic job ids: a job that exists is not added twice). */
+  recreate(rows: Row[]): Promise<void>;
+}
+
+/**
+ * The first step an in-flight invoice still needs, from what Postgres says (a snapshot is safe:
+ * the state only moves forward, so a step it shows done stays done).
+ */
+export function remainingFrom(row: InFlightInvoice): InvoiceStep {
+  if (row.status === 'enviada') return row.accounted ? 'status' : 'accounting';
+  return row.signed ? 'submit' : 'sign';
+}
+
+export function batchWork(db: Knex, batches: Queue): TrackedWork<{ id: number }> {
+  return {
+    name: 'batches',
+    page: (afterId, limit, staleMs) => processingBatchesPage(db, afterId, limit, staleMs),
+    jobsOf: (row) => [{ queue: batches, id: batchJob(row.id).opts.jobId }],
+    async recreate(rows) {
+      await batches.addBulk(rows.map((r) => batchJob(r.id)));
+    },
+  };
+}
+
+/**
+ * Today's layout: one flow per invoice, sign → submit → accounting under its status job. Lost
+ * work is re-created from the first step still needed: fewer jobs to add, none that would only
+ * find its work done.
+ */
+export function invoiceWork(
+  db: Knex,
+  flows: FlowProducer,
+  queues: Record<InvoiceStep, Queue>,
+): TrackedWork<InFlightInvoice> {
+  return {
+    name: 'invoices',
+    page: (afterId, limit, staleMs) => inFlightInvoicesPage(db, afterId, limit, staleMs),
+    jobsOf: (row) => FLOW_STEPS.map((step) => ({ queue: queues[step], id: invoiceJobId(row.id, step) })),
+    async recreate(rows) {
+      await flows.addBulk(rows.map((r) => invoiceFlow(r.id, r.requestId, remainingFrom(r))));
+    },
+  };
+}

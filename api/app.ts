@@ -14,10 +14,15 @@ import type { Queue } from 'bullmq';
 import type { Config } from '../config/index.ts';
 import type { Scope } from '../domain/scopes.ts';
 import { registerAuth } from './auth.ts';
-import { KeyCache } from './key-cache.ts';
+import { registerAuthorizationGuard } from './authorization-header.ts';
+import { KeyLookup } from './key-lookup.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.ts';
 import { safeLogger } from './logging.ts';
 import { registerValidation } from './validation.ts';
+import { registerJsonBodyParser } from './json-body.ts';
+import { isApiRequest } from './request-path.ts';
+import { httpServerOptions, registerConnectionLimits } from './http-limits.ts';
+import { registerInvoiceWaits } from './invoice-waits.ts';
 import healthRoutes from './routes/health.ts';
 import keyRoutes from './routes/keys/index.ts';
 import companyRoutes from './routes/company/index.ts';
@@ -34,6 +39,7 @@ import manageEndpointRoutes from './routes/webhooks/manage.ts';
 import deliveryRoutes from './routes/webhooks/deliveries.ts';
 import eventRoutes from './routes/events/index.ts';
 import paymentRoutes from './routes/payments/index.ts';
+import { registerAdminAuth } from './plugins/admin-auth.ts';
 import { registerBullBoard } from './plugins/bull-board.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { createUsageRecorder, registerUsage } from './usage/recorder.ts';
@@ -82,7 +88,7 @@ function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-content-type-options', 'nosniff');
   reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'no-referrer');
-  if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+  if (isApiRequest(request)) reply.header('cache-control', 'no-store');
   // HTML pages set their own policy (the dashboard's nonce CSP, Swagger UI's); anything else is
   // data that must never run or be framed.
   const type = String(reply.getHeader('content-type') ?? '');
@@ -92,6 +98,7 @@ function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
+    ...httpServerOptions(deps.config.http),
     logger: safeLogger(options.logger ?? { level: deps.config.logLevel }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
     // A caller's Request-Id is kept (so integrators can correlate); otherwise one is generated.
@@ -109,6 +116,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     },
   });
 
+  registerConnectionLimits(app, deps.config.http);
+
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat())
@@ -124,19 +133,35 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
 
   // The API speaks JSON only; any other body type is 415.
   app.removeContentTypeParser('text/plain');
+  registerJsonBodyParser(app);
   registerValidation(app);
   registerErrorHandling(app);
-  const keyCache = new KeyCache();
-  const unfollow = await keyCache.follow(deps.redis, (err) =>
+  const keys = new KeyLookup({
+    db: deps.db,
+    redis: deps.redis,
+    queuePrefix: deps.config.queuePrefix,
+    failureLimit: deps.config.fairness.authFailuresPerWindow,
+    failureWindowSeconds: deps.config.fairness.authFailureWindowSeconds,
+    onRedisError: (err) => app.log.debug({ err }, 'failed-authentication count kept locally'),
+  });
+  const unfollow = await keys.cache.follow(deps.redis, (err) =>
     app.log.warn({ err }, 'key cache subscription error'),
   );
   app.addHook('onClose', async () => unfollow());
-  registerAuth(app, deps.db, keyCache);
+  app.decorate('keyLookup', keys);
+  registerAuthorizationGuard(app);
+  registerAuth(app, deps.db, keys);
+  registerInvoiceWaits(app, {
+    databaseUrl: deps.config.databaseUrl,
+    maxPerCompany: deps.config.fairness.waitersPerCompany,
+  });
   // Rate limits, usage counting and metrics (after auth: they work per key).
   registerRateLimit(app, { redis: deps.redis, queuePrefix: deps.config.queuePrefix });
   const usage = createUsageRecorder({ ...deps, queuePrefix: deps.config.queuePrefix, log: app.log });
   registerUsage(app, usage, deps.config.usageFlushMs);
-  registerMetrics(app, { ...deps, queueNames: observedQueueNames(deps.adminQueues) });
+  // Admin credentials for /metrics and Bull Board.
+  const requireAdmin = await registerAdminAuth(app, deps.config.admin);
+  registerMetrics(app, { ...deps, queueNames: observedQueueNames(deps.adminQueues), requireAdmin });
   await registerOpenApi(app);
 
   // A POST without a body means "no options": validate it as an empty object.
@@ -168,6 +193,6 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(paymentRoutes, deps);
   await app.register(usageRoutes, { ...deps, usage });
   await app.register(dashboardRoute);
-  if (deps.adminQueues?.length) await registerBullBoard(app, deps.config, deps.adminQueues);
+  if (deps.adminQueues?.length) await registerBullBoard(app, deps.config, deps.adminQueues, requireAdmin);
   return app;
 }

@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
 import { findKeyBySecret, touchApiKey } from '../db/queries/api-keys.ts';
 import { API_KEY_RE, planIncludesApi, type Scope } from '../domain/scopes.ts';
 import { ApiError } from './errors.ts';
-import type { KeyCache } from './key-cache.ts';
+import type { KeyLookup } from './key-lookup.ts';
+import { isApiRequest } from './request-path.ts';
 
 export interface AuthContext {
   keyId: number;
@@ -15,6 +16,7 @@ export interface AuthContext {
   scopes: Scope[];
   plan: string;
   rateLimitPerSecond: number | null;
+  keyRateLimitPerSecond: number | null;
 }
 
 declare module 'fastify' {
@@ -42,11 +44,11 @@ function unauthorized(
   return new ApiError(code, detail, { headers: { 'www-authenticate': challenge(error, detail) } });
 }
 
-export function registerAuth(app: FastifyInstance, db: Knex, cache: KeyCache | null = null): void {
+export function registerAuth(app: FastifyInstance, db: Knex, keys: KeyLookup | null = null): void {
   app.decorateRequest('auth', null);
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!request.url.startsWith('/api/')) return;
+    if (!isApiRequest(request)) return;
     if (request.routeOptions.config?.public) return;
     const header = request.headers.authorization;
     if (!header) throw unauthorized('missing_api_key', 'Send your API key as Authorization: Bearer <key>');
@@ -55,11 +57,7 @@ export function registerAuth(app: FastifyInstance, db: Knex, cache: KeyCache | n
     if (!secret || !API_KEY_RE.test(secret)) {
       throw unauthorized('invalid_api_key', 'The API key is malformed');
     }
-    let record = cache?.get(secret);
-    if (record === undefined) {
-      record = (await findKeyBySecret(db, secret)) ?? null;
-      cache?.set(secret, record);
-    }
+    const record = keys ? await keys.find(request, secret) : ((await findKeyBySecret(db, secret)) ?? null);
     if (!record) throw unauthorized('invalid_api_key', 'The API key is not valid');
     if (record.revokedAt) throw unauthorized('api_key_revoked', 'The API key has been revoked');
     if (record.expiresAt && record.expiresAt.getTime() <= Date.now()) {
@@ -78,6 +76,7 @@ export function registerAuth(app: FastifyInstance, db: Knex, cache: KeyCache | n
       scopes: record.scopes as Scope[],
       plan: record.plan,
       rateLimitPerSecond: record.rateLimitPerSecond,
+      keyRateLimitPerSecond: record.keyRateLimitPerSecond,
     };
     if (!record.lastUsedAt || Date.now() - record.lastUsedAt.getTime() > 60_000) {
       record.lastUsedAt = new Date(); // the cached copy too: one write a minute per key

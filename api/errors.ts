@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/connection.ts';
 import { DomainValidationError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../domain/errors.ts';
+import { targetPath } from './request-path.ts';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -56,7 +57,7 @@ export function problemBody(request: FastifyRequest, err: ApiError): Record<stri
     detail: err.detail,
     code: err.code,
     ...(err.extra.errors ? { errors: err.extra.errors } : {}),
-    instance: request.url.split('?')[0],
+    instance: targetPath(request.url),
     request_id: request.id,
   };
 }
@@ -167,6 +168,12 @@ export function clientErrorHandler(
   socket: Socket,
 ): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // An answer already under way (the request timed out after it was answered): another status
+  // line would land inside it, so the connection just ends.
+  if ((socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
   const apiError =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? new ApiError('headers_too_large', 'The request headers exceed 16 KB')
@@ -221,7 +228,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     sendProblem(
       request,
       reply,
-      new ApiError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`),
+      new ApiError('route_not_found', `No route ${request.method} ${targetPath(request.url)}`),
     ),
   );
 }

@@ -1,6 +1,7 @@
-// A short-lived, per-process cache of API key lookups: most requests then authenticate without
-// a database round trip. Entries live 5 seconds; revoking or rolling a key (API or command line)
-// publishes on Redis and every API process drops its cache at once. Expiry of a rolled secret is
+// A short-lived, per-process cache of found API keys: most requests then authenticate without
+// a database round trip. Entries live 5 seconds; creating, revoking or rolling a key (API or
+// command line) publishes on Redis and every API process drops its cache at once (and whatever
+// else registered with `onClear`, such as the unknown secrets). Expiry of a rolled secret is
 // checked against the cached expires_at on every request, so it needs no invalidation.
 import type { Redis } from 'ioredis';
 import type { AuthRecord } from '../db/queries/api-keys.ts';
@@ -11,6 +12,8 @@ const MAX_ENTRIES = 10_000;
 
 export class KeyCache {
   private readonly entries = new Map<string, { record: AuthRecord | null; at: number }>();
+
+  constructor(private readonly onClear: () => void = () => {}) {}
 
   get(secret: string): AuthRecord | null | undefined {
     const e = this.entries.get(secret);
@@ -29,6 +32,7 @@ export class KeyCache {
 
   clear(): void {
     this.entries.clear();
+    this.onClear();
   }
 
   /** Drops the cache whenever any process announces a key change. Returns the unsubscribe. */

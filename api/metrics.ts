@@ -14,13 +14,15 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
 import { Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config/index.ts';
 import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { readWorkerMetrics } from '../jobs/metrics.ts';
 import { bullConnection } from '../jobs/redis.ts';
-import { checkAdmin } from './plugins/bull-board.ts';
+import type { AdminCheck } from './plugins/admin-auth.ts';
+import { registerProcessMetrics } from './process-metrics.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,9 +37,10 @@ const SOURCE_TIMEOUT_MS = 2000;
 
 export function registerMetrics(
   app: FastifyInstance,
-  deps: { config: Config; redis: Redis; queueNames: string[] },
+  deps: { config: Config; redis: Redis; db: Knex; queueNames: string[]; requireAdmin: AdminCheck },
 ): void {
   const registry = new Registry();
+  registerProcessMetrics(registry, app, deps.db);
   const http = new Histogram({
     name: 'factura_http_request_duration_seconds',
     help: 'API response time by method, route pattern and status code',
@@ -105,7 +108,7 @@ export function registerMetrics(
     '/metrics',
     { config: { public: true, metrics: false }, schema: { hide: true } },
     async (request, reply) => {
-      if (deps.config.admin || deps.config.env === 'production') checkAdmin(deps.config, request);
+      if (deps.config.admin || deps.config.env === 'production') await deps.requireAdmin(request, reply);
       const [queuesRead, workers] = await Promise.allSettled([
         bounded(countJobs()),
         bounded(readWorkerMetrics(deps.redis, deps.config.queuePrefix)),

@@ -1,20 +1,25 @@
-// Rate limits per API key, counted in Redis so that every API process shares one count. A Lua
-// script owns one small hash per key (`{factura:rl}:key:<id>` holding the current window and
-// its count) and uses Redis's clock, so processes with skewed clocks still agree on windows.
-// Fixed one-second windows: the limit is the plan's (business 50/s, corporate 500/s) unless the
-// company has its own `rate_limit_per_second`. Every authenticated response carries
-// `RateLimit-Policy: <limit>;w=1` and `RateLimit: limit=…, remaining=…, reset=<s>` (IETF
-// draft); over the limit the answer is 429 `rate_limited` with `Retry-After` in whole seconds.
+// Rate limits, counted in Redis so that every API process shares one count. A limit belongs to
+// the company in one mode (live or sandbox): the plan's (business 50/s, corporate 500/s) or the
+// company's own `rate_limit_per_second`, shared by all its keys, so minting keys does not
+// multiply it. Within it a key may carry a lower limit of its own (`api_keys.rate_limit_per_second`).
+// One Lua script checks both counts and adds the request to both only when both allow it; it
+// owns one small hash per counter (`{factura:rl}:company:<id>:<live|test>`, `{factura:rl}:key:<id>`,
+// each holding the current window and its count, one hash tag so the script is legal in Cluster)
+// and uses Redis's clock, so processes with skewed clocks agree on windows.
+// Fixed one-second windows. Every authenticated response carries `RateLimit-Policy: <limit>;w=1`
+// and `RateLimit: limit=…, remaining=…, reset=<s>` (IETF draft) for the limit that binds — the
+// one with fewer requests left; over it the answer is 429 `rate_limited` with `Retry-After` in
+// whole seconds, naming which limit (company or key) was reached.
 //
 // Redis down (or slower than CHECK_TIMEOUT_MS): the request is let through (fail open) and a
 // warning is logged at most every 10 s per process. An outage then costs throttling, not the
 // API; `RateLimit` is left out of such responses because the count is unknown.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { PLAN_RATE_LIMITS, type Plan } from '../domain/scopes.ts';
+import { companyRateLimit } from '../domain/scopes.ts';
 import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
 import type { AuthContext } from './auth.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, validationError } from './errors.ts';
 
 /** One-second windows, as the policy header says (`w=1`). */
 export const WINDOW_MS = 1000;
@@ -22,31 +27,63 @@ export const WINDOW_MS = 1000;
 const CHECK_TIMEOUT_MS = 500;
 const WARN_EVERY_MS = 10_000;
 
-// KEYS[1] the key's hash; ARGV limit, window (ms). Returns {allowed, count, ms until reset}.
+// KEYS[1] the company's hash, KEYS[2] the key's; ARGV company limit, key limit (0: none), window
+// (ms). Returns {allowed, company count, key count, ms until reset}; a refused request counts
+// nowhere.
 const HIT = luaScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
+local climit = tonumber(ARGV[1])
+local klimit = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
 local start = now - (now % window)
-local cur = redis.call('HMGET', KEYS[1], 'w', 'c')
-local count = 0
-if cur[1] and tonumber(cur[1]) == start then count = tonumber(cur[2]) end
 local reset = start + window - now
-if count >= limit then return {0, count, reset} end
-if count == 0 then
-  redis.call('HSET', KEYS[1], 'w', start, 'c', 1)
-else
-  redis.call('HINCRBY', KEYS[1], 'c', 1)
+local function count(key)
+  local cur = redis.call('HMGET', key, 'w', 'c')
+  if cur[1] and tonumber(cur[1]) == start then return tonumber(cur[2]) end
+  return 0
 end
-redis.call('PEXPIRE', KEYS[1], window * 2)
-return {1, count + 1, reset}
+local function bump(key, n)
+  if n == 0 then
+    redis.call('HSET', key, 'w', start, 'c', 1)
+  else
+    redis.call('HINCRBY', key, 'c', 1)
+  end
+  redis.call('PEXPIRE', key, window * 2)
+end
+local cc = count(KEYS[1])
+local kc = 0
+if klimit > 0 then kc = count(KEYS[2]) end
+if cc >= climit or (klimit > 0 and kc >= klimit) then return {0, cc, kc, reset} end
+bump(KEYS[1], cc)
+if klimit > 0 then bump(KEYS[2], kc) end
+return {1, cc + 1, kc + 1, reset}
 `);
 
-/** Requests per second a key may make: the company's own figure, else its plan's. */
-export function limitFor(auth: Pick<AuthContext, 'plan' | 'rateLimitPerSecond'>): number {
-  if (auth.rateLimitPerSecond && auth.rateLimitPerSecond > 0) return auth.rateLimitPerSecond;
-  return PLAN_RATE_LIMITS[auth.plan as Plan] || PLAN_RATE_LIMITS.business;
+type LimitedAuth = Pick<AuthContext, 'plan' | 'rateLimitPerSecond'>;
+
+/** Requests per second of the company in one mode, all keys together: its own figure, else its plan's. */
+export function limitFor(auth: LimitedAuth): number {
+  return companyRateLimit(auth.plan, auth.rateLimitPerSecond);
+}
+
+/** A new key's own limit: none, or at most the company's (422 otherwise). */
+export function checkKeyLimit(auth: LimitedAuth, requested: number | undefined): number | null {
+  if (requested === undefined) return null;
+  const company = limitFor(auth);
+  if (requested > company)
+    throw validationError([
+      {
+        path: '/rate_limit_per_second',
+        code: 'out_of_range',
+        message: `must be at most ${company}, the company's limit in this mode`,
+      },
+    ]);
+  return requested;
+}
+
+export function companyRateLimitKey(queuePrefix: string, companyId: number, livemode: boolean): string {
+  return `${taggedPrefix(queuePrefix, 'rl')}:company:${companyId}:${livemode ? 'live' : 'test'}`;
 }
 
 export function rateLimitKey(queuePrefix: string, keyId: number): string {
@@ -76,26 +113,49 @@ export function registerRateLimit(app: FastifyInstance, deps: { redis: Redis; qu
   app.addHook('onRequest', async (request, reply) => {
     const auth = request.auth;
     if (!auth) return;
-    const limit = limitFor(auth);
-    reply.header('ratelimit-policy', `${limit};w=${WINDOW_MS / 1000}`);
-    let result: [number, number, number];
+    const company = limitFor(auth);
+    const own = auth.keyRateLimitPerSecond ?? 0;
+    const policy = (limit: number) => reply.header('ratelimit-policy', `${limit};w=${WINDOW_MS / 1000}`);
+    policy(own > 0 ? Math.min(own, company) : company);
+    let result: [number, number, number, number];
     try {
       result = (await timeout(
-        runScript(deps.redis, HIT, [rateLimitKey(deps.queuePrefix, auth.keyId)], [limit, WINDOW_MS]),
+        runScript(
+          deps.redis,
+          HIT,
+          [
+            companyRateLimitKey(deps.queuePrefix, auth.companyId, auth.livemode),
+            rateLimitKey(deps.queuePrefix, auth.keyId),
+          ],
+          [company, own, WINDOW_MS],
+        ),
         CHECK_TIMEOUT_MS,
-      )) as [number, number, number];
+      )) as [number, number, number, number];
     } catch (err) {
       warn(request, err);
       return;
     }
-    const [allowed, count, resetMs] = result;
+    const [allowed, companyCount, keyCount, resetMs] = result;
+    const companyLeft = company - companyCount;
+    const keyLeft = own > 0 ? own - keyCount : Infinity;
+    // The limit that binds: the one with fewer requests left (a refused request: the one reached).
+    const byKey = keyLeft < companyLeft || (keyLeft === companyLeft && own > 0 && own < company);
+    const limit = byKey ? own : company;
+    const remaining = Math.max(0, byKey ? keyLeft : companyLeft);
     const reset = Math.max(1, Math.ceil(resetMs / 1000));
-    reply.header('ratelimit', `limit=${limit}, remaining=${Math.max(0, limit - count)}, reset=${reset}`);
+    policy(limit);
+    reply.header('ratelimit', `limit=${limit}, remaining=${remaining}, reset=${reset}`);
     if (!allowed) {
+      const mode = auth.livemode ? 'live' : 'sandbox';
       throw new ApiError(
         'rate_limited',
-        `This API key may make ${limit} requests per second; retry after ${reset} s`,
-        { headers: { 'retry-after': String(reset) }, fields: { limit } },
+        byKey
+          ? `This API key may make ${limit} requests per second; retry after ${reset} s`
+          : `This company may make ${limit} requests per second in ${mode} mode, all its keys together; retry after ${reset} s`,
+        {
+          headers: { 'retry-after': String(reset) },
+          fields: { limit, limit_scope: byKey ? 'key' : 'company' },
+        },
       );
     }
   });

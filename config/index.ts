@@ -1,12 +1,28 @@
-// Configuration: the only module that reads process.env. Every process (API, workers, simulator,
-// command-line tool) calls loadConfig() once at boot; everything below takes plain options.
+// Configuration: the only module that reads process.env. Every process of the service (API,
+// workers, command-line tool) calls loadConfig() once at boot; everything below takes plain
+// options. (The Hacienda simulator is a program of its own and reads its environment in
+// simulator/config.ts.)
 // An invalid value stops the process with a message naming the variable and what is expected.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { isIP } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Hacienda's XSDs live in `shared/hacienda/xsd` beside the checkout. A checkout nested deeper (a
+ * git worktree in a subfolder) finds the same copy beside any folder above it; when none exists
+ * the usual place is named, so the error says where the schemas were expected.
+ */
+function defaultXsdDir(): string {
+  for (let dir = dirname(projectRoot); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'shared/hacienda/xsd');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return resolve(projectRoot, '../shared/hacienda/xsd');
+  }
+}
 
 export interface HaciendaEndpoints {
   /** Keycloak token endpoint (password and refresh grants). */
@@ -48,6 +64,23 @@ export interface Config {
     reconcileStaleMs: number;
     /** Lock of an active job; a killed worker's jobs return to the queue after it. */
     lockMs: number;
+    /**
+     * A clave Hacienda received and then answers 404 for (it lost the document): after this long
+     * the same signed bytes are sent again (and again each time this long passes)…
+     */
+    missingResendMs: number;
+    /** …and after this long, still unknown, the invoice gets a processing error and an event. */
+    missingFailMs: number;
+  };
+  http: HttpLimits;
+  /** Fairness between tenants on one API process and across processes (see README). */
+  fairness: {
+    /** `Prefer: wait` requests one company may have waiting at once on one API process. */
+    waitersPerCompany: number;
+    /** Failed authentications (lookups of unknown, revoked or expired keys) per client address… */
+    authFailuresPerWindow: number;
+    /** …per window of this many seconds; past it the address gets 429 before any lookup. */
+    authFailureWindowSeconds: number;
   };
   /** Emisor's software-provider id written in ProveedorSistemas; empty = the emisor's own id. */
   proveedorSistemas: string;
@@ -71,6 +104,29 @@ export interface Config {
      */
     sandboxAllowPrivate: boolean;
   };
+}
+
+/** How one API process treats its HTTP connections (see api/http-limits.ts). */
+export interface HttpLimits {
+  /** The request line and headers must arrive within this long after the request's first byte. */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this long (a dripped body is cut off). */
+  requestTimeoutMs: number;
+  /** A connection on which nothing moves while the server waits on the client is closed. */
+  idleTimeoutMs: number;
+  /**
+   * An idle keep-alive connection between two requests is closed after this long: longer than
+   * the idle timeouts of clients' and load balancers' pools (60 s is common), or a request sent
+   * on a connection the server is closing fails with a reset.
+   */
+  keepAliveTimeoutMs: number;
+  /** Open connections per process; past it new connections are closed on accept. */
+  maxConnections: number;
+  /**
+   * Which peers may say who the client is (X-Forwarded-For): null trusts nobody (the peer's
+   * address is the client's); otherwise the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: string[] | null;
 }
 
 export class ConfigError extends Error {
@@ -147,6 +203,50 @@ function secretsKey(env: Env, production: boolean): { key: Buffer; source: 'env'
   return { key: parseSecretsKey(readFileSync(file, 'utf8').trim(), file), source: 'file' };
 }
 
+/**
+ * TRUST_PROXY: empty (trust nobody: the peer's address is the client's), or a comma-separated
+ * list of the proxies' addresses and CIDR ranges (and proxy-addr's names loopback, linklocal,
+ * uniquelocal); X-Forwarded-For is then read only from those peers. `true` (any peer) and hop
+ * counts are refused: any client could then pick the address it is limited under.
+ */
+function trustProxy(env: Env): HttpLimits['trustProxy'] {
+  const raw = str(env, 'TRUST_PROXY', '').trim();
+  if (raw === '' || raw === 'false') return null;
+  const entries = raw.split(',').map((e) => e.trim());
+  for (const e of entries) {
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(e)) continue;
+    const [addr, bits, extra] = e.split('/');
+    const family = isIP(addr ?? '');
+    const max = family === 4 ? 32 : 128;
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max);
+    if (!family || !bitsOk || extra !== undefined)
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected the proxies' addresses or CIDR ranges (e.g. 10.0.0.0/8,loopback), got "${e}"`,
+      );
+  }
+  return entries;
+}
+
+function httpLimits(env: Env): HttpLimits {
+  const headersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  // Node refuses a header timeout longer than the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs)
+    throw new ConfigError(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      `must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`,
+    );
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    idleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 15_000, 100, 600_000),
+    keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
+    maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
+    trustProxy: trustProxy(env),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   if (!['development', 'test', 'production'].includes(nodeEnv)) {
@@ -211,8 +311,14 @@ export function loadConfig(env: Env = process.env): Config {
       },
     },
     simulator: { port: simulatorPort, embedded: bool(env, 'SIMULATOR_EMBEDDED', !production) },
-    xsdDir: resolve(projectRoot, str(env, 'XSD_DIR', '../shared/hacienda/xsd')),
+    xsdDir: resolve(projectRoot, str(env, 'XSD_DIR', '') || defaultXsdDir()),
     proveedorSistemas: str(env, 'PROVEEDOR_SISTEMAS', ''),
+    http: httpLimits(env),
+    fairness: {
+      waitersPerCompany: int(env, 'WAIT_MAX_PER_COMPANY', 50, 0, 100_000),
+      authFailuresPerWindow: int(env, 'AUTH_FAILURE_LIMIT', 20, 1, 100_000),
+      authFailureWindowSeconds: int(env, 'AUTH_FAILURE_WINDOW_SECONDS', 10, 1, 3_600),
+    },
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 10_000, 100, 3_600_000),
     metricsPublishMs: int(env, 'METRICS_PUBLISH_MS', 5_000, 100, 300_000),
     workers: {
@@ -221,6 +327,10 @@ export function loadConfig(env: Env = process.env): Config {
       reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 30_000, 100, 86_400_000),
       reconcileStaleMs: int(env, 'RECONCILE_STALE_MS', 120_000, 100, 86_400_000),
       lockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
+      // A 404 right after a POST is normal for a moment; ten minutes is far past that. An hour of
+      // re-sends that Hacienda keeps losing is an incident for a person, not for more retries.
+      missingResendMs: int(env, 'HACIENDA_MISSING_RESEND_MS', 600_000, 100, 86_400_000),
+      missingFailMs: int(env, 'HACIENDA_MISSING_FAIL_MS', 3_600_000, 100, 7 * 86_400_000),
     },
     // 12 attempts, waits of base × 2^(n−1): 2047 × 126 s ≈ 3 days from the first to the last.
     webhooks: {

@@ -1,8 +1,18 @@
-// Which IP addresses a live webhook may reach: public unicast only. Private (10/8, 172.16/12,
-// 192.168/16, fc00::/7), loopback (127/8, ::1), link-local (169.254/16, fe80::/10), carrier-grade
-// NAT (100.64/10), "this network" (0.0.0.0/8, ::), multicast, reserved and documentation ranges
-// are refused. IPv4 addresses embedded in IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96,
-// 6to4 2002::/16) are judged by the IPv4 address they carry. Pure: no DNS here.
+// Which IP addresses a live webhook may reach: public unicast only, after IANA's special-purpose
+// address registries (IPv4 and IPv6) and IPv6 address-space registry.
+// IPv4: private (10/8, 172.16/12, 192.168/16), loopback (127/8), link-local (169.254/16),
+// carrier-grade NAT (100.64/10), "this network" (0/8), IETF protocol assignments (192.0.0/24),
+// documentation, benchmarking (198.18/15), the old 6to4 relay anycast, multicast and reserved
+// (224/4, 240/4) are refused.
+// IPv6: only global unicast (2000::/3) is allowed — everything outside it is loopback,
+// unspecified, IPv4-compatible, SIIT-translated (::ffff:0:a.b.c.d), local-use NAT64
+// (64:ff9b:1::/48), discard and dummy prefixes (100::/64, 100:0:0:1::/64), SRv6 SIDs (5f00::/16),
+// unique-local, link-local, site-local, multicast or unallocated — and inside it the IETF protocol
+// assignments (2001::/23: Teredo 2001::/32, whose address hides another host's IPv4, benchmarking,
+// ORCHID; the few anycast services in that block are no webhook receivers) and documentation
+// (2001:db8::/32, 3fff::/20) are refused.
+// IPv4 addresses embedded in IPv6 — mapped ::ffff:a.b.c.d, the well-known NAT64 prefix
+// 64:ff9b::/96 and 6to4 2002::/16 — are judged by the IPv4 address they carry. Pure: no DNS here.
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 const blocked = new BlockList();
@@ -25,16 +35,14 @@ for (const [net, prefix] of [
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv4');
 }
+/** IANA's global unicast space; no other IPv6 address is public. */
+const globalUnicast = new BlockList();
+globalUnicast.addSubnet('2000::', 3, 'ipv6');
+/** Inside global unicast, the special-purpose blocks that are not globally reachable. */
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['::', 96], // IPv4-compatible (deprecated)
-  ['100::', 64], // discard
+  ['2001::', 23], // IETF protocol assignments: Teredo, benchmarking, ORCHID, …
   ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
+  ['3fff::', 20], // documentation (RFC 9637)
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
 }
@@ -81,5 +89,6 @@ export function isPublicAddress(address: string): boolean {
   if (!isIPv6(a.split('%')[0]!)) return false;
   const inner = embeddedIPv4(a);
   if (inner !== null) return isPublicAddress(inner);
-  return !blocked.check(a.split('%')[0]!, 'ipv6');
+  const v6 = a.split('%')[0]!;
+  return globalUnicast.check(v6, 'ipv6') && !blocked.check(v6, 'ipv6');
 }

@@ -1,11 +1,13 @@
 // The event kinds integrators can subscribe to, and the envelope every webhook carries.
 // The reference names invoice.created, invoice.paid, payment.created and client.created; the
-// product adds the three Hacienda outcomes of an issued invoice.
+// product adds the three Hacienda outcomes of an issued invoice, and invoice.processing_failed
+// for an invoice whose flow stopped and needs someone to look (its `processing_error` says why).
 export const EVENT_KINDS = [
   'invoice.created',
   'invoice.sent',
   'invoice.accepted',
   'invoice.rejected',
+  'invoice.processing_failed',
   'invoice.paid',
   'payment.created',
   'client.created',

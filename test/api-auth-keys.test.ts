@@ -32,6 +32,8 @@ function expectProblem(
   return body;
 }
 
+const keyId = (id: number) => `key_${String(id).padStart(12, '0')}`;
+
 describe('authentication', () => {
   it('401 missing key with WWW-Authenticate', async () => {
     const res = await call(t.app, 'GET', '/api/v1/clients');
@@ -213,6 +215,72 @@ describe('keys API', () => {
     expect(hours).toBeLessThanOrEqual(24);
   });
 
+  it('a key rolls or revokes only keys whose every scope it holds (403 naming the rest; nothing changes)', async () => {
+    const keysOnly = await createTestKey(t.db, companyId, { scopes: ['manage:keys'] });
+    const owner = await createTestKey(t.db, companyId); // every scope
+    const secretsOf = (id: number) =>
+      t.db('api_key_secrets').where({ keyId: id }).orderBy('id').select('secretHash', 'expiresAt');
+    const before = {
+      secrets: await secretsOf(owner.id),
+      key: await t.db('api_keys').where({ id: owner.id }).first(),
+    };
+    const others = SCOPES.filter((s) => s !== 'manage:keys');
+
+    // The take-over: roll with no grace (the caller would get the only working secret) and revoke.
+    const roll = expectProblem(
+      await call(t.app, 'POST', `/api/v1/keys/${keyId(owner.id)}/roll`, {
+        key: keysOnly.secret,
+        body: { grace_period_seconds: 0 },
+      }),
+      403,
+      'insufficient_scope',
+    );
+    expect(roll.required_scope).toEqual(others);
+    expect(roll.detail).toContain('write:invoices');
+    expect(JSON.stringify(roll)).not.toMatch(/ik_(test|live)_/);
+    const revoke = expectProblem(
+      await call(t.app, 'DELETE', `/api/v1/keys/${keyId(owner.id)}`, { key: keysOnly.secret }),
+      403,
+      'insufficient_scope',
+    );
+    expect(revoke.required_scope).toEqual(others);
+    expect(await secretsOf(owner.id)).toEqual(before.secrets);
+    expect(await t.db('api_keys').where({ id: owner.id }).first()).toEqual(before.key);
+    expect((await call(t.app, 'GET', '/api/v1/clients', { key: owner.secret })).statusCode).toBe(200);
+
+    // One scope short is enough to be refused, and only that scope is named.
+    const almost = await createTestKey(t.db, companyId, { scopes: ['manage:keys', 'read:clients'] });
+    const target = await createTestKey(t.db, companyId, { scopes: ['read:clients', 'write:clients'] });
+    for (const [method, url] of [
+      ['POST', `/api/v1/keys/${keyId(target.id)}/roll`],
+      ['DELETE', `/api/v1/keys/${keyId(target.id)}`],
+    ] as const) {
+      const p = expectProblem(
+        await call(t.app, method, url, { key: almost.secret, body: method === 'POST' ? {} : undefined }),
+        403,
+        'insufficient_scope',
+      );
+      expect(p.required_scope).toEqual(['write:clients']);
+    }
+    expect((await call(t.app, 'GET', '/api/v1/clients', { key: target.secret })).statusCode).toBe(200);
+
+    // Holding every scope of the target (and more) is enough; a key may roll and revoke itself.
+    const lesser = await createTestKey(t.db, companyId, { scopes: ['read:clients'] });
+    const rolled = await call(t.app, 'POST', `/api/v1/keys/${keyId(lesser.id)}/roll`, {
+      key: almost.secret,
+      body: { grace_period_seconds: 0 },
+    });
+    expect(rolled.statusCode).toBe(200);
+    expect((await call(t.app, 'GET', '/api/v1/clients', { key: rolled.json().secret })).statusCode).toBe(200);
+    expect(
+      (await call(t.app, 'DELETE', `/api/v1/keys/${keyId(lesser.id)}`, { key: almost.secret })).statusCode,
+    ).toBe(200);
+    expect(
+      (await call(t.app, 'DELETE', `/api/v1/keys/${keyId(keysOnly.id)}`, { key: keysOnly.secret }))
+        .statusCode,
+    ).toBe(200);
+  });
+
   it("another company's key, or a key of the other mode, is 404", async () => {
     const other = await createTestCompany(t.db);
     const theirs = await createTestKey(t.db, other.id);
@@ -258,8 +326,9 @@ describe('scope matrix', () => {
   const routes: { method: 'GET' | 'POST' | 'DELETE'; url: string; scope: Scope; body?: unknown }[] = [
     { method: 'POST', url: '/api/v1/keys', scope: 'manage:keys', body: { scopes: ['manage:keys'] } },
     { method: 'GET', url: '/api/v1/keys', scope: 'manage:keys' },
-    { method: 'POST', url: '/api/v1/keys/key_000000000001/roll', scope: 'manage:keys', body: {} },
-    { method: 'DELETE', url: '/api/v1/keys/key_000000000001', scope: 'manage:keys' },
+    // :key is a key holding only manage:keys, so a manage:keys key may act on it.
+    { method: 'POST', url: '/api/v1/keys/:key/roll', scope: 'manage:keys', body: {} },
+    { method: 'DELETE', url: '/api/v1/keys/:key', scope: 'manage:keys' },
     { method: 'GET', url: '/api/v1/company', scope: 'read:company' },
     {
       method: 'POST',
@@ -274,12 +343,14 @@ describe('scope matrix', () => {
     { method: 'GET', url: '/api/v1/services/srv_000000000001', scope: 'read:services' },
   ];
   it.each(routes)('$method $url needs $scope', async (r) => {
+    const target = await createTestKey(t.db, companyId, { scopes: ['manage:keys'] });
+    const url = r.url.replace(':key', keyId(target.id));
     const without = await createTestKey(t.db, companyId, { scopes: SCOPES.filter((s) => s !== r.scope) });
-    const res = await call(t.app, r.method, r.url, { key: without.secret, body: r.body });
+    const res = await call(t.app, r.method, url, { key: without.secret, body: r.body });
     const body = expectProblem(res, 403, 'insufficient_scope');
     expect(body.detail).toContain(r.scope);
     const only = await createTestKey(t.db, companyId, { scopes: [r.scope] });
-    const ok = await call(t.app, r.method, r.url, { key: only.secret, body: r.body });
+    const ok = await call(t.app, r.method, url, { key: only.secret, body: r.body });
     expect(ok.statusCode).not.toBe(403);
   });
 });

@@ -52,14 +52,14 @@ describe('health and readiness', () => {
     }
   });
 
-  it('/ready is 503 when Redis is down', async () => {
+  it('/ready is 200 degraded when only Redis is down (this instance can still serve)', async () => {
     const redis = createRedis('redis://127.0.0.1:1', 'api', { retryStrategy: () => null });
     redis.on('error', () => {});
     const app = await buildApp({ config: t.config, db: t.db, redis }, { logger: false });
     try {
       const ready = await call(app, 'GET', '/ready');
-      expect(ready.statusCode).toBe(503);
-      expect(ready.json().checks).toEqual({ postgres: 'ok', redis: 'unavailable' });
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toEqual({ status: 'degraded', checks: { postgres: 'ok', redis: 'unavailable' } });
     } finally {
       await app.close();
       redis.disconnect();

@@ -29,7 +29,7 @@ import { createCompany } from '../db/queries/companies.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { formatId, type IdKind } from '../domain/ids.ts';
 import { SCOPES, type Scope } from '../domain/scopes.ts';
-import { validateXmlBatch } from '../hacienda/xsd.ts';
+import { validateXmlBatch } from './helpers/xsd.ts';
 import { QUEUES } from '../jobs/catalogue.ts';
 import { createHaciendaAccess } from '../jobs/context.ts';
 import { buildInvoiceXml, loadFacturaDocument } from '../jobs/invoice-document.ts';

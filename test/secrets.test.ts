@@ -8,7 +8,7 @@
 //   - live webhook URLs on private, loopback, link-local or otherwise non-public addresses are refused;
 //   - every kind of answer carries the security headers, and bodies over the limit are 413.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,8 +81,11 @@ beforeAll(async () => {
   receiver = await startReceiver();
 }, 60_000);
 
+/** The temporary folder holding the .p12 handed to the tool (a private key: removed at the end). */
+let p12Dir = '';
+
 afterAll(async () => {
-  writeFileSync('/tmp/h/secrets-logs.txt', logs.join(''));
+  if (p12Dir) rmSync(p12Dir, { recursive: true, force: true });
   await receiver?.close();
   await e?.close();
 });
@@ -113,7 +116,8 @@ describe('a whole run', () => {
       name: 'Secretos S.A.',
       pin: PIN,
     });
-    const p12 = join(mkdtempSync(join(tmpdir(), 'p12-')), 'llave.p12');
+    p12Dir = mkdtempSync(join(tmpdir(), 'p12-'));
+    const p12 = join(p12Dir, 'llave.p12');
     writeFileSync(p12, cert.p12);
     cliOutput.push(
       await cli(

@@ -98,6 +98,31 @@ describe('addresses a live webhook may reach', () => {
     'not-an-ip',
   ])('refuses %s', (a) => expect(isPublicAddress(a)).toBe(false));
 
+  // IANA's special-purpose registries: IPv6 blocks that are not globally reachable, and IPv6
+  // outside global unicast (2000::/3), even when the address carries a public IPv4 address.
+  it.each([
+    ['64:ff9b:1::a00:1', 'local-use NAT64 (RFC 8215), private IPv4 inside'],
+    ['64:ff9b:1::808:808', 'local-use NAT64, public IPv4 inside: the translator is local'],
+    ['64:ff9b:1:ffff::1', 'local-use NAT64, anywhere in the /48'],
+    ['::ffff:0:a00:1', 'SIIT IPv4-translated ::ffff:0:0:0/96 (RFC 2765)'],
+    ['::ffff:0:808:808', 'SIIT with a public IPv4 inside'],
+    ['::ffff:0:7f00:1', 'SIIT with loopback inside'],
+    ['2001::1', 'Teredo 2001::/32'],
+    ['2001:0:4136:e378:8000:63bf:3f57:fdf2', 'a Teredo client address'],
+    ['2001:2::1', 'benchmarking 2001:2::/48'],
+    ['2001:10::1', 'ORCHID 2001:10::/28'],
+    ['2001:1ff::1', 'IETF protocol assignments 2001::/23'],
+    ['2001:db8:1::1', 'documentation 2001:db8::/32'],
+    ['3fff:123::1', 'documentation 3fff::/20 (RFC 9637)'],
+    ['5f00::1', 'SRv6 SIDs 5f00::/16 (RFC 9602)'],
+    ['100::1', 'discard-only 100::/64'],
+    ['100:0:0:1::1', 'dummy prefix 100:0:0:1::/64 (RFC 9780)'],
+    ['::a00:1', 'IPv4-compatible (deprecated)'],
+    ['4000::1', 'unallocated, outside 2000::/3'],
+    ['e000::1', 'unallocated, outside 2000::/3'],
+    ['fec0::1', 'site-local (deprecated)'],
+  ])('refuses %s (%s)', (a) => expect(isPublicAddress(a)).toBe(false));
+
   it.each([
     '93.184.216.34',
     '8.8.8.8',
@@ -106,6 +131,11 @@ describe('addresses a live webhook may reach', () => {
     '2606:4700:4700::1111',
     '::ffff:8.8.8.8',
     '[2001:4860::8888]',
+    '2001:4860:4860::8888',
+    '2001:200::1', // just past 2001::/23
+    '2a00:1450:4001::1',
+    '64:ff9b::808:808', // the well-known NAT64 prefix, public IPv4 inside
+    '2002:808:808::1', // 6to4, public IPv4 inside
   ])('accepts %s', (a) => expect(isPublicAddress(a)).toBe(true));
 
   it('reads the IPv4 address inside mapped, NAT64 and 6to4 addresses', () => {

@@ -1,16 +1,16 @@
-// Bull Board at /admin/queues: operators watch every queue of the invoice flow. Behind HTTP
-// basic auth with ADMIN_USER / ADMIN_PASSWORD (the page is off when no password is set), and
+// Bull Board at /admin/queues: operators watch every queue of the invoice flow. Behind the admin
+// credentials (./admin-auth.ts: the page is off when no password is set), and
 // read-only unless ADMIN_QUEUES_WRITABLE=true. The board's own errors ({"error":{"key":…}})
 // leave as problem+json like every other error (the board's `error` field kept for its UI).
-import { timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config/index.ts';
 import { ApiError, problemBody, sendProblem } from '../errors.ts';
 import type { ErrorCode } from '../../domain/errors.ts';
+import type { AdminCheck } from './admin-auth.ts';
 
 /**
  * What the board's page may load: its own scripts only (no inline script, no eval), its styles
@@ -30,35 +30,11 @@ const BOARD_ERROR_CODES: Record<number, ErrorCode> = {
 
 export const ADMIN_QUEUES_PATH = '/admin/queues';
 
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-/** Checks HTTP basic credentials against the configured admin user. */
-export function checkAdmin(config: Config, request: FastifyRequest): void {
-  const challenge = { 'www-authenticate': 'Basic realm="admin", charset="UTF-8"' };
-  if (!config.admin)
-    throw new ApiError('admin_credentials_required', 'The admin area is disabled: set ADMIN_PASSWORD', {
-      headers: challenge,
-    });
-  const header = request.headers.authorization ?? '';
-  const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
-  const decoded = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
-  const i = decoded.indexOf(':');
-  const ok =
-    i > 0 &&
-    safeEqual(decoded.slice(0, i), config.admin.user) &&
-    safeEqual(decoded.slice(i + 1), config.admin.password);
-  if (!ok)
-    throw new ApiError('admin_credentials_required', 'Admin credentials required', { headers: challenge });
-}
-
 export async function registerBullBoard(
   app: FastifyInstance,
   config: Config,
   queues: Queue[],
+  requireAdmin: AdminCheck,
 ): Promise<void> {
   const serverAdapter = new FastifyAdapter();
   createBullBoard({
@@ -72,7 +48,7 @@ export async function registerBullBoard(
       // Answered here, not thrown: the board's own error handler would turn it into a 500.
       scope.addHook('onRequest', async (request, reply) => {
         try {
-          checkAdmin(config, request);
+          await requireAdmin(request, reply);
           // The board splits its messages on NUL: one in the query string would be its 500.
           if (/%00/.test(request.url))
             throw new ApiError('invalid_request', 'The query string may not contain NUL');

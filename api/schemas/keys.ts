@@ -9,6 +9,13 @@ export const CreateKeyBody = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 100 })),
     scopes: Type.Array(ScopeEnum, { minItems: 1, uniqueItems: true }),
+    rate_limit_per_second: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "The key's own limit in requests per second, at most the company's; the company's limit (all its keys together) still applies",
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -36,6 +43,9 @@ export const KeyObject = Type.Object({
   name: Type.String(),
   scopes: Type.Array(Type.String()),
   livemode: Type.Boolean(),
+  rate_limit_per_second: Type.Union([Type.Integer(), Type.Null()], {
+    description: "The key's own requests per second (null: only the company's limit applies)",
+  }),
   redacted: Type.String({ examples: ['ik_test_…a1B2'] }),
   secrets: Type.Array(
     Type.Object({

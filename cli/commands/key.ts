@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../db/queries/api-keys.ts';
 import { getCompany } from '../../db/queries/companies.ts';
-import { isScope, SCOPES } from '../../domain/scopes.ts';
+import { companyRateLimit, isScope, SCOPES } from '../../domain/scopes.ts';
 import { keyObject } from '../../db/public-objects.ts';
 import { createRedis, announceKeyChange } from '../../jobs/redis.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';
@@ -22,6 +22,15 @@ async function announce(redisUrl: string): Promise<void> {
   }
 }
 
+interface KeyCreateOptions {
+  company: string;
+  scopes: string;
+  mode: string;
+  name: string;
+  rateLimit?: string;
+  json?: boolean;
+}
+
 export function registerKeyCommands(program: Command): void {
   const key = program.command('key').description('API keys');
 
@@ -32,8 +41,9 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--scopes <list>', `comma-separated scopes, or "all" (${SCOPES.join(', ')})`)
     .option('--mode <mode>', 'test (sandbox) or live', 'test')
     .option('--name <name>', 'a name to recognise the key', '')
+    .option('--rate-limit <n>', "the key's own requests per second (at most the company's)")
     .option('--json', 'print JSON')
-    .action(async (opts: { company: string; scopes: string; mode: string; name: string; json?: boolean }) => {
+    .action(async (opts: KeyCreateOptions) => {
       const scopes =
         opts.scopes === 'all'
           ? [...SCOPES]
@@ -48,15 +58,24 @@ export function registerKeyCommands(program: Command): void {
         );
       }
       const livemode = parseMode(opts.mode);
-      await withContext(async ({ db }) => {
+      if (opts.rateLimit !== undefined && !/^[1-9]\d{0,6}$/.test(opts.rateLimit))
+        throw new CliError('--rate-limit: expected a whole number of requests per second (1 or more)');
+      await withContext(async ({ db, config }) => {
         const companyId = parseIdArg('company', opts.company, '--company');
-        if (!(await getCompany(db, companyId))) throw new CliError(`--company: no company ${opts.company}`);
+        const company = await getCompany(db, companyId);
+        if (!company) throw new CliError(`--company: no company ${opts.company}`);
+        const rateLimitPerSecond = opts.rateLimit === undefined ? null : Number(opts.rateLimit);
+        const companyLimit = companyRateLimit(company.plan, company.rateLimitPerSecond);
+        if (rateLimitPerSecond !== null && rateLimitPerSecond > companyLimit)
+          throw new CliError(`--rate-limit: at most ${companyLimit}, the company's limit`);
         const { key: created, secret } = await createApiKey(db, {
           companyId,
           livemode,
           name: opts.name,
           scopes,
+          rateLimitPerSecond,
         });
+        await announce(config.redisUrl);
         output(opts.json, { ...keyObject(created), secret }, () =>
           [
             `Created ${keyObject(created).id} (${livemode ? 'live' : 'test'})`,

@@ -3,11 +3,23 @@
 // chunks. GET /api/v1/batches/{id} gives every item's outcome: the invoice (id, status,
 // consecutivo, clave) or the problem. One bad item never stops the others; a repeated batch
 // replays its items instead of creating them again.
+// The batch's own Idempotency-Key is settled in the transaction that records the batch, like a
+// single create's: the key is taken with a transaction-level advisory lock (409
+// idempotency_key_in_use while another request holds it, in this process or any other), a
+// finished request under it is replayed (same body) or refused (422 idempotency_key_reused), and
+// the stored answer is written under the key's primary key, which never lets a second outcome in.
+// So one key gives exactly one batch, however many requests race.
 import type { FastifyInstance } from 'fastify';
 import type { Knex } from 'knex';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { findIdempotent } from '../../../db/queries/invoices.ts';
+import {
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
+  insertIdempotent,
+  lockIdempotencyKey,
+  type StoredResponse,
+} from '../../../db/queries/idempotency.ts';
 import { enqueueOutbox } from '../../../db/queries/events.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
@@ -115,20 +127,6 @@ export default async function batchRoutes(fastify: FastifyInstance, { db }: AppD
       const auth = tenantOf(request);
       const route = 'POST /api/v1/invoices/batch';
       const idem = idempotencyFromRequest(request, route);
-      if (idem) {
-        const done = await findIdempotent(db, auth, idem);
-        if (done) {
-          if (!done.hash.equals(idem.hash))
-            throw new ApiError(
-              'idempotency_key_reused',
-              'This Idempotency-Key was used with a different batch',
-            );
-          return reply
-            .code(202)
-            .header('idempotent-replayed', 'true')
-            .send(done.response.body as never);
-        }
-      }
       // 1. Each item: schema, and an idempotency_key or external_id unique within the batch.
       const seen = { key: new Set<string>(), ext: new Set<string>() };
       const rows = request.body.invoices.map((raw, position) => {
@@ -171,38 +169,49 @@ export default async function batchRoutes(fastify: FastifyInstance, { db }: AppD
             : null,
         };
       });
-      // 2. Record the batch and its items, and the work for the relay, in one transaction.
-      const batch = await db.transaction(async (trx) => {
-        const [b] = await trx('batches')
-          .insert({
-            companyId: auth.companyId,
-            livemode: auth.livemode,
-            total: rows.length,
-            requestId: request.id,
-          })
-          .returning('*');
-        for (let i = 0; i < rows.length; i += 500) {
-          await trx('batch_items').insert(rows.slice(i, i + 500).map((r) => ({ batchId: b.id, ...r })));
-        }
-        await enqueueOutbox(trx, 'batch.process', { batchId: b.id }, request.id);
-        const body = await batchObject(trx, b.id, false);
-        if (idem) {
-          await trx('idempotency_keys')
+      // 2. Record the batch and its items, and the work for the relay, in one transaction that
+      //    holds the Idempotency-Key from its first statement to its commit.
+      let outcome: { replay: StoredResponse | null; body?: Awaited<ReturnType<typeof batchObject>> };
+      try {
+        outcome = await db.transaction(async (trx) => {
+          const replay = idem ? await lockIdempotencyKey(trx, auth, idem) : null;
+          if (replay) return { replay };
+          const [b] = await trx('batches')
             .insert({
               companyId: auth.companyId,
               livemode: auth.livemode,
-              key: idem.key,
-              route,
-              requestHash: idem.hash,
-              responseStatus: 202,
-              responseBody: JSON.stringify(body),
+              total: rows.length,
+              requestId: request.id,
             })
-            .onConflict(['company_id', 'livemode', 'key'])
-            .ignore();
-        }
-        return body;
-      });
-      return reply.code(202).header('location', `/api/v1/batches/${batch.id}`).send(batch);
+            .returning('*');
+          for (let i = 0; i < rows.length; i += 500) {
+            await trx('batch_items').insert(rows.slice(i, i + 500).map((r) => ({ batchId: b.id, ...r })));
+          }
+          await enqueueOutbox(trx, 'batch.process', { batchId: b.id }, request.id);
+          const body = await batchObject(trx, b.id, false);
+          if (idem) await insertIdempotent(trx, auth, idem, { status: 202, body });
+          return { replay: null, body };
+        });
+      } catch (err) {
+        if (err instanceof IdempotencyKeyInUse)
+          throw new ApiError(
+            'idempotency_key_in_use',
+            'A request with this Idempotency-Key is still being processed; retry shortly',
+            { headers: { 'retry-after': '1' } },
+          );
+        if (err instanceof IdempotencyKeyReused)
+          throw new ApiError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was used with a different request',
+          );
+        throw err;
+      }
+      const body = (outcome.replay?.body ?? outcome.body) as { id: string };
+      if (outcome.replay) reply.header('idempotent-replayed', 'true');
+      return reply
+        .code(202)
+        .header('location', `/api/v1/batches/${body.id}`)
+        .send(body as never);
     },
   );
 

@@ -155,8 +155,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
       // 4. Prefer: wait=N.
       const wait = preferWait(request);
       if (wait !== null && send) {
-        reply.header('preference-applied', `wait=${wait}`);
-        const row = await waitForSettled(db, auth, outcome.invoice.id, wait * 1000);
+        const row = await waitForSettled(request, reply, db, auth, outcome.invoice.id, wait);
         return reply.code(201).send(invoiceObject(row, lang));
       }
       return reply

@@ -51,8 +51,7 @@ export default async function sendInvoiceRoute(fastify: FastifyInstance, { db }:
         throw new ApiError('invalid_state', `Invoice ${request.params.id} was issued by another request`);
       const wait = preferWait(request);
       if (wait !== null) {
-        reply.header('preference-applied', `wait=${wait}`);
-        return invoiceObject(await waitForSettled(db, auth, issued.id, wait * 1000), lang);
+        return invoiceObject(await waitForSettled(request, reply, db, auth, issued.id, wait), lang);
       }
       return invoiceObject(issued, lang);
     },

@@ -1,21 +1,36 @@
-// Prefer: wait — polls the invoice row until it is `enviada` or terminal, or the time is up.
+// Prefer: wait=N — answers once the invoice is `enviada` or final, or after N seconds with the
+// state reached so far. The waiting itself is api/invoice-waits.ts: woken by the invoice's status
+// NOTIFY, no polling. A company already holding its share of waiters on this process gets the
+// current state at once and no Preference-Applied (the preference is honoured or ignored, never
+// an error).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { getInvoice, type InvoiceRow } from '../../../db/queries/invoices.ts';
 import type { Tenant } from '../../../db/queries/clients.ts';
 import { isSettledForWait, type InvoiceState } from '../../../domain/invoice-states.ts';
 
-const POLL_MS = 50;
-
 export async function waitForSettled(
+  request: FastifyRequest,
+  reply: FastifyReply,
   db: Knex,
   tenant: Tenant,
   id: number,
-  timeoutMs: number,
+  seconds: number,
 ): Promise<InvoiceRow> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const row = (await getInvoice(db, tenant, id))!;
-    if (isSettledForWait(row.status as InvoiceState) || Date.now() >= deadline) return row;
-    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, deadline - Date.now()))));
+  const read = async () => (await getInvoice(db, tenant, id))!;
+  const waits = request.server.invoiceWaits;
+  const release = waits.admit(tenant.companyId);
+  if (!release) return read();
+  try {
+    reply.header('preference-applied', `wait=${seconds}`);
+    return await waits.wait(
+      id,
+      read,
+      (row) => isSettledForWait(row.status as InvoiceState),
+      Date.now() + seconds * 1000,
+      (abort) => reply.raw.once('close', abort),
+    );
+  } finally {
+    release();
   }
 }

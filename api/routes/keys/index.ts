@@ -1,5 +1,8 @@
 // /api/v1/keys: create, list, roll and revoke API keys of the caller's company and mode.
-// A key can only hand out scopes it holds itself.
+// A key can only hand out scopes it holds itself, and can only roll or revoke a key whose every
+// scope it holds (403 insufficient_scope naming the missing ones, nothing changed): a
+// `manage:keys` key must not take over or lock out a more powerful key. Reads show keys
+// redacted only (name, scopes, last four characters), never a secret.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
@@ -10,13 +13,15 @@ import {
   rollApiKey,
 } from '../../../db/queries/api-keys.ts';
 import { parseId } from '../../../domain/ids.ts';
-import { tenantOf } from '../../auth.ts';
+import { missingScopes } from '../../../domain/scopes.ts';
+import { tenantOf, type AuthContext } from '../../auth.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { keyObject } from '../../../db/public-objects.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { CreateKeyBody, KeyObject, KeyWithSecret, RollKeyBody } from '../../schemas/keys.ts';
 import type { AppDeps } from '../../app.ts';
 import { announceKeyChange } from '../../../jobs/redis.ts';
+import { checkKeyLimit } from '../../rate-limit.ts';
 
 export default async function keyRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -35,22 +40,16 @@ export default async function keyRoutes(fastify: FastifyInstance, { db, redis }:
     },
     async (request, reply) => {
       const auth = tenantOf(request);
-      const missing = request.body.scopes.filter((s) => !(auth.scopes as string[]).includes(s));
-      if (missing.length) {
-        throw new ApiError(
-          'insufficient_scope',
-          `A key cannot grant scopes it does not hold: ${missing.join(', ')}`,
-          {
-            fields: { required_scope: missing },
-          },
-        );
-      }
+      requireScopesOf(auth.scopes, request.body.scopes, 'grant');
+      const rateLimitPerSecond = checkKeyLimit(auth, request.body.rate_limit_per_second);
       const { key, secret } = await createApiKey(db, {
         companyId: auth.companyId,
         livemode: auth.livemode,
         name: request.body.name ?? '',
         scopes: request.body.scopes,
+        rateLimitPerSecond,
       });
+      await announceKeyChange(redis); // API processes forget the secrets they knew as unknown
       return reply.code(201).send({ ...keyObject(key), secret });
     },
   );
@@ -68,10 +67,12 @@ export default async function keyRoutes(fastify: FastifyInstance, { db, redis }:
     },
   );
 
-  const loadKey = async (companyId: number, livemode: boolean, raw: string) => {
+  /** The caller's key of this id, which the caller must be allowed to act on (see the header). */
+  const loadKey = async (auth: AuthContext, raw: string, action: 'roll' | 'revoke') => {
     const id = parseId('apiKey', raw);
-    const key = id === null ? undefined : await getApiKey(db, companyId, livemode, id);
+    const key = id === null ? undefined : await getApiKey(db, auth.companyId, auth.livemode, id);
     if (!key) throw notFound('API key', raw);
+    requireScopesOf(auth.scopes, key.scopes, action);
     return key;
   };
 
@@ -89,7 +90,7 @@ export default async function keyRoutes(fastify: FastifyInstance, { db, redis }:
     },
     async (request) => {
       const auth = tenantOf(request);
-      const key = await loadKey(auth.companyId, auth.livemode, request.params.id);
+      const key = await loadKey(auth, request.params.id, 'roll');
       if (key.revokedAt) throw new ApiError('invalid_state', 'A revoked key cannot be rolled');
       const secret = await rollApiKey(db, key, request.body.grace_period_seconds ?? 86_400);
       await announceKeyChange(redis);
@@ -111,10 +112,29 @@ export default async function keyRoutes(fastify: FastifyInstance, { db, redis }:
     },
     async (request) => {
       const auth = tenantOf(request);
-      const key = await loadKey(auth.companyId, auth.livemode, request.params.id);
+      const key = await loadKey(auth, request.params.id, 'revoke');
       await revokeApiKey(db, key.id);
       await announceKeyChange(redis);
       return keyObject((await getApiKey(db, auth.companyId, auth.livemode, key.id))!);
     },
   );
+}
+
+const ACTION_TEXT = {
+  grant: 'A key cannot grant scopes it does not hold',
+  roll: 'A key can only roll keys whose every scope it holds; it lacks',
+  revoke: 'A key can only revoke keys whose every scope it holds; it lacks',
+};
+
+/** 403 insufficient_scope naming what the caller lacks of `wanted`; nothing has been changed yet. */
+function requireScopesOf(
+  held: readonly string[],
+  wanted: readonly string[],
+  action: keyof typeof ACTION_TEXT,
+): void {
+  const missing = missingScopes(held, wanted);
+  if (missing.length)
+    throw new ApiError('insufficient_scope', `${ACTION_TEXT[action]}: ${missing.join(', ')}`, {
+      fields: { required_scope: missing },
+    });
 }

@@ -99,8 +99,8 @@ function stop(code = 0): void {
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 
-const simulatorAvailable = existsSync(join(projectRoot, 'hacienda/simulator/main.ts'));
-if (config.simulator.embedded && simulatorAvailable) run('sandbox', 'hacienda/simulator/main.ts');
+const simulatorAvailable = existsSync(join(projectRoot, 'simulator/main.ts'));
+if (config.simulator.embedded && simulatorAvailable) run('sandbox', 'simulator/main.ts');
 run('web', 'api/server.ts');
 if (existsSync(join(projectRoot, 'workers/main.ts'))) run('worker', 'workers/main.ts');
 

@@ -1,8 +1,12 @@
 // Postgres work per unit, from the cumulative statistics of the scratch database (nothing else
 // uses it): commits and rows written per invoice, which show how many round trips and writes a
-// stage's figure is made of. Statistics are flushed by backends within about a second, so the
-// reading after a stage waits that long first.
-import type { Db } from '../../db/connection.ts';
+// stage's figure is made of. `xact_commit` counts every committed transaction, autocommitted
+// single statements (reads included) as well as explicit ones.
+// The observer reads from the server's `postgres` database, so its own queries never count in
+// the scratch database's figures. Statistics are flushed by backends within about a second, so
+// the reading after a stage waits that long first. It also lists the server processes that serve
+// the scratch database (for CPU accounting on a server shared with other databases).
+import pg from 'pg';
 import { round } from './http-load.ts';
 
 const FIELDS = [
@@ -15,13 +19,45 @@ const FIELDS = [
 ] as const;
 export type DbCounters = Record<(typeof FIELDS)[number], number>;
 
-export async function dbCounters(db: Db, settle = false): Promise<DbCounters> {
-  if (settle) await new Promise((r) => setTimeout(r, 1200));
-  const res = await db.raw(
-    `select ${FIELDS.join(', ')} from pg_stat_database where datname = current_database()`,
-  );
-  const row = res.rows[0] as Record<string, string>;
-  return Object.fromEntries(FIELDS.map((f) => [f, Number(row[f])])) as DbCounters;
+export interface DbObserver {
+  counters(settle?: boolean): Promise<DbCounters>;
+  /**
+   * Pids of the scratch database's backends (client connections, its autovacuum and parallel
+   * workers) and of the server's own processes (checkpointer, WAL writer…: no database).
+   */
+  servicePids(): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+export async function observeDatabase(databaseUrl: string): Promise<DbObserver> {
+  const u = new URL(databaseUrl);
+  const name = decodeURIComponent(u.pathname.slice(1));
+  u.pathname = '/postgres';
+  const client = new pg.Client({
+    connectionString: u.toString(),
+    application_name: 'factura-bench-observer',
+  });
+  await client.connect();
+  return {
+    async counters(settle = false) {
+      if (settle) await new Promise((r) => setTimeout(r, 1200));
+      // A fresh snapshot of the statistics on every reading (they are cached per transaction).
+      await client.query('select pg_stat_clear_snapshot()');
+      const res = await client.query(`select ${FIELDS.join(', ')} from pg_stat_database where datname = $1`, [
+        name,
+      ]);
+      const row = res.rows[0] as Record<string, string>;
+      return Object.fromEntries(FIELDS.map((f) => [f, Number(row[f])])) as DbCounters;
+    },
+    async servicePids() {
+      const res = await client.query(
+        'select pid from pg_stat_activity where (datname = $1 or datname is null) and pid <> pg_backend_pid()',
+        [name],
+      );
+      return (res.rows as { pid: number }[]).map((r) => Number(r.pid));
+    },
+    close: () => client.end(),
+  };
 }
 
 /** Differences between two readings, divided by `per` (e.g. invoices). */

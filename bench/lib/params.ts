@@ -1,9 +1,9 @@
-// What one `npm run bench` does, as numbers: BENCH_SCALE=full (the default, issue 8's figures)
-// or tiny (a few invoices per stage, for the smoke test), each figure overridable by its own
-// BENCH_* variable. Bench scripts are entry points, so they read their own variables here.
+// What one `npm run bench` does, as numbers: BENCH_SCALE=full (the default: the sizes the targets
+// are stated for) or tiny (a few invoices per stage, for the smoke test), each figure overridable
+// by its own BENCH_* variable. Bench scripts are entry points, so they read their own variables here.
 
-export type StageName = 'intake' | 'end_to_end' | 'signing' | 'batch' | 'reads' | 'memory';
-export const STAGES: StageName[] = ['intake', 'end_to_end', 'signing', 'batch', 'reads', 'memory'];
+export type StageName = 'intake' | 'latency' | 'end_to_end' | 'signing' | 'batch' | 'reads' | 'memory';
+export const STAGES: StageName[] = ['intake', 'latency', 'end_to_end', 'signing', 'batch', 'reads', 'memory'];
 
 export interface BenchParams {
   scale: 'full' | 'tiny';
@@ -15,6 +15,13 @@ export interface BenchParams {
   intakeWarmupSeconds: number;
   rawPgSeconds: number;
   rsaSeconds: number;
+  /** Worker processes (the Procfile's `worker` scaled), all counted in CPU and memory. */
+  workers: number;
+  /** Latency stage: invoices per second, for how long, and how long to wait for the webhooks. */
+  latencyRate: number;
+  latencySeconds: number;
+  latencyWarmupSeconds: number;
+  latencyTimeoutSeconds: number;
   e2eInvoices: number;
   /** Connections creating the end-to-end invoices. */
   e2eConcurrency: number;
@@ -76,6 +83,11 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     intakeWarmupSeconds: num(env, 'BENCH_INTAKE_WARMUP_SECONDS', full ? 3 : 0.5),
     rawPgSeconds: num(env, 'BENCH_RAW_PG_SECONDS', full ? 5 : 0.5),
     rsaSeconds: num(env, 'BENCH_RSA_SECONDS', full ? 2 : 0.3),
+    workers: Math.max(1, Math.floor(num(env, 'BENCH_WORKERS', 1))),
+    latencyRate: Math.max(0.1, num(env, 'BENCH_LATENCY_RATE', 10)),
+    latencySeconds: num(env, 'BENCH_LATENCY_SECONDS', full ? 30 : 1),
+    latencyWarmupSeconds: num(env, 'BENCH_LATENCY_WARMUP_SECONDS', full ? 3 : 0),
+    latencyTimeoutSeconds: num(env, 'BENCH_LATENCY_TIMEOUT_SECONDS', 60),
     e2eInvoices: num(env, 'BENCH_E2E_INVOICES', full ? 3000 : 12),
     e2eConcurrency: num(env, 'BENCH_E2E_CONCURRENCY', full ? 16 : 4),
     e2eTimeoutSeconds: num(env, 'BENCH_E2E_TIMEOUT_SECONDS', full ? 150 : 60),

@@ -1,7 +1,11 @@
 // What the processes cost while a stage runs, read from /proc (Linux): resident memory of the
-// API and worker sampled every 200 ms (VmRSS, and VmHWM, the kernel's own peak), and CPU seconds
-// per process group (API, worker, simulator, every postgres process, redis-server, the bench
-// itself) next to the whole machine's busy time, which shows where a stage's CPU went.
+// API and workers sampled every 200 ms (VmRSS, and VmHWM, the kernel's own peak), and CPU seconds
+// per process group next to the whole machine's busy time, which shows where a stage's CPU went.
+// Groups: the API, every worker process together, the simulator, the Postgres processes that
+// serve the scratch database (its backends and the server's own background processes, not the
+// backends of other databases on a shared server), redis-server (shared: other users' commands
+// count too), and the bench process itself (load generator and webhook receiver), kept apart
+// from the service.
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
@@ -104,17 +108,36 @@ function machineBusyTicks(): number {
 
 export interface CpuSnapshot {
   at: number;
+  /** Ticks per group, and per pid of the groups read pid by pid (a pid seen first later counts from 0). */
   groups: Record<string, number>;
+  pids: Record<string, Record<number, number>>;
   machine: number;
 }
 
-export function cpuSnapshot(pids: Record<string, number>): CpuSnapshot {
-  const groups: Record<string, number> = {};
-  for (const [name, pid] of Object.entries(pids)) groups[name] = ticksOf(pid);
-  groups.postgres = commTicks('postgres');
-  groups.redis = commTicks('redis-server');
-  groups.bench = ticksOf(process.pid);
-  return { at: performance.now(), groups, machine: machineBusyTicks() };
+/**
+ * CPU ticks of each group of pids. Postgres backends come and go: a backend born during the
+ * interval counts from zero, one that ended during it loses what it spent after the first reading.
+ */
+export function cpuSnapshot(groups: Record<string, number[]>): CpuSnapshot {
+  const pids: Record<string, Record<number, number>> = {};
+  const totals: Record<string, number> = {};
+  for (const [name, list] of Object.entries(groups)) {
+    pids[name] = Object.fromEntries(list.map((pid) => [pid, ticksOf(pid)]));
+    totals[name] = Object.values(pids[name]!).reduce((a, b) => a + b, 0);
+  }
+  totals.redis = commTicks('redis-server');
+  totals.bench = ticksOf(process.pid);
+  return { at: performance.now(), groups: totals, pids, machine: machineBusyTicks() };
+}
+
+/** Ticks a pid-by-pid group spent between two readings (pids of either reading). */
+function groupDelta(a: CpuSnapshot, b: CpuSnapshot, name: string): number {
+  const before = a.pids[name];
+  const after = b.pids[name];
+  if (!before || !after) return (b.groups[name] ?? 0) - (a.groups[name] ?? 0);
+  let ticks = 0;
+  for (const [pid, t] of Object.entries(after)) ticks += t - (before[Number(pid)] ?? 0);
+  return Math.max(0, ticks);
 }
 
 export interface CpuUse {
@@ -136,7 +159,7 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): CpuUse {
   };
   let known = 0;
   for (const name of Object.keys(b.groups)) {
-    const ticks = b.groups[name]! - (a.groups[name] ?? 0);
+    const ticks = groupDelta(a, b, name);
     known += ticks;
     add(name, ticks);
   }
@@ -156,7 +179,13 @@ export function perInvoice(cpuSeconds: Record<string, number>, units: number): R
   );
 }
 
-const SERVICE = ['api', 'worker', 'simulator', 'postgres', 'redis'];
+/** The service's processes; `bench` (load generator and receiver) and `other` are not counted. */
+export const SERVICE_GROUPS = ['api', 'worker', 'simulator', 'postgres', 'redis'];
+
+/** CPU ms per unit of the service's processes together. */
+export function serviceCpuMs(msPerUnit: Record<string, number>): number {
+  return Math.round(SERVICE_GROUPS.reduce((a, k) => a + (msPerUnit[k] ?? 0), 0) * 100) / 100;
+}
 
 /**
  * What the stage's rate would be if the service's processes (API, worker, simulator, Postgres,
@@ -167,9 +196,9 @@ export function cpuCeiling(msPerUnit: Record<string, number>): {
   service_cpu_ms_per_unit: number;
   ceiling_per_s: number;
 } {
-  const ms = SERVICE.reduce((a, k) => a + (msPerUnit[k] ?? 0), 0);
+  const ms = serviceCpuMs(msPerUnit);
   return {
-    service_cpu_ms_per_unit: Math.round(ms * 100) / 100,
+    service_cpu_ms_per_unit: ms,
     ceiling_per_s: ms > 0 ? Math.round((cpus().length * 1000) / ms) : NaN,
   };
 }

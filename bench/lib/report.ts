@@ -1,10 +1,10 @@
-// The bench's output: one table on stdout (stage, figure, target, met, the machine-limit figure
-// beside it and the ratio) and the same rows, every stage's figures and the machine's identity
-// in results.json.
+// The bench's output: the targets table on stdout (figure, the machine limit measured beside it,
+// ratio, target ratio, met), then the other figures; results.json holds the same rows, every
+// stage's figures and the machine's identity.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
-import type { TableRow } from './context.ts';
+import type { InfoRow, TargetRow } from './targets.ts';
 
 export function machine(): { node: string; cpu_model: string; cores: number; memory_mb: number } {
   const c = cpus();
@@ -19,20 +19,9 @@ export function machine(): { node: string; cpu_model: string; cores: number; mem
 const fmt = (v: number | string | null, unit = ''): string =>
   v === null || (typeof v === 'number' && !Number.isFinite(v))
     ? '—'
-    : `${typeof v === 'number' ? v.toLocaleString('en', { maximumFractionDigits: 2 }) : v}${unit && unit !== 'x' ? ` ${unit}` : unit}`;
+    : `${typeof v === 'number' ? v.toLocaleString('en', { maximumFractionDigits: 3 }) : v}${unit && unit !== 'x' ? ` ${unit}` : unit}`;
 
-export function renderTable(rows: TableRow[]): string {
-  const header = ['stage', 'figure', 'value', 'target', 'met', 'machine limit', 'limit', 'ratio'];
-  const cells = rows.map((r) => [
-    r.stage,
-    r.figure,
-    fmt(r.value, r.unit),
-    r.target,
-    r.met === null ? '—' : r.met ? 'met' : 'NOT met',
-    r.limit,
-    fmt(r.limitValue, r.unit === 'x' ? '' : r.unit),
-    r.ratio === null || !Number.isFinite(r.ratio) ? '—' : `${fmt(r.ratio)}x`,
-  ]);
+function table(header: string[], cells: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>
     c
@@ -40,6 +29,39 @@ export function renderTable(rows: TableRow[]): string {
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
+}
+
+/** The targets: figure, the machine limit beside it, the ratio, the target ratio, met or not. */
+export function renderTargets(rows: TargetRow[]): string {
+  return table(
+    ['stage', 'figure', 'value', 'machine limit', 'limit', 'ratio', 'target', 'target ratio', 'met'],
+    rows.map((r) => [
+      r.stage,
+      r.figure,
+      fmt(r.value, r.unit),
+      r.limit,
+      fmt(r.limit_value, r.limit_unit),
+      fmt(r.ratio),
+      r.target,
+      `${r.direction} ${fmt(r.target_ratio)}`,
+      r.met ? 'met' : 'NOT met',
+    ]),
+  );
+}
+
+/** Other figures worth reading beside the targets (estimates, growth, the signing path). */
+export function renderInfo(rows: InfoRow[]): string {
+  return table(
+    ['stage', 'figure', 'value', 'beside', 'value ', 'ratio'],
+    rows.map((r) => [
+      r.stage,
+      r.figure,
+      fmt(r.value, r.unit),
+      r.limit,
+      fmt(r.limit_value),
+      r.ratio === null || !Number.isFinite(r.ratio) ? '—' : `${fmt(r.ratio)}x`,
+    ]),
+  );
 }
 
 export function writeResults(path: string, results: Record<string, unknown>): void {

@@ -5,16 +5,15 @@
 // before. Afterwards the intake invoices' flows are taken out of the outbox so that the later
 // stages start with an empty pipeline (those invoices stay `pendiente` in the scratch database).
 import { closedLoop, percentile, request, round } from '../lib/http-load.ts';
-import type { BenchContext, TableRow } from '../lib/context.ts';
+import type { BenchContext, StageResult } from '../lib/context.ts';
 import { rawPgCommitRate } from '../lib/limits.ts';
 import { cpuBetween, cpuCeiling, cpuSnapshot, perInvoice } from '../lib/proc-stats.ts';
-import { dbCounters, perUnit } from '../lib/db-activity.ts';
+import { perUnit } from '../lib/db-activity.ts';
+import { absoluteTarget, ratioTarget } from '../lib/targets.ts';
 
-export async function intakeStage(
-  ctx: BenchContext,
-): Promise<{ figures: Record<string, unknown>; rows: TableRow[] }> {
+export async function intakeStage(ctx: BenchContext): Promise<StageResult> {
   const p = ctx.params;
-  if (ctx.children.worker) throw new Error('intake runs before the worker starts');
+  if (ctx.service.children.workers.length) throw new Error('intake runs before the workers start');
   ctx.log(`raw Postgres: one-row insert+commit, ${p.concurrency} connections, ${p.rawPgSeconds} s`);
   const raw = await rawPgCommitRate(ctx.databaseUrl, p.concurrency, p.rawPgSeconds);
   ctx.limits.pg = raw;
@@ -23,9 +22,9 @@ export async function intakeStage(
     `intake: POST /api/v1/invoices, ${p.concurrency} connections, ${p.intakeWarmupSeconds} s warm-up + ${p.intakeSeconds} s`,
   );
   const run = `${process.pid}-${Date.now()}`;
-  const pids = { api: ctx.children.api.pid, simulator: ctx.children.simulator.pid };
+  const pids = await ctx.cpuGroups();
   let cpuStart = cpuSnapshot(pids);
-  const db0 = await dbCounters(ctx.db);
+  const db0 = await ctx.observer.counters();
   let created = 0;
   let marked = false;
   const warmEnd = performance.now() + p.intakeWarmupSeconds * 1000;
@@ -40,8 +39,8 @@ export async function intakeStage(
     if (res.status === 201) created++;
     return res.status;
   });
-  const cpu = cpuBetween(cpuStart, cpuSnapshot(pids));
-  const dbWork = perUnit(db0, await dbCounters(ctx.db, true), created);
+  const cpu = cpuBetween(cpuStart, cpuSnapshot(await ctx.cpuGroups()));
+  const dbWork = perUnit(db0, await ctx.observer.counters(true), created);
   const rate = round(loop.count / loop.seconds, 0);
   const perReq = perInvoice(cpu.cpuSeconds, loop.count);
   const ceiling = cpuCeiling(perReq);
@@ -79,40 +78,48 @@ export async function intakeStage(
   ctx.log(
     `intake: ${rate}/s (p50 ${p50} ms, p99 ${p99} ms, ${loop.errors} errors); raw Postgres ${raw.perSecond}/s (p99 ${raw.p99Ms} ms)`,
   );
-  const rows: TableRow[] = [
-    {
-      stage: 'intake',
-      figure: 'invoices recorded per second (one series)',
-      value: rate,
-      unit: '/s',
-      target: '>= 2000/s',
-      met: rate >= 2000 && loop.errors === 0,
-      limit: `raw PG one-row insert+commit (${p.concurrency} conns)`,
-      limitValue: raw.perSecond,
-      ratio: round(rate / raw.perSecond, 3),
-    },
-    {
-      stage: 'intake',
-      figure: 'p99 latency of POST /api/v1/invoices',
-      value: p99,
-      unit: 'ms',
-      target: '<= 100 ms',
-      met: p99 <= 100,
-      limit: 'raw PG insert+commit p99',
-      limitValue: raw.p99Ms,
-      ratio: round(p99 / raw.p99Ms, 1),
-    },
-    {
-      stage: 'intake',
-      figure: `rate if the service had the machine (${ceiling.service_cpu_ms_per_unit} CPU ms/invoice)`,
-      value: ceiling.ceiling_per_s,
-      unit: '/s',
-      target: 'estimate',
-      met: null,
-      limit: `raw PG one-row insert+commit (${p.concurrency} conns)`,
-      limitValue: raw.perSecond,
-      ratio: round(ceiling.ceiling_per_s / raw.perSecond, 3),
-    },
-  ];
-  return { figures, rows };
+  const raw_ = `raw PG one-row insert+commit (${p.concurrency} conns)`;
+  const noErrors = { ok: loop.errors === 0, why: `${loop.errors} requests failed` };
+  return {
+    figures,
+    targets: [
+      ratioTarget(
+        {
+          id: 'intake.rate',
+          figure: 'invoices recorded per second (one series)',
+          value: rate,
+          unit: '/s',
+          limit: raw_,
+          limitValue: raw.perSecond,
+          require: [noErrors],
+        },
+        '>=',
+        0.35,
+      ),
+      absoluteTarget(
+        {
+          id: 'intake.p99',
+          figure: `p99 of POST /api/v1/invoices (p50 ${p50} ms)`,
+          value: p99,
+          unit: 'ms',
+          limit: 'raw PG insert+commit p99',
+          limitValue: raw.p99Ms,
+          require: [noErrors],
+        },
+        '<=',
+        100,
+      ),
+    ],
+    info: [
+      {
+        stage: 'intake',
+        figure: `rate if the service had the machine (${ceiling.service_cpu_ms_per_unit} CPU ms/invoice)`,
+        value: ceiling.ceiling_per_s,
+        unit: '/s',
+        limit: raw_,
+        limit_value: raw.perSecond,
+        ratio: round(ceiling.ceiling_per_s / raw.perSecond, 3),
+      },
+    ],
+  };
 }

@@ -5,12 +5,13 @@
 // terminal so numbering stays unique), then ANALYZE. The worker is stopped first (nothing
 // should pick the seeded in-flight rows up). Then p99 over HTTP, one request at a time after a
 // warm-up, of get-by-id, list by status and client name search, each beside the same query run
-// raw through pg (the database's own floor) and its EXPLAIN ANALYZE.
+// raw through pg (the database's own floor) and its EXPLAIN ANALYZE. Target: p99 ≤ 20 ms each.
 import pg from 'pg';
 import { formatId } from '../../domain/ids.ts';
 import { percentile, request, round } from '../lib/http-load.ts';
-import type { BenchContext, TableRow } from '../lib/context.ts';
+import type { BenchContext, StageResult } from '../lib/context.ts';
 import { EMISOR_ID } from '../lib/issuer.ts';
+import { absoluteTarget, type TargetId, type TargetRow } from '../lib/targets.ts';
 
 const FIRST = [
   'José',
@@ -153,16 +154,15 @@ async function seedInvoices(ctx: BenchContext, want: number): Promise<{ seconds:
 }
 
 interface Kind {
+  id: TargetId;
   name: string;
   http: (i: number) => string;
   raw: (i: number) => [string, unknown[]];
 }
 
-export async function readsStage(
-  ctx: BenchContext,
-): Promise<{ figures: Record<string, unknown>; rows: TableRow[] }> {
+export async function readsStage(ctx: BenchContext): Promise<StageResult> {
   const p = ctx.params;
-  if (ctx.children.worker) await ctx.stopWorker();
+  if (ctx.service.children.workers.length) await ctx.service.stopWorkers();
   ctx.log(
     `reads: seeding up to ${p.readClients.toLocaleString('en')} clients and ${p.readInvoices.toLocaleString('en')} invoices`,
   );
@@ -199,6 +199,7 @@ export async function readsStage(
   const tenant = [companyId, false];
   const kinds: Kind[] = [
     {
+      id: 'reads.get_invoice_by_id',
       name: 'get invoice by id',
       http: (i) => `/api/v1/invoices/${formatId('invoice', idAt(i))}`,
       raw: (i) => [
@@ -207,6 +208,7 @@ export async function readsStage(
       ],
     },
     {
+      id: 'reads.list_invoices_by_status',
       name: 'list invoices by status',
       http: (i) => `/api/v1/invoices?status=${STATUSES[i % STATUSES.length]}&limit=20`,
       raw: (i) => [
@@ -215,6 +217,7 @@ export async function readsStage(
       ],
     },
     {
+      id: 'reads.client_name_search',
       name: 'client name search',
       http: (i) => `/api/v1/clients?name=${encodeURIComponent(SEARCHES[i % SEARCHES.length]!)}&limit=20`,
       raw: (i) => [
@@ -241,7 +244,7 @@ export async function readsStage(
     requests_per_kind: p.readRequests,
     warmup_per_kind: p.readWarmup,
   };
-  const rows: TableRow[] = [];
+  const targets: TargetRow[] = [];
   try {
     for (const k of kinds) {
       const http: number[] = [];
@@ -271,20 +274,23 @@ export async function readsStage(
         explain_analyze: plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']),
       };
       ctx.log(`reads: ${k.name}: p99 ${p99} ms over HTTP (raw SQL p99 ${rawP99} ms)`);
-      rows.push({
-        stage: 'reads',
-        figure: `p99 ${k.name} (HTTP)`,
-        value: p99,
-        unit: 'ms',
-        target: '<= 20 ms',
-        met: p99 <= 20,
-        limit: 'same query, raw SQL p99',
-        limitValue: rawP99,
-        ratio: round(p99 / rawP99, 1),
-      });
+      targets.push(
+        absoluteTarget(
+          {
+            id: k.id,
+            figure: `p99 ${k.name} over HTTP, ${Number(counts?.n).toLocaleString('en')} invoices`,
+            value: p99,
+            unit: 'ms',
+            limit: 'same query, raw SQL p99',
+            limitValue: rawP99,
+          },
+          '<=',
+          20,
+        ),
+      );
     }
   } finally {
     await client.end();
   }
-  return { figures, rows };
+  return { figures, targets, info: [] };
 }

@@ -1,0 +1,134 @@
+// The dependency directions of the code base, checked by `npm run deps` (dependency-cruiser, run
+// by .ci/run after lint). Every import is resolved to a file, type-only imports included, so a
+// rule holds whatever the path spelling (`../../db/x.ts` from a route, `../db/x.ts` from a job).
+//
+//   domain  ←  db, hacienda  ←  jobs  ←  api, workers
+//
+// - domain/ holds pure rules: it imports nothing of ours (npm packages and node: built-ins only).
+// - db/ and hacienda/ may import domain/, not each other: SQL knows nothing of XML and signatures,
+//   the Hacienda code knows nothing of tables.
+// - jobs/ may import db/, hacienda/, domain/; api/ may also import jobs/ (to enqueue); workers/
+//   imports jobs/ (and db/, hacienda/, domain/). Nothing of the layers imports api/ or workers/.
+// - cli/, scripts/, bench/ and test/ are entry points: they may import anything, no layer imports
+//   them, and only test/ imports test/ (its helpers are for tests).
+// - config/ reads the environment. Every process validates it once at boot in its entry point
+//   (api/server.ts, workers/main.ts, db/migrate.ts, the simulator's main.ts, and the entry-point
+//   folders) and passes plain options down; a module called config.ts is a process's own config
+//   module (the simulator's SIMULATOR_* variables) and may use config/'s error type. Everything
+//   else in the layers may import config/ for its types only (`import type { Config }`: the shape
+//   of the options it is handed), never a value, so nothing below the edge reads the environment.
+// - The Hacienda simulator is the fake of an external system: nothing of the service imports it.
+//   Its own rule (what it may import: what a real Hacienda would know) sits beside these, under
+//   "simulator"; the paths below cover it both in hacienda/simulator/ and in a top-level simulator/.
+const SIMULATOR = '^(hacienda/simulator|simulator)/';
+const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
+const LAYERS = '^(domain|db|hacienda|jobs|api|workers|config)/';
+const OURS = '^(api|bench|cli|config|db|domain|hacienda|jobs|scripts|simulator|test|workers)/|^[^/]+\\.ts$';
+/** Where a process reads its configuration (value imports of config/ allowed). */
+const CONFIG_EDGE = [
+  '^api/server\\.ts$',
+  '^workers/main\\.ts$',
+  '^db/migrate\\.ts$',
+  '^(hacienda/simulator|simulator)/main\\.ts$',
+  '(^|/)config\\.ts$',
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ imports nothing of ours: pure rules, no I/O, testable alone.',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { path: OURS, pathNot: '^domain/' },
+    },
+    {
+      name: 'db-below-jobs',
+      comment: 'db/ may import domain/ (and config/ types) only; never hacienda/, jobs/, api/, workers/.',
+      severity: 'error',
+      from: { path: '^db/' },
+      to: { path: '^(hacienda|jobs|api|workers|simulator)/' },
+    },
+    {
+      name: 'hacienda-below-jobs',
+      comment:
+        'hacienda/ (the service side) may import domain/ (and config/ types) only; never db/, jobs/, api/, workers/.',
+      severity: 'error',
+      from: { path: '^hacienda/', pathNot: SIMULATOR },
+      to: { path: '^(db|jobs|api|workers)/' },
+    },
+    {
+      name: 'jobs-below-processes',
+      comment: 'jobs/ may import db/, hacienda/, domain/; never api/ or workers/.',
+      severity: 'error',
+      from: { path: '^jobs/' },
+      to: { path: '^(api|workers)/' },
+    },
+    {
+      name: 'processes-apart',
+      comment: 'api/ and workers/ are separate processes: neither imports the other.',
+      severity: 'error',
+      from: { path: '^(api|workers)/' },
+      to: { path: '^(api|workers)/', pathNot: '^$1/' },
+    },
+    {
+      name: 'no-layer-imports-entry-points',
+      comment: 'cli/, scripts/, bench/ and test/ are entry points: the layers never import them.',
+      severity: 'error',
+      from: { path: LAYERS },
+      to: { path: ENTRY_POINTS },
+    },
+    {
+      name: 'test-helpers-for-tests',
+      comment: 'test/ is imported by tests only.',
+      severity: 'error',
+      from: { pathNot: '^test/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'service-never-imports-the-simulator',
+      comment:
+        'The simulator is the fake of Hacienda, run as its own process: the service reaches it over HTTP only.',
+      severity: 'error',
+      from: { path: LAYERS, pathNot: SIMULATOR },
+      to: { path: SIMULATOR },
+    },
+    {
+      name: 'config-values-at-the-edge',
+      comment:
+        'Below the entry points config/ is imported for its types only (plain options are passed down); ' +
+        'loadConfig() and the other values belong to entry points and config modules.',
+      severity: 'error',
+      from: { path: '^(db|hacienda|jobs|api|workers|simulator)/', pathNot: CONFIG_EDGE },
+      to: { path: '^config/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'config-is-the-bottom',
+      comment: 'config/ imports nothing of ours: every process can load it first.',
+      severity: 'error',
+      from: { path: '^config/' },
+      to: { path: OURS, pathNot: '^config/' },
+    },
+    {
+      name: 'resolvable',
+      comment: 'Every import resolves (an unresolved one would hide from the rules above).',
+      severity: 'error',
+      from: { path: OURS },
+      to: { couldNotResolve: true },
+    },
+    // simulator: its own rule goes here (what the Hacienda simulator may import).
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|\\.local|\\.git|test/artifacts)/' },
+    // Type-only imports count: a type is a dependency on the module that defines it.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.js', '.json'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+};

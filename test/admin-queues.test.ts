@@ -7,10 +7,11 @@ import { QUEUES } from '../jobs/catalogue.ts';
 import { bullConnection } from '../jobs/redis.ts';
 import { createQueues } from '../jobs/runtime.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
+import { testRedisUrl } from './helpers/db-urls.ts';
 
 let t: TestApp;
 const prefix = `{t${randomBytes(4).toString('hex')}}`;
-const queues = createQueues(bullConnection('redis://127.0.0.1:6379') as ConnectionOptions, prefix);
+const queues = createQueues(bullConnection(testRedisUrl()) as ConnectionOptions, prefix);
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 
 beforeAll(async () => {
@@ -55,6 +56,40 @@ describe('/admin/queues', () => {
       expect(api.json().queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode)).toBe(true);
       const apiAnon = await app.inject({ url: '/admin/queues/api/queues' });
       expect(apiAnon.statusCode).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses every wrong or malformed credential with the basic challenge as problem+json', async () => {
+    const config = testConfig({ ADMIN_USER: 'ops', ADMIN_PASSWORD: 's3cret-pass', QUEUE_PREFIX: prefix });
+    const app = await buildApp(
+      { config, db: t.db, redis: t.redis, adminQueues: Object.values(queues) },
+      { logger: false },
+    );
+    try {
+      const refused = [
+        basic('ops', 'nope'),
+        basic('admin', 's3cret-pass'), // right password, wrong user
+        basic('ops', 's3cret-pass ') /* one character more */,
+        basic('', 's3cret-pass'),
+        `Basic ${Buffer.from('ops').toString('base64')}`, // no colon
+        'Basic !!!',
+        `Bearer ${Buffer.from('ops:s3cret-pass').toString('base64')}`,
+      ];
+      for (const authorization of refused) {
+        const res = await app.inject({ url: '/admin/queues/api/queues', headers: { authorization } });
+        expect(res.statusCode, authorization).toBe(401);
+        expect(res.headers['www-authenticate']).toBe('Basic realm="admin", charset="UTF-8"');
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(res.json()).toMatchObject({ code: 'admin_credentials_required', status: 401 });
+      }
+      // The scheme is case-insensitive (RFC 7617).
+      const lower = await app.inject({
+        url: '/admin/queues/api/queues',
+        headers: { authorization: basic('ops', 's3cret-pass').replace('Basic', 'basic') },
+      });
+      expect(lower.statusCode).toBe(200);
     } finally {
       await app.close();
     }

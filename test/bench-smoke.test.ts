@@ -1,13 +1,15 @@
 // Keeps `npm run bench` from rotting: the whole harness runs at BENCH_SCALE=tiny (a few invoices
 // per stage, a few thousand rows for reads) as a real child process with real API, worker and
-// simulator processes, and results.json must carry every figure of every stage. Performance
-// itself is judged by the bench, never by tests: only shape and sanity are checked here.
+// simulator processes, and results.json must carry every figure of every stage and every target
+// row (figure, limit, ratio, target ratio, met). Performance itself is judged by the bench, never
+// by tests: only shape and sanity are checked here.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { TARGET_IDS } from '../bench/lib/targets.ts';
 import { projectRoot } from '../config/index.ts';
-import { adminUrl } from './helpers/db-urls.ts';
+import { adminUrl, testRedisUrl } from './helpers/db-urls.ts';
 
 const results = join(projectRoot, 'test/artifacts', `bench-smoke-${process.pid}.json`);
 
@@ -20,6 +22,7 @@ function runBench(): Promise<{ code: number | null; output: string }> {
         ...process.env,
         NODE_ENV: 'test',
         DATABASE_URL: adminUrl(),
+        REDIS_URL: testRedisUrl(),
         BENCH_SCALE: 'tiny',
         BENCH_RESULTS: results,
       },
@@ -55,7 +58,15 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
       },
     });
     const s = r.stages;
-    expect(Object.keys(s).sort()).toEqual(['batch', 'end_to_end', 'intake', 'memory', 'reads', 'signing']);
+    expect(Object.keys(s).sort()).toEqual([
+      'batch',
+      'end_to_end',
+      'intake',
+      'latency',
+      'memory',
+      'reads',
+      'signing',
+    ]);
     expect(s.intake).toMatchObject({
       rate_per_s: num,
       p50_ms: num,
@@ -65,11 +76,21 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
       ratio_to_raw_pg: num,
     });
     expect(s.intake.requests).toBeGreaterThan(0);
+    expect(s.latency).toMatchObject({
+      all_delivered: true,
+      create_failures: 0,
+      created_to_accepted_webhook_p99_ms: num,
+      raw_rsa_sign_ms_one_core: num,
+    });
+    expect(s.latency.delivered).toBe(s.latency.invoices);
     expect(s.end_to_end).toMatchObject({
       all_delivered: true,
       create_failures: 0,
       rate_per_s: num,
       raw_rsa_per_s_one_core: num,
+      service_cpu_ms_per_invoice: num,
+      bench_cpu_ms_per_invoice: num,
+      postgres_per_invoice: { xact_commit_per_unit: num },
       statuses: { aceptada: s.end_to_end.invoices },
       webhooks: { bad_signatures: 0, duplicates: 0 },
     });
@@ -94,11 +115,27 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
       expect(s.reads[kind], kind).toMatchObject({ p50_ms: num, p99_ms: num, raw_sql_p99_ms: num });
     expect(s.reads.invoices).toBeGreaterThanOrEqual(2000);
 
-    // The table: every stage, each row with its target and the machine-limit figure beside it.
-    const stages = new Set(r.table.map((row: { stage: string }) => row.stage));
-    expect([...stages].sort()).toEqual(['batch', 'end to end', 'intake', 'memory', 'reads', 'signing']);
-    for (const row of r.table)
-      expect(row).toMatchObject({ figure: expect.any(String), target: expect.any(String) });
-    expect(output).toMatch(/stage\s+figure\s+value\s+target\s+met/);
+    // Every target row, each with the figure, the limit measured beside it, the ratio, the target
+    // ratio and met; the ratio is the figure over the limit.
+    expect(r.targets.map((t: { id: string }) => t.id)).toEqual(TARGET_IDS);
+    for (const t of r.targets) {
+      expect(t, t.id).toMatchObject({
+        figure: expect.any(String),
+        value: num,
+        limit: expect.any(String),
+        limit_value: num,
+        ratio: num,
+        target_ratio: num,
+        direction: expect.stringMatching(/^(<=|>=)$/),
+        met: expect.any(Boolean),
+      });
+      expect(t.ratio, t.id).toBeCloseTo(t.value / t.limit_value, 2);
+    }
+    expect(r.targets_met).toEqual({ met: r.targets.filter((t: any) => t.met).length, of: TARGET_IDS.length });
+    expect(r.notes.postgres_commits).toMatch(/autocommit/);
+    expect(output).toMatch(
+      /stage\s+figure\s+value\s+machine limit\s+limit\s+ratio\s+target\s+target ratio\s+met/,
+    );
+    expect(output).toMatch(/Postgres commits: .*autocommit/);
   });
 });

@@ -2,20 +2,29 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateXml } from '../hacienda/xsd.ts';
+import { validateXml } from './helpers/xsd.ts';
 import { verifyXadesSignature } from '../hacienda/verify.ts';
 import { call, startTestApp, TEST_SECRETS_KEY, type TestApp } from './helpers/app.ts';
+import { testRedisUrl } from './helpers/db-urls.ts';
 
 const run = promisify(execFile);
 let t: TestApp;
+/** Temporary folders of this file's input documents, removed at the end. */
+const tempDirs: string[] = [];
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const r = await run(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: t.database.url, SECRETS_KEY: TEST_SECRETS_KEY, NODE_ENV: 'test' },
+      env: {
+        ...process.env,
+        DATABASE_URL: t.database.url,
+        REDIS_URL: testRedisUrl(),
+        SECRETS_KEY: TEST_SECRETS_KEY,
+        NODE_ENV: 'test',
+      },
     });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
@@ -28,6 +37,7 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   await t.close();
 });
 
@@ -178,6 +188,7 @@ describe('npm run cli', () => {
     });
     const services = await call(t.app, 'GET', '/api/v1/services', { key });
     const dir = mkdtempSync(join(tmpdir(), 'doc-'));
+    tempDirs.push(dir);
     const shapeB = join(dir, 'b.json');
     writeFileSync(
       shapeB,

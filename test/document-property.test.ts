@@ -14,7 +14,7 @@ import { createSigner, type XadesSigner } from '../hacienda/signer.ts';
 import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { verifyXadesSignature } from '../hacienda/verify.ts';
 import { buildFacturaXml } from '../hacienda/xml/factura.ts';
-import { validateXmlBatch } from '../hacienda/xsd.ts';
+import { validateXmlBatch } from './helpers/xsd.ts';
 import {
   EMISORES,
   facturaOf,

@@ -18,7 +18,7 @@ import { verifyXadesSignature } from '../hacienda/verify.ts';
 import { XmlDocumentError } from '../hacienda/xades-env.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
 import { buildFacturaXml } from '../hacienda/xml/factura.ts';
-import { validateXmlBatch } from '../hacienda/xsd.ts';
+import { validateXmlBatch } from './helpers/xsd.ts';
 import { testDocument, testFactura, TEST_LINES } from './helpers/documents.ts';
 import { EMISORES, facturaOf, invoiceArb, totalsOf } from './helpers/invoice-arbitraries.ts';
 import { verifyManyWithXmlsec } from './helpers/xmlsec.ts';

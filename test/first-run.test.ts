@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
 import { createRedis, waitForRedis } from '../jobs/redis.ts';
 import { TEST_SECRETS_KEY } from './helpers/app.ts';
-import { adminUrl, testDatabaseUrl } from './helpers/db-urls.ts';
+import { adminUrl, testDatabaseUrl, testRedisUrl } from './helpers/db-urls.ts';
 import { freePort, stopProcess } from './helpers/processes.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -20,7 +20,7 @@ let running: ChildProcess | null = null;
 afterAll(async () => {
   if (running) await stopProcess(running);
   // This run's Redis keys: the queues' and the tagged ones beside them ({t-start-…:rl} …).
-  const redis = createRedis('redis://127.0.0.1:6379', 'api');
+  const redis = createRedis(testRedisUrl(), 'api');
   try {
     await waitForRedis(redis);
     for (const pattern of [`{t-start-${process.pid}}*`, `{t-start-${process.pid}:*`]) {
@@ -75,7 +75,7 @@ describe('first run', () => {
       PORT: String(port),
       SIMULATOR_PORT: String(simPort),
       DATABASE_URL: testDatabaseUrl(dbName),
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_URL: testRedisUrl(),
       QUEUE_PREFIX: `{t-start-${process.pid}}`,
       SECRETS_KEY: TEST_SECRETS_KEY,
       ADMIN_PASSWORD: '',

@@ -1,8 +1,13 @@
 // Builds the migrated template database once per test run; each test file clones it
 // (CREATE DATABASE … TEMPLATE), which takes milliseconds and keeps files independent.
 // The template's name carries this run's pid, so two runs on one machine never collide.
+// Leftovers of earlier runs are removed: their databases, and process logs in test/artifacts
+// older than a day (a run never lasts that long, so a concurrent run's logs are kept).
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import knexFactory from 'knex';
 import type { TestProject } from 'vitest/node';
+import { projectRoot } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { migrateLatest } from '../db/migrator.ts';
 import { adminUrl, testDatabaseUrl } from './helpers/db-urls.ts';
@@ -22,7 +27,23 @@ function isAlive(pid: number): boolean {
   }
 }
 
+function pruneOldArtifacts(): void {
+  const dir = join(projectRoot, 'test/artifacts');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // no artifacts yet
+  }
+  const dayAgo = Date.now() - 86_400_000;
+  for (const name of names) {
+    const path = join(dir, name);
+    if (name.endsWith('.log') && statSync(path).mtimeMs < dayAgo) rmSync(path, { force: true });
+  }
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  pruneOldArtifacts();
   const template = `factura_tpl_${process.pid}`;
   const admin = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 1 } });
   try {

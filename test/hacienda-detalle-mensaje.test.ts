@@ -161,11 +161,18 @@ describe('explainDetalleMensaje', () => {
 
   it('falls back to the raw text for unknown messages', () => {
     const r = explainDetalleMensaje(
-      'El comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n-205, "El código CABYS no existe, revise.", 0, 0\n]',
+      'El comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n-205, "El receptor no está inscrito, revise.", 0, 0\n]',
     );
     expect(r.items[0]?.kind).toBeNull();
-    expect(r.items[0]?.readable.es).toBe('El código CABYS no existe, revise. (-205)');
-    expect(r.items[0]?.readable.en).toBe('Hacienda reported (-205): "El código CABYS no existe, revise."');
+    expect(r.items[0]?.readable.es).toBe('El receptor no está inscrito, revise. (-205)');
+    expect(r.items[0]?.readable.en).toBe('Hacienda reported (-205): "El receptor no está inscrito, revise."');
+  });
+
+  it("recognises a CABYS rejection by its key word, whatever Hacienda's code", () => {
+    const r = explainDetalleMensaje(
+      'El comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n-205, "El código CABYS no existe, revise.", 0, 0\n]',
+    );
+    expect(r.items[0]?.kind).toBe('cabys');
   });
 
   it('gives a summary even when Hacienda gives no reason', () => {

@@ -2,11 +2,10 @@
 // X-Ratelimit-* headers, the /_simulator admin endpoints, knob validation, the environment
 // parsing of the standalone process, and the repeatability of the seeded fault injector.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/index.ts';
-import { buildSimulator } from '../hacienda/simulator/app.ts';
-import type { SimulatorApp } from '../hacienda/simulator/app.ts';
-import { knobEnvName, loadSimulatorConfig } from '../hacienda/simulator/config.ts';
-import { DEFAULT_KNOBS } from '../hacienda/simulator/knobs.ts';
+import { buildSimulator } from '../simulator/app.ts';
+import type { SimulatorApp } from '../simulator/app.ts';
+import { knobEnvName, loadSimulatorConfig, SimulatorConfigError } from '../simulator/config.ts';
+import { DEFAULT_KNOBS } from '../simulator/knobs.ts';
 import { buildFactura, EMISOR, signerFor, submission } from './helpers/hacienda-fixtures.ts';
 
 const TOKEN_STAG = '/auth/realms/rut-stag/protocol/openid-connect/token';
@@ -214,20 +213,30 @@ describe('configuration', () => {
     );
   });
 
-  it('reads knobs, users and host from SIMULATOR_* variables', () => {
+  it('reads knobs, users, host and port from SIMULATOR_* variables', () => {
     expect(knobEnvName('processingDelayMs')).toBe('SIMULATOR_PROCESSING_DELAY_MS');
     const c = loadSimulatorConfig({
       SIMULATOR_PROCESSING_DELAY_MS: '250',
       SIMULATOR_SERVER_ERROR_RATE: '0.3',
       SIMULATOR_CHECK_SCHEMA: 'false',
       SIMULATOR_USERS: 'a:b,c:d:e',
+      SIMULATOR_PORT: '7401',
+      XSD_DIR: '/srv/xsd',
+      NODE_ENV: 'test',
     });
     expect(c).toEqual({
       host: '127.0.0.1',
+      port: 7401,
+      xsdDir: '/srv/xsd',
+      logLevel: 'silent',
+      adminToken: null,
+      cabysCatalogue: null,
+      trustedCertificates: [],
       users: { a: 'b', c: 'd:e' },
       knobs: { processingDelayMs: 250, serverErrorRate: 0.3, checkSchema: false },
     });
-    expect(() => loadSimulatorConfig({ SIMULATOR_TIMEOUT_RATE: '3' })).toThrow(ConfigError);
+    expect(() => loadSimulatorConfig({ SIMULATOR_TIMEOUT_RATE: '3' })).toThrow(SimulatorConfigError);
+    expect(() => loadSimulatorConfig({ SIMULATOR_PORT: 'x' })).toThrow(/^SIMULATOR_PORT: /);
     expect(() => loadSimulatorConfig({ SIMULATOR_TIMEOUT_RATE: '3' })).toThrow(/^SIMULATOR_TIMEOUT_RATE: /);
     expect(() => loadSimulatorConfig({ SIMULATOR_USERS: 'nopassword' })).toThrow(/SIMULATOR_USERS/);
   });

@@ -6,10 +6,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseMensajeHacienda } from '../hacienda/mensaje-hacienda.ts';
 import { explainMensajeHacienda } from '../hacienda/rejection-reasons.ts';
-import { HACIENDA_IDENTITY } from '../hacienda/simulator/app.ts';
+import { HACIENDA_IDENTITY } from '../simulator/app.ts';
 import { certificateBelongsTo } from '../hacienda/signing-key.ts';
 import { verifyXadesSignature } from '../hacienda/verify.ts';
-import { validateXml } from '../hacienda/xsd.ts';
+import { validateXml } from './helpers/xsd.ts';
 import {
   buildFactura,
   clientFor,
@@ -37,7 +37,12 @@ afterAll(async () => {
   await sim.app.close();
 });
 beforeEach(() => {
-  sim.app.simulator.configure({ processingDelayMs: 0, forcedRejectionRate: 0, errorStateRate: 0 });
+  sim.app.simulator.configure({
+    processingDelayMs: 0,
+    forcedRejectionRate: 0,
+    errorStateRate: 0,
+    lostDocumentRate: 0,
+  });
 });
 
 const factura = (opts: Partial<Parameters<typeof buildFactura>[0]> = {}) =>
@@ -313,6 +318,26 @@ describe('rejections, with Hacienda codes and readable reasons', () => {
     const rejected = built.find((_, i) => states[i] === 'rechazado')!;
     const s = await c.client.status(rejected.clave);
     expect(explainMensajeHacienda(s.found ? (s.responseXml ?? '') : '').items[0]?.kind).toBe('ubicacion');
+  });
+
+  it('loses a received document when told to: 202, then 404; the same document sent again is new', async () => {
+    sim.app.simulator.configure({ lostDocumentRate: 1 });
+    const built = factura();
+    const doc = submission(built, await (await signerFor(EMISOR)).sign(built.xml));
+    const before = sim.app.simulator.counters();
+    expect(await c.client.submit(doc)).toMatchObject({ status: 202, duplicate: false });
+    expect(await c.client.status(built.clave)).toMatchObject({ found: false });
+    expect(sim.app.simulator.counters()).toMatchObject({
+      lost: before.lost + 1,
+      received: before.received,
+    });
+    sim.app.simulator.configure({ lostDocumentRate: 0 });
+    expect(await c.client.submit(doc)).toMatchObject({ status: 202, duplicate: false });
+    expect(await pollUntilTerminal(c.client, built.clave)).toMatchObject({ found: true, state: 'aceptado' });
+    expect(sim.app.simulator.counters()).toMatchObject({
+      received: before.received + 1,
+      duplicates: before.duplicates,
+    });
   });
 
   it('ends in "error" without respuesta-xml when told to', async () => {

@@ -1,6 +1,6 @@
 // The batch API: up to 1,000 invoices per request, per-item outcomes, partial failure, repeats
 // that create nothing twice, and a processor that can run twice without harm.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Job } from 'bullmq';
 import { pino } from 'pino';
 import { processBatch, type BatchJobData } from '../jobs/batch-process.ts';
@@ -8,7 +8,7 @@ import type { JobContext } from '../jobs/context.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -199,6 +199,7 @@ describe('npm run cli -- import', () => {
       ),
     );
     const dir = mkdtempSync(join(tmpdir(), 'import-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'invoices.jsonl');
     writeFileSync(file, lines.join('\n') + '\n');
     const runImport = async () => {

@@ -2,7 +2,7 @@
 // against the Hacienda simulator, with the official XSD and xmlsec1 as independent checkers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
-import { validateXml } from '../hacienda/xsd.ts';
+import { validateXml } from './helpers/xsd.ts';
 import { testCaCertificate } from '../hacienda/test-certificates.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';

@@ -17,6 +17,7 @@ import type { RouteEntry } from '../api/app.ts';
 import { createApiKey, revokeApiKey, rollApiKey } from '../db/queries/api-keys.ts';
 import { createCompany } from '../db/queries/companies.ts';
 import { saveHaciendaCredentials, saveSigningKey } from '../db/queries/credentials.ts';
+import { hashApiKeySecret } from '../domain/api-key-secret.ts';
 import { formatId, type IdKind } from '../domain/ids.ts';
 import { SCOPES, type Scope } from '../domain/scopes.ts';
 import { seal, sealSigningMaterial } from '../hacienda/secret-box.ts';
@@ -290,6 +291,51 @@ describe('scopes', () => {
       // without manage:keys the route itself refuses; otherwise the handler names the scope
       expect(res.json().required_scope).toEqual(s === 'manage:keys' ? s : [s]);
     }
+  });
+});
+
+describe('acting on another key', () => {
+  it('every key route taking an id refuses a key lacking any scope of the target (403 naming them), changing nothing', async () => {
+    const db = f.database.db;
+    const a = tenants.find((t) => t.name === 'A-test')!;
+    const keyRoutes = api.filter((r) => r.url.startsWith('/api/v1/keys/:id') && r.method !== 'HEAD');
+    expect(keyRoutes.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
+      'DELETE /api/v1/keys/:id',
+      'POST /api/v1/keys/:id/roll',
+    ]);
+    // The tenant's all-scope key, attacked by a key holding manage:keys and all but one scope.
+    const target = (
+      await db('api_key_secrets')
+        .where({ secretHash: hashApiKeySecret(a.key) })
+        .first()
+    ).keyId as number;
+    const snapshot = async () => ({
+      key: await db('api_keys').where({ id: target }).first('scopes', 'revokedAt', 'updatedAt'),
+      secrets: await db('api_key_secrets').where({ keyId: target }).orderBy('id'),
+    });
+    const before = await snapshot();
+    const bodies: Record<string, unknown> = { POST: { grace_period_seconds: 0 } };
+    for (const r of keyRoutes) {
+      for (const s of SCOPES.filter((x) => x !== 'manage:keys')) {
+        const url = r.url.replace(':id', formatId('apiKey', target));
+        const res = await call(r.method as Method, url, scopeKeys.get(`allBut:${s}`), bodies[r.method]);
+        const where = `${r.method} ${r.url} on an all-scope key with all but ${s}`;
+        figures.scopeChecks += 1;
+        problem(res, 403, 'insufficient_scope', where);
+        expect(res.json().required_scope, where).toEqual([s]);
+      }
+      const res = await call(
+        r.method as Method,
+        r.url.replace(':id', formatId('apiKey', target)),
+        scopeKeys.get('only:manage:keys'),
+        bodies[r.method],
+      );
+      figures.scopeChecks += 1;
+      problem(res, 403, 'insufficient_scope', `${r.method} ${r.url} with only manage:keys`);
+      expect(res.json().required_scope).toEqual(SCOPES.filter((x) => x !== 'manage:keys'));
+    }
+    expect(await snapshot()).toEqual(before);
+    expect((await call('GET', '/api/v1/clients', a.key)).statusCode).toBe(200);
   });
 });
 

@@ -8,6 +8,7 @@ import { QUEUES } from '../jobs/catalogue.ts';
 import { metrics } from '../jobs/metrics.ts';
 import { createRedis, waitForRedis } from '../jobs/redis.ts';
 import { call, testConfig } from './helpers/app.ts';
+import { testRedisUrl } from './helpers/db-urls.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { freePort } from './helpers/processes.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -255,7 +256,7 @@ describe('/metrics', () => {
 
 const redisClients: { disconnect(): void }[] = [];
 async function redisFor() {
-  const r = createRedis('redis://127.0.0.1:6379', 'api');
+  const r = createRedis(testRedisUrl(), 'api');
   await waitForRedis(r);
   redisClients.push(r);
   return r;

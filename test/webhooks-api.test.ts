@@ -2,7 +2,8 @@
 // URLs on private/loopback/link-local addresses refused naming `url`, validation as
 // problem+json with paths, scopes, tenant and mode isolation, events of the last 30 days with
 // filters and cursor pagination, redelivery requests.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import dns from 'node:dns';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { open } from '../hacienda/secret-box.ts';
 import { call, createTestCompany, createTestKey, startTestApp, type TestApp } from './helpers/app.ts';
 
@@ -77,6 +78,11 @@ describe('webhook endpoints', () => {
     'https://[fd00::1]/hooks',
     'https://[fe80::1]/hooks',
     'https://2130706433/hooks',
+    'https://[64:ff9b:1::a00:1]/hooks',
+    'https://[::ffff:0:808:808]/hooks',
+    'https://[2001::1]/hooks',
+    'https://[2001:0:4136:e378:8000:63bf:3f57:fdf2]/hooks',
+    'https://[5f00::1]/hooks',
   ])('refuses the live-mode URL %s with 422 naming url', async (url) => {
     const res = await create(liveKey, { url, events: ['invoice.paid'] });
     expect(res.statusCode).toBe(422);
@@ -86,6 +92,38 @@ describe('webhook endpoints', () => {
     expect(p.errors).toEqual([expect.objectContaining({ path: '/url', code: 'private_address' })]);
     expect(p.request_id).toBeTruthy();
   });
+
+  it.each([
+    ['64:ff9b:1::a00:1', 6],
+    ['::ffff:0:808:808', 6],
+    ['2001:0:4136:e378:8000:63bf:3f57:fdf2', 6],
+    ['3fff::1', 6],
+  ] as const)(
+    'refuses a live-mode host that resolves to %s (beside a public address), and nothing is stored',
+    async (address, family) => {
+      // The DNS answer is the only fake: a name on the internet whose AAAA record points there.
+      const lookup = vi.spyOn(dns.promises, 'lookup').mockResolvedValue([
+        { address: '93.184.216.34', family: 4 },
+        { address, family },
+      ] as never);
+      try {
+        const before = await t.db('webhook_endpoints').count('* as n');
+        const res = await create(liveKey, {
+          url: 'https://hooks.customer.example/in',
+          events: ['invoice.paid'],
+        });
+        expect(lookup).toHaveBeenCalledWith('hooks.customer.example', expect.anything());
+        expect(res.statusCode, res.body).toBe(422);
+        expect(res.json().errors).toEqual([
+          expect.objectContaining({ path: '/url', code: 'private_address' }),
+        ]);
+        expect(res.json().errors[0].message).toContain(address);
+        expect(await t.db('webhook_endpoints').count('* as n')).toEqual(before);
+      } finally {
+        lookup.mockRestore();
+      }
+    },
+  );
 
   it('live mode needs https and a public address; an IP literal on the internet is accepted', async () => {
     const http = await create(liveKey, { url: 'http://93.184.216.34/hooks', events: ['invoice.paid'] });

@@ -20,7 +20,15 @@ let s: Awaited<ReturnType<typeof seedIssuer>>;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  e = await startE2E({ env: { WEBHOOK_BACKOFF_BASE_MS: '100', WEBHOOK_TIMEOUT_MS: '1000' } });
+  e = await startE2E({
+    env: {
+      WEBHOOK_BACKOFF_BASE_MS: '100',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      // A document Hacienda loses turns into invoice.processing_failed within seconds.
+      HACIENDA_MISSING_RESEND_MS: '300',
+      HACIENDA_MISSING_FAIL_MS: '1500',
+    },
+  });
   s = await seedIssuer(e.db, e.config);
 });
 afterAll(async () => {
@@ -75,6 +83,7 @@ describe('a receiver subscribed to every event kind', () => {
   let client: any;
   let accepted: any;
   let rejected: any;
+  let lost: any;
 
   beforeAll(async () => {
     ({ r: all } = await receiver(EVENT_KINDS));
@@ -91,6 +100,18 @@ describe('a receiver subscribed to every event kind', () => {
       rejected = await invoiceReaching('rechazada');
     } finally {
       e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    e.sim.simulator.configure({ lostDocumentRate: 1 });
+    try {
+      lost = await invoiceReaching('enviada');
+      await waitFor(
+        () => all.ofKind('invoice.processing_failed').some((x) => x.body.data.id === lost.id),
+        20_000,
+        50,
+        'the lost document to become invoice.processing_failed',
+      );
+    } finally {
+      e.sim.simulator.configure({ lostDocumentRate: 0 });
     }
     await waitFor(() => EVENT_KINDS.every((k) => all.ofKind(k).length > 0), 15_000, 50, 'every event kind');
     await waitFor(() => all.ofKind('invoice.rejected').some((x) => x.body.data.id === rejected.id), 15_000);
@@ -135,6 +156,16 @@ describe('a receiver subscribed to every event kind', () => {
     expect(data).toMatchObject({ object: 'invoice', status: 'rechazada', balance_due: '0.00' });
     expect(data.rejection_reason.message.length).toBeGreaterThan(10);
     expect(data.rejection_reason.items.length).toBeGreaterThan(0);
+  });
+
+  it('invoice.processing_failed carries the processing error, the invoice still enviada', () => {
+    const data = all.ofKind('invoice.processing_failed').find((x) => x.body.data.id === lost.id)!.body.data;
+    expect(data).toMatchObject({
+      object: 'invoice',
+      status: 'enviada',
+      processing_error: { step: 'status', code: 'hacienda_document_lost', permanent: true },
+    });
+    expect(all.ofKind('invoice.processing_failed').filter((x) => x.body.data.id === lost.id)).toHaveLength(1);
   });
 
   it('payment.created carries the payment; invoice.paid exactly the reference payload (plus additive fields)', () => {

@@ -16,7 +16,7 @@ import { verifyXadesSignature } from '../hacienda/verify.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
 import { buildFacturaXml } from '../hacienda/xml/factura.ts';
 import { XmlCharacterError, escapeAttr, escapeText } from '../hacienda/xml/writer.ts';
-import { schemaPath, validateXml, validateXmlBatch } from '../hacienda/xsd.ts';
+import { schemaPath, validateXml, validateXmlBatch } from './helpers/xsd.ts';
 import type { DocumentLine, FacturaDocument } from '../hacienda/xml/types.ts';
 import { TEST_EMISOR, TEST_LINES, TEST_RECEPTOR, testDocument, testFactura } from './helpers/documents.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';

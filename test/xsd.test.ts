@@ -1,18 +1,13 @@
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, projectRoot } from '../config/index.ts';
 import { createSigner, type XadesSigner } from '../hacienda/signer.ts';
 import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { buildFacturaXml } from '../hacienda/xml/factura.ts';
-import {
-  SchemaNotFoundError,
-  XmllintMissingError,
-  schemaPath,
-  toHaciendaRows,
-  validateXml,
-  validateXmlBatch,
-} from '../hacienda/xsd.ts';
+import { SchemaNotFoundError, XmllintMissingError, schemaPath, toHaciendaRows } from '../hacienda/xsd.ts';
 import { TEST_EMISOR, testFactura } from './helpers/documents.ts';
+import { validateXml, validateXmlBatch } from './helpers/xsd.ts';
 
 const NS = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/facturaElectronica';
 
@@ -36,13 +31,15 @@ function position(xml: string, needle: string): { line: number; column: number }
 }
 
 describe('schemaPath', () => {
-  it('defaults to the configured XSD directory and the 2026 set', () => {
-    expect(schemaPath('FacturaElectronica')).toBe(
+  it('is <dir>/<set>/<Type>_V4.4.xsd in the directory given, the 2026 set by default', () => {
+    expect(schemaPath('FacturaElectronica', { schemaDir: loadConfig().xsdDir })).toBe(
       join(loadConfig().xsdDir, '2026/v4.4/FacturaElectronica_V4.4.xsd'),
     );
-    expect(loadConfig({ ...process.env, XSD_DIR: '' }).xsdDir).toBe(
-      resolve(projectRoot, '../shared/hacienda/xsd'),
-    );
+    // Unset: shared/hacienda/xsd beside the checkout or beside a folder above it (a worktree).
+    const found = loadConfig({ ...process.env, XSD_DIR: '' }).xsdDir;
+    expect(found.endsWith(join('shared', 'hacienda', 'xsd'))).toBe(true);
+    expect(projectRoot.startsWith(dirname(dirname(dirname(found))) + sep)).toBe(true);
+    expect(existsSync(join(found, '2026/v4.4/FacturaElectronica_V4.4.xsd'))).toBe(true);
     expect(schemaPath('MensajeHacienda', { schemaDir: '/x', schemaSet: '2024/v4.4' })).toBe(
       '/x/2024/v4.4/MensajeHacienda_V4.4.xsd',
     );

@@ -11,6 +11,7 @@ import type { Db } from '../../db/connection.ts';
 import { createRedis, waitForRedis } from '../../jobs/redis.ts';
 import { SCOPES, type Scope } from '../../domain/scopes.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
+import { testRedisUrl } from './db-urls.ts';
 
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -21,7 +22,11 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     NODE_ENV: 'test',
     SECRETS_KEY: TEST_SECRETS_KEY,
     LOG_LEVEL: 'silent',
+    REDIS_URL: testRedisUrl(),
     QUEUE_PREFIX: `{t${randomBytes(4).toString('hex')}}`,
+    // API tests make more failed authentications from one address (inject's 127.0.0.1) than a
+    // client may; test/failed-auth.test.ts sets the real limit.
+    AUTH_FAILURE_LIMIT: '100000',
     ...overrides,
   });
 }

@@ -1,4 +1,6 @@
-// Where the test databases live: TEST_DATABASE_URL names the server (default: local trust auth).
+// Where the test databases and Redis live: TEST_DATABASE_URL names the PostgreSQL server and
+// TEST_REDIS_URL the Redis server (defaults: the local ones, trust auth), so a machine whose
+// servers listen elsewhere runs the suite without editing it.
 function base(): URL {
   return new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 }
@@ -13,4 +15,9 @@ export function testDatabaseUrl(name: string): string {
   const u = base();
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+/** The shared Redis every test uses (each file under its own queue prefix). */
+export function testRedisUrl(): string {
+  return process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 }

@@ -14,7 +14,7 @@ import { createClient } from '../../db/queries/clients.ts';
 import type { Db } from '../../db/connection.ts';
 import { sealSigningMaterial } from '../../hacienda/secret-box.ts';
 import { certificateInfo } from '../../hacienda/signing-key.ts';
-import { buildSimulator, type SimulatorApp, type SimulatorOptions } from '../../hacienda/simulator/app.ts';
+import { buildSimulator, type SimulatorApp, type SimulatorOptions } from '../../simulator/app.ts';
 import { createTestCertificate } from '../../hacienda/test-certificates.ts';
 import { QUEUES } from '../../jobs/catalogue.ts';
 import { metricsTotalsKey } from '../../jobs/metrics.ts';
@@ -23,6 +23,7 @@ import { startRuntime, type Runtime, type RuntimeOptions } from '../../jobs/runt
 import { SCOPES } from '../../domain/scopes.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { testConfig } from './app.ts';
+import { testRedisUrl } from './db-urls.ts';
 
 export interface E2E {
   app: FastifyInstance;
@@ -58,7 +59,7 @@ export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
   });
   const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
   const prefix = `{t${randomBytes(4).toString('hex')}}`;
-  const redisUrl = o.redisUrl ?? 'redis://127.0.0.1:6379';
+  const redisUrl = o.redisUrl ?? testRedisUrl();
   let config = testConfig({
     DATABASE_URL: database.url,
     REDIS_URL: redisUrl,

@@ -18,8 +18,8 @@ import type {
   SubmitDocument,
   TokenManager,
 } from '../../hacienda/client/index.ts';
-import { buildSimulator } from '../../hacienda/simulator/app.ts';
-import type { SimulatorApp, SimulatorOptions } from '../../hacienda/simulator/app.ts';
+import { buildSimulator } from '../../simulator/app.ts';
+import type { SimulatorApp, SimulatorOptions } from '../../simulator/app.ts';
 
 export const EMISOR = {
   idType: '02',

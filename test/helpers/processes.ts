@@ -1,24 +1,29 @@
 // Real processes for fault tests: a worker process (killed with SIGKILL on purpose) and a
 // private redis-server on its own port (stopped and started on purpose) so other test files
-// sharing the machine's Redis are never disturbed.
+// sharing the machine's Redis are never disturbed. Ports are taken free from the OS, programs
+// found on this machine (executables.ts), and a private server's files live in the OS temporary
+// folder and are removed when it stops.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { projectRoot } from '../../config/index.ts';
+import { postgresBinDir } from './executables.ts';
 
-/** Starts `workers/main.ts`; its output goes to test/artifacts/worker-<n>.log. */
-export function startWorkerProcess(env: Record<string, string>): ChildProcess {
+/** Starts `workers/main.ts`; its output goes to `logFile` (test/artifacts/worker-<pid>-<time>-<n>.log). */
+export function startWorkerProcess(env: Record<string, string>): ChildProcess & { logFile: string } {
   const dir = join(projectRoot, 'test/artifacts');
   mkdirSync(dir, { recursive: true });
-  const out = openSync(join(dir, `worker-${process.pid}-${Date.now()}.log`), 'a');
+  const logFile = join(dir, `worker-${process.pid}-${Date.now()}-${++started}.log`);
+  const out = openSync(logFile, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
     cwd: projectRoot,
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG ?? 'warn', ...env },
     stdio: ['ignore', out, out],
   });
-  return child;
+  return Object.assign(child, { logFile });
 }
+let started = 0;
 
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -61,8 +66,6 @@ export async function startRedisServer(port: number): Promise<ChildProcess> {
   return child;
 }
 
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-
 export interface PrivatePostgres {
   url(database?: string): string;
   port: number;
@@ -73,21 +76,26 @@ export interface PrivatePostgres {
 /**
  * A private PostgreSQL instance (initdb in a temporary folder, its own port) for tests that
  * stop and restart the database, so other test files sharing the machine's server are never
- * disturbed. Runs as the `postgres` system user, as PostgreSQL refuses to run as root.
+ * disturbed. As root it runs as the `postgres` system user (PostgreSQL refuses to run as root);
+ * otherwise as the current user. stop() removes its folder.
  */
 export async function startPostgresServer(): Promise<PrivatePostgres> {
   const { execFileSync } = await import('node:child_process');
-  const { mkdtempSync, chmodSync } = await import('node:fs');
+  const { mkdtempSync, chmodSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
+  const bin = postgresBinDir();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'pg-'));
   chmodSync(dir, 0o777);
   const data = join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
   const asPg = (cmd: string, args: string[]) =>
-    execFileSync('runuser', ['-u', 'postgres', '--', join(PG_BIN, cmd), ...args], {
-      stdio: 'pipe',
-      timeout: 60_000,
-    });
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], {
+          stdio: 'pipe',
+          timeout: 60_000,
+        })
+      : execFileSync(join(bin, cmd), args, { stdio: 'pipe', timeout: 60_000 });
   asPg('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   const start = () => asPg('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start']);
@@ -105,6 +113,7 @@ export async function startPostgresServer(): Promise<PrivatePostgres> {
       } catch {
         // already stopped
       }
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -20,7 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testCaCertificate } from '../../hacienda/test-certificates.ts';
 
-export const XMLSEC1 = '/usr/bin/xmlsec1';
+import { findExecutable } from './executables.ts';
+
+/** xmlsec1 as installed on this machine (the bare name, so a missing one fails with ENOENT). */
+export const XMLSEC1 = findExecutable(['xmlsec1']) ?? 'xmlsec1';
 
 export interface XmlsecResult {
   valid: boolean;

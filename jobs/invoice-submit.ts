@@ -2,17 +2,20 @@
 // A repeat of the clave is "received", never a failure. Every attempt is recorded before its
 // POST leaves (jobs/hacienda-send.ts), so after an unknown outcome — a 5xx, a timeout, or this
 // job's worker killed mid-POST — the next attempt asks Hacienda for the clave before sending.
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { getInvoiceDocument, type InvoiceRow } from '../db/queries/invoices.ts';
-import { invoicesWithAttempts } from '../db/queries/submissions.ts';
 import { HaciendaAuthError, HaciendaRejectedError } from '../hacienda/client/index.ts';
 import type { InvoiceJobData } from './catalogue.ts';
 import { MissingCredentialsError, type JobContext } from './context.ts';
-import { sendInvoiceDocument } from './hacienda-send.ts';
+import { sendInvoiceDocument, SubmissionInFlightError } from './hacienda-send.ts';
 import { recordProcessingError } from './processing-error.ts';
 import { reverseInvoice, transition } from './invoice-state.ts';
 
-export async function submitInvoice(job: Job<InvoiceJobData>, ctx: JobContext): Promise<string> {
+export async function submitInvoice(
+  job: Job<InvoiceJobData>,
+  ctx: JobContext,
+  token?: string,
+): Promise<string> {
   const { db } = ctx;
   // 1. State check.
   const invoice = (await db('invoices').where({ id: job.data.invoiceId }).first()) as InvoiceRow | undefined;
@@ -35,9 +38,16 @@ export async function submitInvoice(job: Job<InvoiceJobData>, ctx: JobContext): 
   // 2. Send, asking first when an earlier attempt (finished or not) may have reached Hacienda.
   let via: string;
   try {
-    const askFirst = (await invoicesWithAttempts(db, [invoice.id])).has(invoice.id);
-    via = await sendInvoiceDocument(ctx, client, invoice, doc.signedXml, { reason: 'submit', askFirst });
+    via = await sendInvoiceDocument(ctx, client, invoice, doc.signedXml, {
+      reason: 'submit',
+      askFirst: 'if-attempted',
+    });
   } catch (err) {
+    if (err instanceof SubmissionInFlightError) {
+      // Another job's attempt is waiting for Hacienda: look again once its lease has run out.
+      await job.moveToDelayed(Date.now() + err.retryAfterMs + 250, token);
+      throw new DelayedError();
+    }
     if (err instanceof HaciendaRejectedError) {
       // Refused at reception (HTTP 400, not a repeat): the document will never be processed.
       await db.transaction(async (trx) => {

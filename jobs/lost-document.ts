@@ -51,7 +51,7 @@ export async function handleMissingClave(
   try {
     const via = await sendInvoiceDocument(ctx, client, invoice, doc.signedXml, {
       reason: 'lost',
-      askFirst: false, // the 404 was just seen
+      askFirst: 'never', // the 404 was just seen
     });
     ctx.log.warn({ invoiceId: invoice.id, missingMs, via }, 'Hacienda lost a received document; sent again');
     return 'resent';
@@ -59,7 +59,8 @@ export async function handleMissingClave(
     if (err instanceof HaciendaRejectedError)
       await giveUp(ctx, invoice, `Hacienda lost clave ${invoice.clave} and refused it again: ${err.message}`);
     if (err instanceof HaciendaAuthError) throw err;
-    // Unknown outcome or unavailable (recorded): the next poll tells whether it arrived.
+    // Another sender is at it, or the outcome is unknown or Hacienda unavailable (recorded): the
+    // next poll tells whether it arrived.
     return 'waiting';
   }
 }

@@ -71,7 +71,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   const handlers: Record<InvoiceStep, (job: Job<InvoiceJobData>, token?: string) => Promise<string>> = {
     sign: (job) => signInvoice(job, ctx),
-    submit: (job) => submitInvoice(job, ctx),
+    submit: (job, token) => submitInvoice(job, ctx, token),
     accounting: (job) => accountInvoice(job, ctx),
     status: (job, token) => pollInvoiceStatus(job, ctx, token),
   };

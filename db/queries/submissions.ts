@@ -1,8 +1,9 @@
 // Submissions of invoices to Hacienda, one row per attempt and per invoice. An attempt is written
 // (and committed) before the POST leaves and finished with the answer, so an attempt whose
 // worker died mid-POST stays unfinished (`finished_at` null) and the next attempt knows to ask
-// Hacienda for the clave before sending. Functions take lists of invoices so that a job over
-// many invoices records all its attempts in one statement.
+// Hacienda for the clave before sending. While its sender lives, an unfinished attempt holds a
+// lease (`lease_until`, renewed every few seconds during a slow call) and nobody else sends the
+// invoice; a dead sender's lease runs out within seconds.
 // Also the "Hacienda lost it" clock of an invoice: since when its clave has answered 404.
 import type { Knex } from 'knex';
 
@@ -30,41 +31,60 @@ export interface SubmissionEnd {
   detail: string | null;
 }
 
-/** Records attempts about to be sent (autocommit: visible even if the process dies next); ids in order. */
-export async function beginSubmissions(db: Knex, attempts: SubmissionStart[]): Promise<number[]> {
-  if (!attempts.length) return [];
-  const rows = (await db('hacienda_submissions')
-    .insert(attempts.map((a) => ({ ...a, outcome: 'sending' })))
-    .returning('id')) as { id: string | number }[];
-  return rows.map((r) => Number(r.id));
+/** An attempt in flight: how much longer its lease runs (another sender holds the invoice). */
+export interface SubmissionBusy {
+  busyMs: number;
+}
+
+/**
+ * Records an attempt about to be sent, holding a lease on the invoice for `leaseMs` (and says
+ * whether the invoice had attempts before: Hacienda may have its document already), unless an
+ * unfinished attempt of the same invoice still holds a live lease (its sender may be waiting for
+ * Hacienda's answer right now): then nothing is written and the answer says how long that lease
+ * still runs. The invoice row is locked for the check, so two senders never both start; the
+ * attempt is committed before this returns (visible even if the process dies next).
+ */
+export async function beginSubmission(
+  db: Knex,
+  start: SubmissionStart,
+  leaseMs: number,
+): Promise<{ id: number; attemptedBefore: boolean } | SubmissionBusy> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select 1 from invoices where id = ? for update', [start.invoiceId]);
+    const live = await trx.raw(
+      `select count(*) > 0 as attempted,
+              ceil(extract(epoch from max(lease_until) filter (where finished_at is null) - now())
+                   * 1000)::bigint as ms
+         from hacienda_submissions
+        where invoice_id = ?`,
+      [start.invoiceId],
+    );
+    const prior = live.rows[0] as { attempted: boolean; ms: string | null };
+    const busyMs = prior.ms !== null && Number(prior.ms) > 0 ? prior.ms : null;
+    if (busyMs !== null) return { busyMs: Number(busyMs) };
+    const [row] = (await trx('hacienda_submissions')
+      .insert({
+        ...start,
+        outcome: 'sending',
+        leaseUntil: trx.raw(`now() + ? * interval '1 millisecond'`, [leaseMs]),
+      })
+      .returning('id')) as { id: string | number }[];
+    return { id: Number(row!.id), attemptedBefore: prior.attempted };
+  });
+}
+
+/** The sender is alive and still waiting: its attempt's lease runs `leaseMs` from now. */
+export async function renewSubmissionLease(db: Knex, id: number, leaseMs: number): Promise<void> {
+  await db('hacienda_submissions')
+    .where({ id })
+    .whereNull('finishedAt')
+    .update({ leaseUntil: db.raw(`now() + ? * interval '1 millisecond'`, [leaseMs]) });
 }
 
 export async function finishSubmission(db: Knex, id: number, end: SubmissionEnd): Promise<void> {
   await db('hacienda_submissions')
     .where({ id })
-    .update({ ...end, finishedAt: db.fn.now() });
-}
-
-/** An attempt settled without sending anything (the status check found the clave). */
-export async function recordSettledSubmission(
-  db: Knex,
-  start: SubmissionStart,
-  end: SubmissionEnd,
-): Promise<void> {
-  await db('hacienda_submissions').insert({ ...start, ...end, finishedAt: db.fn.now() });
-}
-
-/**
- * Of these invoices, the ones with an earlier attempt, finished or not: Hacienda may have their
- * document (an unknown outcome, or a worker killed mid-POST), so the next attempt asks first.
- */
-export async function invoicesWithAttempts(db: Knex, invoiceIds: number[]): Promise<Set<number>> {
-  if (!invoiceIds.length) return new Set();
-  const ids = (await db('hacienda_submissions')
-    .whereIn('invoice_id', invoiceIds)
-    .distinct('invoice_id')
-    .pluck('invoice_id')) as (string | number)[];
-  return new Set(ids.map(Number));
+    .update({ ...end, finishedAt: db.fn.now(), leaseUntil: null });
 }
 
 /** Milliseconds since the invoice's latest attempt started (null: never sent). */

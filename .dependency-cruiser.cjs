@@ -121,7 +121,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|\\.local|\\.git|test/artifacts)/' },
+    exclude: { path: '^(node_modules|\\.local|\\.git|test/artifacts|dist)/' },
     // Type-only imports count: a type is a dependency on the module that defines it.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

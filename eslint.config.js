@@ -9,6 +9,7 @@ export default tseslint.config(
       'node_modules/**',
       '.local/**',
       'test/artifacts/**',
+      'dist/**',
       'eslint.config.js',
       '.dependency-cruiser.cjs',
     ],

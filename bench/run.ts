@@ -225,7 +225,7 @@ async function main(): Promise<void> {
     scale: params.scale,
     machine: { ...machine(), postgres: pgVersion, redis: redisVersion },
     setup: {
-      processes: `API, ${params.workers} worker process(es) and the Hacienda simulator as separate node processes (node --import tsx), as in the Procfile`,
+      processes: `API, ${params.workers} worker process(es) and the Hacienda simulator as separate node processes (${params.compiled ? 'the compiled build, plain node' : 'node --import tsx'}), as in the Procfile`,
       node_env: service.env.NODE_ENV,
       log_level: params.logLevel,
       simulator: `processing delay 0 ms; schema check ${params.simulatorSchema ? 'on' : 'off'}; signature, clave, consecutivo and totals checks on`,

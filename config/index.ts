@@ -9,7 +9,18 @@ import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The checkout (or installed package) root: the folder with package.json. This file runs from
+ * `config/` under tsx and from `dist/config/` in the compiled build.
+ */
+export const projectRoot = packageRoot(dirname(fileURLToPath(import.meta.url)));
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return resolve(from, '..');
+  }
+}
 
 /**
  * Hacienda's XSDs live in `shared/hacienda/xsd` beside the checkout. A checkout nested deeper (a

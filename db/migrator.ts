@@ -1,6 +1,8 @@
 // Migration runner: migrations are TypeScript modules in db/migrations, named
 // <timestamp>_<concern>.ts, loaded through an explicit source so the same code runs under
-// tsx, vitest and the release phase. Forward-only once merged.
+// tsx, vitest and the release phase. Forward-only once merged. The compiled build
+// (`npm run build`) runs the same migrations as .js files under dist/db/migrations; they keep
+// their .ts names in knex_migrations, so a database migrated by either is up to date for both.
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,11 +14,11 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 const source: Knex.MigrationSource<string> = {
   async getMigrations() {
     return readdirSync(dir)
-      .filter((f) => /^\d{14}_[a-z0-9_]+\.ts$/.test(f))
+      .filter((f) => /^\d{14}_[a-z0-9_]+\.(ts|js)$/.test(f))
       .sort();
   },
   getMigrationName(name) {
-    return name;
+    return name.replace(/\.js$/, '.ts');
   },
   async getMigration(name) {
     return (await import(pathToFileURL(join(dir, name)).href)) as Knex.Migration;

@@ -15,13 +15,16 @@
 //   SIMULATOR_ADMIN_TOKEN  bearer token for the /_simulator endpoints (at least 16 characters);
 //                    required when NODE_ENV=production, where those endpoints (which change knobs
 //                    and forget documents) must not be open to whoever reaches the port
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCabysCatalogue, readPemCertificates } from './catalogue-files.ts';
 import { KNOB_NAMES, knobKind, validateKnobs } from './knobs.ts';
 import type { SimulatorKnobs } from './knobs.ts';
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// The folder with package.json: `simulator/..` under tsx, `dist/simulator/../..` when compiled.
+const here = dirname(fileURLToPath(import.meta.url));
+const projectRoot = existsSync(join(here, '../package.json')) ? resolve(here, '..') : resolve(here, '../..');
 
 export class SimulatorConfigError extends Error {
   constructor(

@@ -16,6 +16,8 @@ export interface BenchParams {
   rawPgSeconds: number;
   rsaSeconds: number;
   /** Worker processes (the Procfile's `worker` scaled), all counted in CPU and memory. */
+  /** Run the compiled build (`npm run build`, dist/) with plain node, as production does. */
+  compiled: boolean;
   workers: number;
   /** Latency stage: invoices per second, for how long, and how long to wait for the webhooks. */
   latencyRate: number;
@@ -103,5 +105,6 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
     profile: new Set(list(env, 'BENCH_PROFILE') ?? []),
     simulatorSchema: ['1', 'true', 'yes'].includes((env.BENCH_SIMULATOR_SCHEMA ?? '').toLowerCase()),
+    compiled: ['1', 'true', 'yes'].includes((env.BENCH_COMPILED ?? '').toLowerCase()),
   };
 }

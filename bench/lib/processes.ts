@@ -47,8 +47,8 @@ export function startChild(
   const out = createWriteStream(log, { flags: 'w' });
   const args = [
     ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, `${name}-${Date.now()}`)}`] : []),
-    '--import',
-    'tsx',
+    // TypeScript through tsx; a compiled entry (dist/…/*.js) with plain node.
+    ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []),
     join(projectRoot, entry),
   ];
   const proc = spawn(process.execPath, args, {

@@ -12,6 +12,11 @@ export const ENTRY = {
   simulator: 'simulator/main.ts',
 } as const;
 
+/** An entry of the compiled build (`npm run build`), which the Procfile runs with plain node. */
+export function compiledEntry(entry: string): string {
+  return `dist/${entry.replace(/\.ts$/, '.js')}`;
+}
+
 /** The simulator's paths: readiness, and the two base URLs the service is pointed at. */
 export const SIMULATOR_PATHS = {
   ready: '/_simulator/stats',

@@ -10,6 +10,7 @@ import type { BenchParams } from './params.ts';
 import { freePort, startChild, stopChild, waitUntil, type Child } from './processes.ts';
 import {
   ENTRY,
+  compiledEntry,
   READINESS_QUEUES,
   SIMULATOR_PATHS,
   WATCHED_QUEUES,
@@ -59,8 +60,9 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     RECONCILE_STALE_MS: '86400000',
   };
   const profile = (name: string) => ({ profile: o.params.profile.has(name) });
-  const simulator = startChild('sandbox', ENTRY.simulator, env, profile('sandbox'));
-  const api = startChild('api', ENTRY.api, env, profile('api'));
+  const entry = (file: string) => (o.params.compiled ? compiledEntry(file) : file);
+  const simulator = startChild('sandbox', entry(ENTRY.simulator), env, profile('sandbox'));
+  const api = startChild('api', entry(ENTRY.api), env, profile('api'));
   await waitUntil(
     'simulator',
     async () =>
@@ -87,7 +89,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
         marker.disconnect();
       }
       const started = Array.from({ length: count }, (_, i) =>
-        startChild(count === 1 ? 'worker' : `worker-${i + 1}`, ENTRY.worker, env, profile('worker')),
+        startChild(count === 1 ? 'worker' : `worker-${i + 1}`, entry(ENTRY.worker), env, profile('worker')),
       );
       const want = children.workers.length + count;
       const probes = READINESS_QUEUES.map((q) => new Queue(q, { connection, prefix: o.queuePrefix }));

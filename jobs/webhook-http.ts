@@ -1,12 +1,42 @@
 // One webhook POST: the signed body, a total timeout, no redirects followed (a 3xx is a failed
-// attempt), and at most 1 KB of the answer kept. Live endpoints connect through
-// publicOnlyLookup, so a private address is refused at connection time as well.
+// attempt), and at most 1 KB of the answer kept. Connections are kept alive and reused (node's
+// http.Agent): deliveries to one receiver share a few sockets instead of a TCP (and TLS) set-up
+// each. Live endpoints connect through publicOnlyLookup, so every new connection is made only to
+// a checked public address (a DNS answer that changes later cannot reach a private one); their
+// pool is apart from the sandbox one, so a socket opened for an endpoint allowed to be private is
+// never handed to one that must be public.
 import http from 'node:http';
 import https from 'node:https';
 import { ForbiddenAddressError, literalAddressAllowed, publicOnlyLookup } from './webhook-address.ts';
 
 /** Bytes of the receiver's answer kept with the attempt. */
 export const EXCERPT_BYTES = 1024;
+
+const POOL = {
+  keepAlive: true,
+  // An idle socket is closed after 4 s, or 1 s before the receiver's own Keep-Alive timeout when it
+  // announces a shorter one (node's agent reads the hint), so a reused socket is rarely one the
+  // receiver is closing at that moment (node's server default is 5 s).
+  timeout: 4_000,
+  // Idle sockets kept per receiver (host and port): about the deliveries a worker has in flight.
+  maxFreeSockets: 64,
+  scheduling: 'lifo' as const,
+};
+
+/** The keep-alive pools: by scheme, and apart for endpoints that must reach public addresses. */
+const agents = {
+  any: { http: new http.Agent(POOL), https: new https.Agent(POOL) },
+  // The agent's options reach net.connect for every socket it opens, lookup included.
+  publicOnly: {
+    http: new http.Agent({ ...POOL, lookup: publicOnlyLookup as never }),
+    https: new https.Agent({ ...POOL, lookup: publicOnlyLookup as never }),
+  },
+};
+
+/** Closes every pooled connection (worker shutdown, tests). */
+export function closeWebhookConnections(): void {
+  for (const pool of Object.values(agents)) for (const agent of Object.values(pool)) agent.destroy();
+}
 
 export interface PostResult {
   statusCode: number | null;
@@ -26,7 +56,6 @@ export interface PostOptions {
 
 export async function postWebhook(o: PostOptions): Promise<PostResult> {
   const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
   if (o.publicOnly && !literalAddressAllowed(o.url)) {
     return {
       statusCode: null,
@@ -35,9 +64,29 @@ export async function postWebhook(o: PostOptions): Promise<PostResult> {
       responseExcerpt: null,
     };
   }
+  const first = await postOnce(o, started);
+  // A pooled socket the receiver closed while idle fails at once with a reset and no answer: the
+  // POST is sent again, once, on a new connection (node's documented way for keep-alive clients;
+  // a receiver that did see the first copy deduplicates on the event id).
+  if (first.resetOnReusedSocket) return (await postOnce(o, started, false)).result;
+  return first.result;
+}
+
+function postOnce(
+  o: PostOptions,
+  started: number,
+  reuse = true,
+): Promise<{ result: PostResult; resetOnReusedSocket: boolean }> {
+  const elapsed = () => Math.round(performance.now() - started);
   const url = new URL(o.url);
-  const transport = url.protocol === 'https:' ? https : http;
-  return new Promise<PostResult>((resolve) => {
+  const https_ = url.protocol === 'https:';
+  const transport = https_ ? https : http;
+  const pool = o.publicOnly ? agents.publicOnly : agents.any;
+  // Not reused: a connection of its own, closed after this request (the lookup then goes on the request).
+  const connection = reuse
+    ? { agent: https_ ? pool.https : pool.http }
+    : { agent: false as const, ...(o.publicOnly ? { lookup: publicOnlyLookup as never } : {}) };
+  return new Promise((resolve) => {
     let settled = false;
     let statusCode: number | null = null;
     const chunks: Buffer[] = [];
@@ -49,11 +98,11 @@ export async function postWebhook(o: PostOptions): Promise<PostResult> {
       if (bytes.length === 0) return null;
       return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replaceAll('\u0000', '');
     };
-    const finish = (r: Omit<PostResult, 'durationMs'>) => {
+    const finish = (r: Omit<PostResult, 'durationMs'>, resetOnReusedSocket = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...r, durationMs: elapsed() });
+      resolve({ result: { ...r, durationMs: elapsed() }, resetOnReusedSocket });
     };
     let req: http.ClientRequest | null = null;
     // The timeout covers the whole exchange; an answer whose status arrived in time counts by its
@@ -72,23 +121,23 @@ export async function postWebhook(o: PostOptions): Promise<PostResult> {
         {
           method: 'POST',
           headers: { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) },
-          agent: false,
-          ...(o.publicOnly ? { lookup: publicOnlyLookup as never } : {}),
+          ...connection,
         },
         (res) => {
           statusCode = res.statusCode ?? null;
-          const done = () => {
-            finish({ statusCode, error: null, responseExcerpt: excerpt() });
-            res.destroy();
-          };
+          const done = () => finish({ statusCode, error: null, responseExcerpt: excerpt() });
           res.on('data', (c: Buffer) => {
             if (kept < EXCERPT_BYTES) {
               chunks.push(c);
               kept += c.length;
             }
-            // Enough kept: the rest of the body is not read.
-            if (kept >= EXCERPT_BYTES) done();
+            // Enough kept: the rest of the body is not read, and its connection is not reused.
+            if (kept >= EXCERPT_BYTES) {
+              done();
+              res.destroy();
+            }
           });
+          // Read to the end: the socket goes back to the pool.
           res.on('end', done);
           res.on('error', done);
         },
@@ -99,11 +148,14 @@ export async function postWebhook(o: PostOptions): Promise<PostResult> {
       return;
     }
     req.on('error', (err: NodeJS.ErrnoException) => {
-      finish({
-        statusCode: null,
-        error: err.code ? `${err.code}: ${err.message}` : err.message,
-        responseExcerpt: null,
-      });
+      finish(
+        {
+          statusCode: null,
+          error: err.code ? `${err.code}: ${err.message}` : err.message,
+          responseExcerpt: null,
+        },
+        reuse && req?.reusedSocket === true && statusCode === null && err.code === 'ECONNRESET',
+      );
     });
     req.end(o.body);
   });

@@ -18,6 +18,7 @@ import {
 } from './webhook-deliver.ts';
 import { instrumentWorker } from './metrics.ts';
 import { reconcileWebhooksOnce } from './webhook-reconciler.ts';
+import { closeWebhookConnections } from './webhook-http.ts';
 
 export interface WebhookRuntime {
   queue: Queue<WebhookJobData>;
@@ -88,6 +89,7 @@ export function startWebhooks(o: {
       await pass;
       await worker.close();
       await queue.close();
+      closeWebhookConnections();
     },
   };
 }

@@ -21,4 +21,9 @@ describe('migrations', () => {
     const after = await t.db('knex_migrations').count<{ count: string }[]>('* as count');
     expect(after[0]?.count).toBe(before[0]?.count);
   });
+
+  it('keeps the client name search index without a pending list (every search would read it)', async () => {
+    const res = await t.db.raw(`select reloptions from pg_class where relname = 'clients_search_name_idx'`);
+    expect(res.rows[0].reloptions).toEqual(['fastupdate=off']);
+  });
 });

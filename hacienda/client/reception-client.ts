@@ -6,10 +6,13 @@
 // - POST other 4xx → HaciendaRejectedError (permanent) with X-Error-Cause.
 // - POST 5xx, timeout, broken connection → HaciendaUnknownOutcomeError: not retried here; the
 //   caller polls the same clave before anything is re-sent.
+// - POST whose connection could not be made (refused, unresolved, connect timeout: nothing was
+//   sent) → retried a few times in process (p-retry), then HaciendaUnavailableError.
 // - 401 → the token is renewed once and the request retried.
 // - 429 → wait as told (Retry-After, else X-Ratelimit-Reset) and retry, a bounded number of times;
 //   a spent window (X-Ratelimit-Remaining 0) also delays the next request until the reset.
-// - GET 5xx/timeouts are retried a few times in process (a GET is safe), then HaciendaUnavailableError.
+// - GET 5xx/timeouts are retried a few times in process (a GET is safe; p-retry), then
+//   HaciendaUnavailableError.
 // - GET 404 → { found: false }: normal for a moment right after a POST.
 import {
   HaciendaAuthError,
@@ -19,6 +22,7 @@ import {
 } from './errors.ts';
 import { readRateLimit, send, systemClock, TransportFailure, waitFromHeaders } from './http.ts';
 import type { Clock, FetchLike, RateLimitInfo, ReadResponse } from './http.ts';
+import { withRetries } from './retry.ts';
 import type { TokenManager } from './token-manager.ts';
 
 export interface Identification {
@@ -82,6 +86,10 @@ export interface ReceptionClientOptions {
   statusRetries?: number;
   /** Base delay between those retries (doubled each time). Default 500 ms. */
   statusRetryDelayMs?: number;
+  /** In-process retries of a POST whose connection could not be made (nothing sent). Default 2. */
+  connectRetries?: number;
+  /** Base delay between those retries (doubled each time). Default 500 ms. */
+  connectRetryDelayMs?: number;
 }
 
 export interface ReceptionClient {
@@ -107,6 +115,8 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
   const maxWait = options.maxRateLimitWaitMs ?? 60_000;
   const statusRetries = options.statusRetries ?? 2;
   const statusRetryDelay = options.statusRetryDelayMs ?? 500;
+  const connectRetries = options.connectRetries ?? 2;
+  const connectRetryDelay = options.connectRetryDelayMs ?? 500;
   let lastRate: RateLimitInfo | null = null;
 
   /** Sends one logical request: handles 401 (once) and 429 (bounded). Transport errors propagate. */
@@ -175,7 +185,13 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
     });
     let res: ReadResponse;
     try {
-      res = await call('POST', `${base}/recepcion`, payload, postTimeoutMs);
+      // Only a connection that was never made is tried again: the document did not leave. Anything
+      // else (timeout, reset, 5xx) may have reached Hacienda and is not repeated here.
+      res = await withRetries(
+        () => call('POST', `${base}/recepcion`, payload, postTimeoutMs),
+        (err) => err instanceof TransportFailure && err.kind === 'refused',
+        { retries: connectRetries, baseDelayMs: connectRetryDelay, clock },
+      );
     } catch (err) {
       if (!(err instanceof TransportFailure)) throw err;
       if (err.kind === 'refused') {
@@ -215,36 +231,40 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
 
   async function status(clave: string): Promise<StatusResult> {
     const url = `${base}/recepcion/${encodeURIComponent(clave)}`;
-    for (let attempt = 0; ; attempt++) {
-      const last = attempt >= statusRetries;
-      let res: ReadResponse;
-      try {
-        res = await call('GET', url, undefined, getTimeoutMs);
-      } catch (err) {
-        if (!(err instanceof TransportFailure)) throw err;
-        if (last) {
-          const reason = err.kind === 'refused' ? 'connection_refused' : err.kind;
-          throw new HaciendaUnavailableError(`GET ${clave}: ${err.kind}`, reason, null, null, { cause: err });
-        }
-        await clock.sleep(statusRetryDelay * 2 ** attempt);
-        continue;
-      }
-      if (res.status >= 500) {
-        if (last)
-          throw new HaciendaUnavailableError(`GET ${clave}: ${res.status}`, 'server_error', res.status);
-        await clock.sleep(statusRetryDelay * 2 ** attempt);
-        continue;
-      }
-      if (res.status === 404) return { found: false, clave, errorCause: res.headers.get('x-error-cause') };
-      if (res.status !== 200) {
-        const cause = res.headers.get('x-error-cause');
-        throw new HaciendaRejectedError(`GET ${clave}: ${res.status}`, res.status, cause, false);
-      }
-      return parseStatus(clave, res.text);
+    let res: ReadResponse;
+    try {
+      res = await withRetries(
+        async () => {
+          const r = await call('GET', url, undefined, getTimeoutMs);
+          if (r.status >= 500) throw new ServerErrorAnswer(r.status);
+          return r;
+        },
+        (err) => err instanceof TransportFailure || err instanceof ServerErrorAnswer,
+        { retries: statusRetries, baseDelayMs: statusRetryDelay, clock },
+      );
+    } catch (err) {
+      if (err instanceof ServerErrorAnswer)
+        throw new HaciendaUnavailableError(`GET ${clave}: ${err.status}`, 'server_error', err.status);
+      if (!(err instanceof TransportFailure)) throw err;
+      const reason = err.kind === 'refused' ? 'connection_refused' : err.kind;
+      throw new HaciendaUnavailableError(`GET ${clave}: ${err.kind}`, reason, null, null, { cause: err });
     }
+    if (res.status === 404) return { found: false, clave, errorCause: res.headers.get('x-error-cause') };
+    if (res.status !== 200) {
+      const cause = res.headers.get('x-error-cause');
+      throw new HaciendaRejectedError(`GET ${clave}: ${res.status}`, res.status, cause, false);
+    }
+    return parseStatus(clave, res.text);
   }
 
   return { submit, status, rateLimit: () => lastRate };
+}
+
+/** A 5xx answer to a GET, while it may still be retried. */
+class ServerErrorAnswer extends Error {
+  constructor(readonly status: number) {
+    super(`server answered ${status}`);
+  }
 }
 
 function parseStatus(clave: string, text: string): StatusResult {

@@ -6,6 +6,7 @@
 import { HaciendaAuthError, HaciendaUnavailableError } from './errors.ts';
 import { send, systemClock, TransportFailure } from './http.ts';
 import type { Clock, FetchLike } from './http.ts';
+import { withRetries } from './retry.ts';
 
 export interface TokenManagerOptions {
   /** Full token endpoint URL (…/protocol/openid-connect/token). */
@@ -19,6 +20,10 @@ export interface TokenManagerOptions {
   refreshMarginMs?: number;
   /** Per-request timeout for the IDP. Default 15 s. */
   timeoutMs?: number;
+  /** In-process retries of a grant the IDP did not answer (transport failure or 5xx). Default 2. */
+  grantRetries?: number;
+  /** Base delay between those retries (doubled each time). Default 500 ms. */
+  grantRetryDelayMs?: number;
 }
 
 export interface TokenManager {
@@ -60,13 +65,24 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
   const clock = options.clock ?? systemClock;
   const marginMs = options.refreshMarginMs ?? DEFAULT_MARGIN_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const grantRetries = options.grantRetries ?? 2;
+  const grantRetryDelayMs = options.grantRetryDelayMs ?? 500;
   const stats = { logins: 0, refreshes: 0 };
   let current: TokenSet | null = null;
   let inFlight: Promise<TokenSet> | null = null;
 
   const margin = (lifetimeMs: number) => Math.min(marginMs, lifetimeMs / 2);
 
-  async function grant(form: Record<string, string>): Promise<TokenSet> {
+  // A grant is safe to repeat (at worst a second session): one the IDP did not answer (a transport
+  // failure or a 5xx) is tried again a few times; a 429 or a refusal is not.
+  const grant = (form: Record<string, string>): Promise<TokenSet> =>
+    withRetries(
+      () => grantOnce(form),
+      (err) => err instanceof HaciendaUnavailableError && err.reason !== 'rate_limited',
+      { retries: grantRetries, baseDelayMs: grantRetryDelayMs, clock },
+    );
+
+  async function grantOnce(form: Record<string, string>): Promise<TokenSet> {
     const requestedAt = clock.now();
     let res;
     try {

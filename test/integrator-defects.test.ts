@@ -1,0 +1,64 @@
+// What a new integrator trips over, each through the real API (a listening server, the workers
+// and the Hacienda simulator): empty bodies, replays under Prefer: wait, rate formats, ledger
+// centavos, request shapes, client idempotency, webhook wildcards, cash-condition invoices.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+
+let e: E2E;
+let s: Awaited<ReturnType<typeof seedIssuer>>;
+const pad = (n: number) => String(n).padStart(12, '0');
+let cli: string;
+let srv: string;
+
+beforeAll(async () => {
+  e = await startE2E();
+  s = await seedIssuer(e.db, e.config);
+  cli = `cli_${pad(s.client.id)}`;
+  srv = `srv_${pad(s.consulting.id)}`;
+});
+afterAll(async () => {
+  await e.close();
+});
+
+/** A raw request: the body exactly as given (possibly empty), with the headers given. */
+async function raw(method: string, path: string, headers: Record<string, string>, body?: string) {
+  const res = await fetch(`${e.apiUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${s.key}`, ...headers },
+    ...(body !== undefined ? { body } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+describe('an empty body where none is required', () => {
+  it('POST …/send with Content-Type: application/json and no body issues the draft', async () => {
+    const draft = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cli,
+      send: false,
+      lines: [{ service_id: srv, qty: 1 }],
+    });
+    expect(draft.status).toBe(201);
+    const sent = await raw(
+      'POST',
+      `/api/v1/invoices/${draft.json.id}/send`,
+      { 'content-type': 'application/json' },
+      '',
+    );
+    expect(sent.status).toBe(200);
+    expect(sent.json.status).toBe('pendiente');
+    expect(sent.json.consecutivo).toMatch(/^\d{20}$/);
+  });
+
+  it('an empty JSON body is still refused where a body is required', async () => {
+    const res = await raw('POST', '/api/v1/invoices', { 'content-type': 'application/json' }, '');
+    expect(res.status).toBe(422);
+    expect(res.json.code).toBe('validation_failed');
+  });
+
+  it('malformed JSON is still 400 invalid_json', async () => {
+    const res = await raw('POST', '/api/v1/invoices', { 'content-type': 'application/json' }, '{');
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('invalid_json');
+  });
+});

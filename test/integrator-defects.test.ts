@@ -62,3 +62,23 @@ describe('an empty body where none is required', () => {
     expect(res.json.code).toBe('invalid_json');
   });
 });
+
+describe('tax rates', () => {
+  it('tax_breakdown[].rate and lines[].taxes[].rate share one format (two decimals)', async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cli,
+      send: false,
+      lines: [
+        { service_id: srv, qty: 1 },
+        { service_id: `srv_${pad(s.exempt.id)}`, qty: 1 },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const lineRates = res.json.lines.flatMap((l: any) => l.taxes.map((t: any) => t.rate));
+    const breakdownRates = res.json.tax_breakdown.map((t: any) => t.rate);
+    expect(lineRates).toEqual(['13.00', '0.00']);
+    expect(breakdownRates).toEqual(['13.00', '0.00']);
+    const read = await api(e, 'GET', `/api/v1/invoices/${res.json.id}`, s.key);
+    expect(read.json.tax_breakdown.map((t: any) => t.rate)).toEqual(['13.00', '0.00']);
+  });
+});

@@ -90,7 +90,10 @@ export const CreateInvoiceBody = Type.Object(
 const TaxLine = Type.Object({
   code: Type.String(),
   iva_rate_code: Type.Union([Type.String(), Type.Null()]),
-  rate: Type.String(),
+  rate: Type.String({
+    description: 'Tarifa in percent with two decimals, the same in lines[].taxes and tax_breakdown',
+    examples: ['13.00'],
+  }),
   amount: Type.String(),
 });
 

@@ -2,7 +2,10 @@
 // and the Hacienda simulator): empty bodies, replays under Prefer: wait, rate formats, ledger
 // centavos, request shapes, client idempotency, webhook wildcards, cash-condition invoices.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordEvent } from '../db/queries/events.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { waitFor } from './helpers/wait.ts';
+import { startReceiver } from './helpers/webhook-receiver.ts';
 
 let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;
@@ -80,5 +83,57 @@ describe('tax rates', () => {
     expect(breakdownRates).toEqual(['13.00', '0.00']);
     const read = await api(e, 'GET', `/api/v1/invoices/${res.json.id}`, s.key);
     expect(read.json.tax_breakdown.map((t: any) => t.rate)).toEqual(['13.00', '0.00']);
+  });
+});
+
+describe('webhook endpoints subscribed to every event', () => {
+  it('accepts events: ["*"], shows it as such, and delivers every kind, even one added later', async () => {
+    const r = await startReceiver();
+    try {
+      const created = await api(e, 'POST', '/api/v1/webhook_endpoints', s.key, {
+        url: r.url,
+        events: ['*'],
+      });
+      expect(created.status).toBe(201);
+      expect(created.json.events).toEqual(['*']);
+      r.secrets.push(created.json.secret);
+      const read = await api(e, 'GET', `/api/v1/webhook_endpoints/${created.json.id}`, s.key);
+      expect(read.json.events).toEqual(['*']);
+
+      const client = await api(e, 'POST', '/api/v1/clients', s.key, {
+        cedula: '2-0900-0900',
+        name: 'Cliente Comodín',
+      });
+      expect(client.status).toBe(201);
+      // An event kind this build does not know yet, recorded the way every event is.
+      await e.db.transaction((trx) =>
+        recordEvent(trx, {
+          companyId: s.company.id,
+          livemode: false,
+          type: 'kind.added_later',
+          data: { ok: true },
+        }),
+      );
+      await waitFor(
+        () => r.ofKind('client.created').length === 1 && r.ofKind('kind.added_later').length === 1,
+        15_000,
+        50,
+        'both deliveries',
+      );
+      expect(r.received.every((x) => x.verified.ok)).toBe(true);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('"*" stands alone, and unknown kinds are still refused', async () => {
+    for (const events of [['*', 'invoice.paid'], ['invoice.nope']]) {
+      const res = await api(e, 'POST', '/api/v1/webhook_endpoints', s.key, {
+        url: 'http://127.0.0.1:4999/hook',
+        events,
+      });
+      expect(res.status).toBe(422);
+      expect(res.json.errors[0].path).toMatch(/^\/events/);
+    }
   });
 });

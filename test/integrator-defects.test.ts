@@ -137,3 +137,68 @@ describe('webhook endpoints subscribed to every event', () => {
     }
   });
 });
+
+describe('client creation under an Idempotency-Key', () => {
+  const client = (extra: Record<string, unknown> = {}) => ({
+    cedula: '1-0555-0666',
+    name: 'Cliente Reintentado',
+    email: 'reintento@example.com',
+    ...extra,
+  });
+  const clientCount = async () => Number((await e.db('clients').count('* as n'))[0]!.n);
+
+  it('a retried create replays the first answer instead of 409 duplicate_client', async () => {
+    const before = await clientCount();
+    const first = await api(e, 'POST', '/api/v1/clients', s.key, client(), { 'idempotency-key': 'cli-1' });
+    expect(first.status).toBe(201);
+    const again = await api(e, 'POST', '/api/v1/clients', s.key, client(), { 'idempotency-key': 'cli-1' });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json).toEqual(first.json);
+    expect((await clientCount()) - before).toBe(1);
+    const created = await e
+      .db('events')
+      .where({ type: 'client.created' })
+      .whereRaw(`data->>'id' = ?`, [first.json.id]);
+    expect(created).toHaveLength(1);
+  });
+
+  it('another body under the key is 422 idempotency_key_reused and creates nothing', async () => {
+    await api(e, 'POST', '/api/v1/clients', s.key, client({ cedula: '1-0555-0777' }), {
+      'idempotency-key': 'cli-2',
+    });
+    const before = await clientCount();
+    const other = await api(e, 'POST', '/api/v1/clients', s.key, client({ cedula: '1-0555-0888' }), {
+      'idempotency-key': 'cli-2',
+    });
+    expect(other.status).toBe(422);
+    expect(other.json.code).toBe('idempotency_key_reused');
+    expect(await clientCount()).toBe(before);
+  });
+
+  it('concurrent requests with one key create one client; the others are 409 in use or replays', async () => {
+    const before = await clientCount();
+    const body = client({ cedula: '1-0555-0999', name: 'Cliente Concurrente' });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        api(e, 'POST', '/api/v1/clients', s.key, body, { 'idempotency-key': 'cli-3' }),
+      ),
+    );
+    for (const r of results) {
+      if (r.status === 409) expect(r.json.code).toBe('idempotency_key_in_use');
+      else expect(r.status).toBe(201);
+    }
+    const ok = results.filter((r) => r.status === 201);
+    expect(ok.length).toBeGreaterThan(0);
+    expect(new Set(ok.map((r) => r.json.id)).size).toBe(1);
+    expect((await clientCount()) - before).toBe(1);
+  });
+
+  it('without a key a repeated create is still 409 duplicate_client', async () => {
+    const body = client({ cedula: '1-0555-0444' });
+    expect((await api(e, 'POST', '/api/v1/clients', s.key, body)).status).toBe(201);
+    const dup = await api(e, 'POST', '/api/v1/clients', s.key, body);
+    expect(dup.status).toBe(409);
+    expect(dup.json.code).toBe('duplicate_client');
+  });
+});

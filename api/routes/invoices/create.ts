@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import { tenantOf, type AuthContext } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
 import { idempotencyFromRequest, preferWait, requestLanguage } from '../../idempotency.ts';
-import { errorResponses } from '../../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders } from '../../schemas/common.ts';
 import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
@@ -72,6 +72,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
         tags: ['invoices'],
         summary: 'Create an invoice (shape A or B)',
         body: CreateInvoiceBody,
+        headers: IdempotencyHeaders,
         response: { 200: InvoiceObject, 201: InvoiceObject, ...errorResponses(404, 409, 422) },
       },
     },

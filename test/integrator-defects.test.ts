@@ -202,3 +202,62 @@ describe('client creation under an Idempotency-Key', () => {
     expect(dup.json.code).toBe('duplicate_client');
   });
 });
+
+describe('shape B with the snake_case names README documents', () => {
+  const uuidBody = (extra: Record<string, unknown>) => ({
+    clientId: s.client.uuid,
+    lines: [{ serviceId: s.consulting.uuid, qty: 1, price: '1000.00' }],
+    send: false,
+    ...extra,
+  });
+
+  it('accepts external_id, exchange_rate, payment_method and credit_days in shape B', async () => {
+    const res = await api(
+      e,
+      'POST',
+      '/api/v1/invoices',
+      s.key,
+      uuidBody({
+        external_id: 'shape-b-snake-1',
+        currency: 'USD',
+        exchange_rate: '505.25',
+        payment_method: 'transferencia',
+        condition: 'credito',
+        credit_days: 15,
+      }),
+    );
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({
+      external_id: 'shape-b-snake-1',
+      currency: 'USD',
+      exchange_rate: '505.25',
+      payment_methods: ['transferencia'],
+      credit_days: 15,
+    });
+  });
+
+  it('accepts the camelCase names in shape A too', async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cli,
+      lines: [{ service_id: srv, qty: 1 }],
+      send: false,
+      externalId: 'shape-a-camel-1',
+    });
+    expect(res.status).toBe(201);
+    expect(res.json.external_id).toBe('shape-a-camel-1');
+  });
+
+  it('both spellings of one field are refused, naming the field', async () => {
+    const res = await api(
+      e,
+      'POST',
+      '/api/v1/invoices',
+      s.key,
+      uuidBody({ external_id: 'x-1', externalId: 'x-2' }),
+    );
+    expect(res.status).toBe(422);
+    expect(res.json.errors).toContainEqual(
+      expect.objectContaining({ path: '/externalId', code: 'conflicting_fields' }),
+    );
+  });
+});

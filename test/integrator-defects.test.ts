@@ -261,3 +261,39 @@ describe('shape B with the snake_case names README documents', () => {
     );
   });
 });
+
+describe('a replayed create under Prefer: wait', () => {
+  it('answers the invoice as it is now, waiting like the first request', async () => {
+    const body = { client_id: cli, lines: [{ service_id: srv, qty: 2 }], external_id: 'replay-wait-1' };
+    const headers = { 'idempotency-key': 'replay-wait-1', prefer: 'wait=10' };
+    const first = await api(e, 'POST', '/api/v1/invoices', s.key, body, headers);
+    expect(first.status).toBe(201);
+    expect(['enviada', 'aceptada']).toContain(first.json.status);
+
+    const replay = await api(e, 'POST', '/api/v1/invoices', s.key, body, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.headers.get('preference-applied')).toBe('wait=10');
+    expect(replay.headers.get('location')).toBe(`/api/v1/invoices/${first.json.id}`);
+    expect(replay.json.id).toBe(first.json.id);
+    expect(['enviada', 'aceptada']).toContain(replay.json.status);
+    expect(replay.json.hacienda.submitted_at).not.toBeNull();
+
+    await waitFor(
+      async () =>
+        (await api(e, 'GET', `/api/v1/invoices/${first.json.id}`, s.key)).json.status === 'aceptada',
+      15_000,
+      100,
+      'aceptada',
+    );
+    const later = await api(e, 'POST', '/api/v1/invoices', s.key, body, {
+      'idempotency-key': 'replay-wait-1',
+    });
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    expect(later.headers.get('preference-applied')).toBeNull();
+    expect(later.json.status).toBe('aceptada');
+    expect(later.json.hacienda.accepted_at).not.toBeNull();
+    expect(later.json.consecutivo).toBe(first.json.consecutivo);
+  });
+});

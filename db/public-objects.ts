@@ -228,7 +228,7 @@ export function paymentObject(p: PaymentRow, invoice: Pick<InvoiceRow, 'balanceD
     amount: money2(p.amount),
     currency: p.currency,
     exchange_rate: new Decimal(p.exchangeRate).toString(),
-    amount_crc: new Decimal(p.amountCrc).toFixed(5),
+    amount_crc: money2(p.amountCrc),
     method: p.method,
     method_code: p.methodCode,
     paid_at: new Date(p.paidAt).toISOString(),

@@ -2,6 +2,7 @@
 // and the Hacienda simulator): empty bodies, replays under Prefer: wait, rate formats, ledger
 // centavos, request shapes, client idempotency, webhook wildcards, cash-condition invoices.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
 import { recordEvent } from '../db/queries/events.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -295,5 +296,75 @@ describe('a replayed create under Prefer: wait', () => {
     expect(later.json.status).toBe('aceptada');
     expect(later.json.hacienda.accepted_at).not.toBeNull();
     expect(later.json.consecutivo).toBe(first.json.consecutivo);
+  });
+});
+
+describe('the ledger in centavos', () => {
+  async function journalOf(invoiceId: string) {
+    return e
+      .db('journal_entries as j')
+      .join('journal_lines as l', 'l.entry_id', 'j.id')
+      .join('accounts as a', 'a.id', 'l.account_id')
+      .where('j.invoice_id', Number(invoiceId.slice(4)))
+      .select('j.id as entry', 'j.kind', 'a.role', 'l.debit', 'l.credit');
+  }
+  const centavos = (v: string) => new Decimal(v).times(100).isInteger();
+
+  it('books an invoice of 112.99999 and its payment of 113.00 as 113.00, balanced, balances in centavos', async () => {
+    const client = await api(e, 'POST', '/api/v1/clients', s.key, {
+      cedula: '1-0777-0777',
+      name: 'Cliente Centavos',
+    });
+    expect(client.status).toBe(201);
+    // 3 × 33.33333 = 99.99999 + 13 % IVA = 112.99999 (TotalComprobante); the API shows 113.00.
+    const inv = await api(
+      e,
+      'POST',
+      '/api/v1/invoices',
+      s.key,
+      { client_id: client.json.id, condition: 'credito_30', lines: [{ service_id: srv, qty: 3 }] },
+      { prefer: 'wait=10' },
+    );
+    expect(inv.status).toBe(201);
+    expect(inv.json.totals.totalComprobante).toBe('112.99999');
+    expect(inv.json.total).toBe('113.00');
+    await waitFor(async () => (await journalOf(inv.json.id)).some((r) => r.kind === 'invoice'), 15_000);
+    const issued = await journalOf(inv.json.id);
+    expect(issued.every((r) => centavos(r.debit) && centavos(r.credit))).toBe(true);
+    expect(issued.find((r) => r.role === 'receivables')!.debit).toBe('113.00000');
+    const clientRow = async () =>
+      (await e
+        .db('clients')
+        .where({ id: Number(client.json.id.slice(4)) })
+        .first())!;
+    expect((await clientRow()).balance).toBe('113.00000');
+    expect((await api(e, 'GET', `/api/v1/clients/${client.json.id}`, s.key)).json.balance).toBe('113.00');
+
+    const paid = await api(e, 'POST', `/api/v1/invoices/${inv.json.id}/payments`, s.key, {
+      amount: '113.00',
+      method: 'efectivo',
+    });
+    expect(paid.status).toBe(201);
+    expect(paid.json.amount_crc).toBe('113.00');
+    const all = await journalOf(inv.json.id);
+    expect(all.every((r) => centavos(r.debit) && centavos(r.credit))).toBe(true);
+    expect(all.find((r) => r.role === 'cash')!.debit).toBe('113.00000');
+    for (const entry of new Set(all.map((r) => r.entry))) {
+      const lines = all.filter((r) => r.entry === entry);
+      const d = lines.reduce((a, r) => a.plus(r.debit), new Decimal(0));
+      const c = lines.reduce((a, r) => a.plus(r.credit), new Decimal(0));
+      expect(d.eq(c)).toBe(true);
+    }
+    expect((await clientRow()).balance).toBe('0.00000');
+  });
+
+  it('the database refuses a journal line finer than a centavo', async () => {
+    const entry = await e.db('journal_entries').first('id');
+    const account = await e.db('accounts').where({ companyId: s.company.id, role: 'cash' }).first('id');
+    await expect(
+      e
+        .db('journal_lines')
+        .insert({ entryId: entry!.id, accountId: account!.id, debit: '1.00001', credit: 0 }),
+    ).rejects.toThrow(/journal_lines_centavos_check/);
   });
 });

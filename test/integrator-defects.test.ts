@@ -3,6 +3,8 @@
 // centavos, request shapes, client idempotency, webhook wildcards, cash-condition invoices.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
+import { Queue, Worker } from 'bullmq';
+import { DEFAULT_JOB_OPTIONS, KEEP_COMPLETED, QUEUES, setCompletedRetention } from '../jobs/catalogue.ts';
 import { recordEvent } from '../db/queries/events.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -366,5 +368,48 @@ describe('the ledger in centavos', () => {
         .db('journal_lines')
         .insert({ entryId: entry!.id, accountId: account!.id, debit: '1.00001', credit: 0 }),
     ).rejects.toThrow(/journal_lines_centavos_check/);
+  });
+});
+
+describe('completed jobs kept for Bull Board', () => {
+  it('each invoice queue keeps its completed jobs, bounded by the configured age and count', async () => {
+    const done = await api(
+      e,
+      'POST',
+      '/api/v1/invoices',
+      s.key,
+      { client_id: cli, lines: [{ service_id: srv, qty: 1 }] },
+      { prefer: 'wait=10' },
+    );
+    expect(['enviada', 'aceptada']).toContain(done.json.status);
+    const sign = new Queue(QUEUES.sign, { connection: e.connection, prefix: e.config.queuePrefix });
+    try {
+      const completed = await sign.getJobs(['completed']);
+      expect(completed.length).toBeGreaterThan(0);
+      expect(completed[0]!.opts.removeOnComplete).toEqual({ age: 3600, count: 1000 });
+    } finally {
+      await sign.close();
+    }
+  });
+
+  it('past the count the oldest completed jobs go', async () => {
+    const name = `keep-${Date.now()}`;
+    const prefix = e.config.queuePrefix;
+    const q = new Queue(name, { connection: e.connection, prefix });
+    const saved = { ...KEEP_COMPLETED };
+    setCompletedRetention({ age: 3600, count: 2 });
+    const w = new Worker(name, async () => 'ok', { connection: e.connection, prefix });
+    try {
+      for (let i = 0; i < 5; i += 1) await q.add('x', { i }, { ...DEFAULT_JOB_OPTIONS, jobId: `j${i}` });
+      await waitFor(async () => (await q.getJobCounts('waiting', 'active')).waiting === 0, 10_000);
+      await waitFor(async () => (await q.getJobCounts('active')).active === 0, 10_000);
+      const kept = await q.getJobs(['completed']);
+      expect(kept.map((j) => j.id).sort()).toEqual(['j3', 'j4']);
+    } finally {
+      setCompletedRetention(saved);
+      await w.close();
+      await q.obliterate({ force: true });
+      await q.close();
+    }
   });
 });

@@ -4,6 +4,10 @@
 // (structuredClone, a validator, a serializer) and would end as a 500. Such a body is a 422
 // `nesting_too_deep` naming the JSON Pointer where the limit is crossed, on every route, before
 // any handler sees it.
+//
+// An empty body (no bytes, or only whitespace) under `Content-Type: application/json` is no body
+// at all: routes that need none (`POST /api/v1/invoices/{id}/send`, a key's roll, a redelivery)
+// accept it, and routes that need one refuse it through their schema (422 validation_failed).
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 
@@ -32,6 +36,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
     void parse(request, body as string, (err: Error | null, value?: unknown) => {
       if (err) return done(err, undefined);
       const at = tooDeepAt(value);

@@ -136,7 +136,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'Electronic invoicing for Costa Rica (Hacienda v4.4). Authenticate with `Authorization: Bearer ik_live_…` ' +
           'or `ik_test_…` (sandbox). Errors are RFC 9457 problem+json with a stable `code`. Every authenticated ' +
-          'response carries `RateLimit-Policy` and `RateLimit`; over the limit the answer is 429 with `Retry-After`.',
+          'response carries `RateLimit-Policy` and `RateLimit`; over the limit the answer is 429 with `Retry-After`. ' +
+          'An empty body sent as `application/json` counts as no body: routes that take none accept it.',
       },
       components: {
         securitySchemes: {

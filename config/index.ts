@@ -52,6 +52,8 @@ export interface Config {
   redisUrl: string;
   /** BullMQ key prefix; the braces make it a Redis Cluster hash tag so a queue's keys share one slot. */
   queuePrefix: string;
+  /** Completed jobs each queue keeps for operators (Bull Board): at most this old and this many. */
+  queueKeepCompleted: { age: number; count: number };
   /** 32-byte key for AES-256-GCM encryption of company secrets at rest. */
   secretsKey: Buffer;
   /** Where the secrets key came from: the environment, or a generated development file. */
@@ -280,6 +282,10 @@ export function loadConfig(env: Env = process.env): Config {
     ]),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     queuePrefix: str(env, 'QUEUE_PREFIX', '{factura}'),
+    queueKeepCompleted: {
+      age: int(env, 'QUEUE_KEEP_COMPLETED_SECONDS', 3600, 0, 30 * 86_400),
+      count: int(env, 'QUEUE_KEEP_COMPLETED_COUNT', 1000, 0, 1_000_000),
+    },
     secretsKey: key,
     secretsKeySource: source,
     publicUrl: url(env, 'PUBLIC_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']),

@@ -168,7 +168,7 @@ export function invoiceObject(row: InvoiceRow, lang: 'es' | 'en' = 'es') {
     tax_breakdown: s.totalDesgloseImpuesto.map((x) => ({
       code: x.code,
       iva_rate_code: x.ivaRateCode,
-      rate: x.ivaRateCode ? ivaRate(x.ivaRateCode) : '0',
+      rate: breakdownRate(t.lines, x.code, x.ivaRateCode),
       amount: x.amount,
     })),
     subtotal: m2(s.totalVentaNeta),
@@ -200,8 +200,19 @@ function iso(d: Date | string | null): string | null {
   return d ? new Date(d).toISOString() : null;
 }
 
-function ivaRate(code: string): string {
-  return isCodigoTarifaIVA(code) ? IVA_RATES[code].rate : '0';
+/**
+ * A breakdown row's rate in the lines' format (two decimals: `"13.00"`, `"0.50"`): the rate of a
+ * line tax of that code and rate code, else the catalogue's rate for the code.
+ */
+function breakdownRate(
+  lines: readonly { taxes: readonly { code: string; ivaRateCode: string | null; rate: string }[] }[],
+  code: string,
+  ivaRateCode: string | null,
+): string {
+  for (const l of lines)
+    for (const t of l.taxes) if (t.code === code && t.ivaRateCode === ivaRateCode) return t.rate;
+  const rate = ivaRateCode && isCodigoTarifaIVA(ivaRateCode) ? IVA_RATES[ivaRateCode].rate : '0';
+  return new Decimal(rate).toFixed(2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,7 +228,7 @@ export function paymentObject(p: PaymentRow, invoice: Pick<InvoiceRow, 'balanceD
     amount: money2(p.amount),
     currency: p.currency,
     exchange_rate: new Decimal(p.exchangeRate).toString(),
-    amount_crc: new Decimal(p.amountCrc).toFixed(5),
+    amount_crc: money2(p.amountCrc),
     method: p.method,
     method_code: p.methodCode,
     paid_at: new Date(p.paidAt).toISOString(),

@@ -1,7 +1,9 @@
 // The chart of accounts every company starts with (per mode), and the journal entry an issued
-// invoice produces. Amounts are booked in colones: an invoice in another currency is converted
-// with its own exchange rate, each account amount rounded to 5 decimals and the receivable taken
-// as the sum of the rounded credits, so every entry balances by construction.
+// invoice produces. Amounts are booked in colones and in centavos (CRC's minor unit, 2 decimals),
+// like every money figure the API shows: an invoice in another currency is converted with its own
+// exchange rate. The receivable is the document's total converted and rounded to centavos (for a
+// CRC invoice exactly the API's `total`); each credit is rounded to centavos and the rounding
+// difference goes to the largest credit, so every entry balances by construction.
 import { Decimal } from 'decimal.js';
 
 export const ACCOUNT_ROLES = [
@@ -42,23 +44,41 @@ export interface InvoicePostingInput {
   exchangeRate: string;
 }
 
-const crc = (amount: string, rate: string) =>
-  new Decimal(amount).times(rate).toDecimalPlaces(5, Decimal.ROUND_HALF_UP);
+/** CRC's minor unit: the ledger, payments in colones and balances keep 2 decimals. */
+export const LEDGER_DECIMALS = 2;
+
+/** Colones in centavos (half-up), as a string with 2 decimals. */
+export const toCentavos = (v: Decimal.Value): string =>
+  new Decimal(v).toFixed(LEDGER_DECIMALS, Decimal.ROUND_HALF_UP);
+
+const crc = (amount: string, rate: string) => new Decimal(amount).times(rate);
 
 /** Debit receivables; credit revenue (goods, services) and IVA payable. */
 export function invoicePosting(input: InvoicePostingInput): PostingLine[] {
-  const goods = crc(input.netGoods, input.exchangeRate).plus(
-    crc(input.otherCharges ?? '0', input.exchangeRate),
-  );
-  const services = crc(input.netServices, input.exchangeRate);
-  const tax = crc(input.totalTax, input.exchangeRate);
-  const credits: PostingLine[] = [];
-  if (goods.gt(0)) credits.push({ role: 'revenue_goods', debit: '0', credit: goods.toFixed(5) });
-  if (services.gt(0)) credits.push({ role: 'revenue_services', debit: '0', credit: services.toFixed(5) });
-  if (tax.gt(0)) credits.push({ role: 'iva_payable', debit: '0', credit: tax.toFixed(5) });
-  const receivable = goods.plus(services).plus(tax);
-  if (receivable.isZero()) return [];
-  return [{ role: 'receivables', debit: receivable.toFixed(5), credit: '0' }, ...credits];
+  const exact = [
+    {
+      role: 'revenue_goods' as const,
+      amount: crc(input.netGoods, input.exchangeRate).plus(
+        crc(input.otherCharges ?? '0', input.exchangeRate),
+      ),
+    },
+    { role: 'revenue_services' as const, amount: crc(input.netServices, input.exchangeRate) },
+    { role: 'iva_payable' as const, amount: crc(input.totalTax, input.exchangeRate) },
+  ].filter((c) => c.amount.gt(0));
+  const receivable = new Decimal(toCentavos(exact.reduce((a, c) => a.plus(c.amount), new Decimal(0))));
+  if (receivable.lte(0)) return [];
+  const credits = exact.map((c) => ({ role: c.role, amount: new Decimal(toCentavos(c.amount)) }));
+  const rest = receivable.minus(credits.reduce((a, c) => a.plus(c.amount), new Decimal(0)));
+  if (!rest.isZero()) {
+    const largest = credits.reduce((a, c) => (c.amount.gt(a.amount) ? c : a));
+    largest.amount = largest.amount.plus(rest);
+  }
+  return [
+    { role: 'receivables', debit: toCentavos(receivable), credit: '0' },
+    ...credits
+      .filter((c) => c.amount.gt(0))
+      .map((c) => ({ role: c.role, debit: '0', credit: toCentavos(c.amount) })),
+  ];
 }
 
 /** The same lines with debits and credits swapped. */
@@ -68,7 +88,7 @@ export function reversal(lines: PostingLine[]): PostingLine[] {
 
 /** The colones amount of an entry (its total debits). */
 export function postingTotal(lines: PostingLine[]): string {
-  return lines.reduce((s, l) => s.plus(l.debit), new Decimal(0)).toFixed(5);
+  return toCentavos(lines.reduce((s, l) => s.plus(l.debit), new Decimal(0)));
 }
 
 /** The issue entry of an invoice from its computed totals (goods and services by line kind). */

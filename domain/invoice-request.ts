@@ -39,8 +39,16 @@ export interface InvoiceRequest {
   metadata: Record<string, string>;
 }
 
-const A_ONLY = ['client_id', 'credit_days', 'exchange_rate', 'payment_method', 'external_id'] as const;
-const B_ONLY = ['clientId', 'creditDays', 'exchangeRate', 'paymentMethod', 'externalId'] as const;
+/**
+ * Optional fields outside the reference's two shapes: either spelling is accepted in either shape
+ * (README documents the snake_case ones), but not both spellings of one field in one request.
+ */
+const EITHER_SPELLING = [
+  ['credit_days', 'creditDays'],
+  ['exchange_rate', 'exchangeRate'],
+  ['payment_method', 'paymentMethod'],
+  ['external_id', 'externalId'],
+] as const;
 const LINE_A = ['service_id', 'unit_price'] as const;
 const LINE_B = ['serviceId', 'price'] as const;
 
@@ -72,18 +80,17 @@ export function parseInvoiceRequest(
     if (body.client_id === undefined)
       err('/client_id', 'required', 'is required (client_id, or clientId in shape B)');
   }
-  const foreign = shape === 'A' ? B_ONLY : A_ONLY;
-  for (const k of foreign) {
-    if (body[k] !== undefined && !(k === 'clientId' && body.client_id !== undefined)) {
-      err(
-        `/${k}`,
-        'mixed_shapes',
-        `${k} belongs to shape ${shape === 'A' ? 'B' : 'A'}; this request uses shape ${shape}`,
-      );
-    }
+  for (const [snake, camel] of EITHER_SPELLING) {
+    if (body[snake] !== undefined && body[camel] !== undefined)
+      err(`/${camel}`, 'conflicting_fields', `give ${snake} or ${camel}, not both: they are one field`);
   }
-  const pick = <T>(a: string, b: string): T | undefined =>
-    (shape === 'A' ? body[a] : body[b]) as T | undefined;
+  /** The value of an optional field under whichever spelling was given, and that spelling's path. */
+  const pick = <T>(snake: string, camel: string): T | undefined =>
+    (body[snake] !== undefined ? body[snake] : body[camel]) as T | undefined;
+  const pathOf = (snake: string, camel: string) =>
+    body[snake] === undefined && body[camel] !== undefined
+      ? `/${camel}`
+      : `/${shape === 'A' || body[snake] !== undefined ? snake : camel}`;
 
   // 2. The client.
   const clientKey = shape === 'A' ? 'client_id' : 'clientId';
@@ -170,24 +177,16 @@ export function parseInvoiceRequest(
   if (rawRate !== undefined) {
     exchangeRate = decimalText(rawRate);
     if (exchangeRate === null || !PRICE_RE.test(exchangeRate) || Number(exchangeRate) <= 0) {
-      err(
-        `/${shape === 'A' ? 'exchange_rate' : 'exchangeRate'}`,
-        'invalid_exchange_rate',
-        'must be a positive decimal',
-      );
+      err(pathOf('exchange_rate', 'exchangeRate'), 'invalid_exchange_rate', 'must be a positive decimal');
       exchangeRate = null;
     }
   }
   const currency = (body.currency as string | undefined) ?? null;
   if (currency && currency !== 'CRC' && exchangeRate === null && rawRate === undefined) {
-    err(
-      `/${shape === 'A' ? 'exchange_rate' : 'exchangeRate'}`,
-      'required',
-      `is required for currency ${currency}`,
-    );
+    err(pathOf('exchange_rate', 'exchangeRate'), 'required', `is required for currency ${currency}`);
   }
   if (currency === 'CRC' && exchangeRate !== null && Number(exchangeRate) !== 1) {
-    err(`/${shape === 'A' ? 'exchange_rate' : 'exchangeRate'}`, 'invalid_exchange_rate', 'must be 1 for CRC');
+    err(pathOf('exchange_rate', 'exchangeRate'), 'invalid_exchange_rate', 'must be 1 for CRC');
   }
   const pm = pick<string>('payment_method', 'paymentMethod');
 

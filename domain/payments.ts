@@ -7,12 +7,12 @@
 // also clears the sub-centavo remainder (482762.99999 is settled by 482763.00). Anything above
 // that rounded balance is an overpayment.
 //
-// Colones: each payment books amount × exchange rate (5 decimals, half-up), except the settling
-// one, which books exactly what is left of the invoice's receivable, so an invoice paid in full
-// leaves receivables at zero to the last decimal whatever the rate.
+// Colones: each payment books amount × exchange rate in centavos (2 decimals, half-up, like the
+// whole ledger), except the settling one, which books exactly what is left of the invoice's
+// receivable, so an invoice paid in full leaves receivables at zero whatever the rate.
 import { Decimal } from 'decimal.js';
 import type { DocumentTotals } from './totals.ts';
-import { invoicePostingFromTotals, postingTotal } from './chart-of-accounts.ts';
+import { invoicePostingFromTotals, postingTotal, toCentavos } from './chart-of-accounts.ts';
 import { PAYMENT_METHODS, type PaymentMethodName } from './sale-terms.ts';
 
 /**
@@ -35,7 +35,7 @@ export type PaymentRefusal =
 export interface PaymentPlan {
   /** Taken off balance_due (5 decimals). */
   applied: string;
-  /** Colones booked: cash debit and receivables credit (5 decimals). */
+  /** Colones booked: cash debit and receivables credit (centavos, 2 decimals). */
   amountCrc: string;
   balanceAfter: string;
   paymentStatus: 'partial' | 'paid';
@@ -90,14 +90,14 @@ export function planPayment(
   const applied = settles ? balance : amount;
   const amountCrc = settles
     ? new Decimal(p.receivableCrc).minus(p.paidCrc)
-    : amount.times(p.exchangeRate).toDecimalPlaces(5, Decimal.ROUND_HALF_UP);
+    : new Decimal(toCentavos(amount.times(p.exchangeRate)));
   const after = balance.minus(applied);
   return {
     ok: true,
     plan: {
       applied: fmt5(applied),
       // A rate rounding edge can never make the booked amount non-positive.
-      amountCrc: fmt5(Decimal.max(amountCrc, new Decimal('0.00001'))),
+      amountCrc: toCentavos(Decimal.max(amountCrc, new Decimal('0.01'))),
       balanceAfter: fmt5(after),
       paymentStatus: after.isZero() ? 'paid' : 'partial',
     },
@@ -106,8 +106,7 @@ export function planPayment(
 
 /**
  * The colones receivable of an invoice, computed exactly as its issue entry is
- * (jobs/invoice-state.ts bookInvoice): goods (plus other charges), services and tax, each
- * converted and rounded to 5 decimals, then summed.
+ * (jobs/invoice-state.ts bookInvoice): the document's total converted to colones, in centavos.
  */
 export function invoiceReceivableCrc(totals: DocumentTotals, exchangeRate: string): string {
   return postingTotal(invoicePostingFromTotals(totals, exchangeRate));

@@ -15,6 +15,17 @@ export const EVENT_KINDS = [
 
 export type EventKind = (typeof EVENT_KINDS)[number];
 
+/**
+ * An endpoint's subscription to every event, present and future: `events: ["*"]`, stored and
+ * shown as given, matched against each event's type when it is fanned out (db/queries/webhooks.ts).
+ */
+export const ALL_EVENTS = '*';
+
+/** A subscription list is "*" alone or event kinds only; the index of an offending "*", else -1. */
+export function misplacedWildcard(events: readonly string[]): number {
+  return events.length > 1 ? events.indexOf(ALL_EVENTS) : -1;
+}
+
 export function isEventKind(v: string): v is EventKind {
   return (EVENT_KINDS as readonly string[]).includes(v);
 }

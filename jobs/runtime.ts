@@ -4,7 +4,13 @@ import { FlowProducer, Queue, Worker, type ConnectionOptions, type Job } from 'b
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { BATCH_QUEUE, QUEUES, type InvoiceJobData, type InvoiceStep } from './catalogue.ts';
+import {
+  BATCH_QUEUE,
+  QUEUES,
+  setCompletedRetention,
+  type InvoiceJobData,
+  type InvoiceStep,
+} from './catalogue.ts';
 import { processBatch, type BatchJobData } from './batch-process.ts';
 import { createHaciendaAccess, type HaciendaAccess, type JobContext } from './context.ts';
 import { accountInvoice } from './invoice-accounting.ts';
@@ -55,6 +61,7 @@ export function createQueues(connection: ConnectionOptions, prefix: string): Rec
 
 export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   const prefix = o.config.queuePrefix;
+  setCompletedRetention(o.config.queueKeepCompleted);
   const ctx: JobContext = {
     db: o.db,
     log: o.log,

@@ -19,6 +19,7 @@ import {
   type DeliveryContext,
 } from '../db/queries/webhooks.ts';
 import { formatId } from '../domain/ids.ts';
+import { keepCompleted } from './catalogue.ts';
 import { webhookRetryDelay } from '../domain/webhook-backoff.ts';
 import { signWebhookPayload } from '../domain/webhook-signature.ts';
 import { open } from '../hacienda/secret-box.ts';
@@ -43,13 +44,13 @@ export function webhookJobId(d: Pick<WebhookJobData, 'eventId' | 'endpointId' | 
   return d.round === 0 ? base : `${base}-r${d.round}`;
 }
 
-/** Completed jobs are removed (Postgres keeps the record); failed ones stay a week for operators. */
+/** Completed jobs are kept a bounded time and count (jobs/catalogue.ts); failed ones a week. */
 export function webhookJobOptions(config: Config, d: WebhookJobData): JobsOptions {
   return {
     jobId: webhookJobId(d),
     attempts: config.webhooks.maxAttempts,
     backoff: { type: WEBHOOK_BACKOFF },
-    removeOnComplete: true,
+    removeOnComplete: keepCompleted(),
     removeOnFail: { age: 7 * 24 * 3600 },
   };
 }

@@ -6,6 +6,7 @@ import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
+import { setCompletedRetention } from './catalogue.ts';
 import { fanOutEvents } from '../db/queries/webhooks.ts';
 import {
   deliverWebhook,
@@ -38,6 +39,7 @@ export function startWebhooks(o: {
   reconcile?: { everyMs: number; staleMs: number } | false;
 }): WebhookRuntime {
   const prefix = o.config.queuePrefix;
+  setCompletedRetention(o.config.queueKeepCompleted);
   const queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection: o.connection, prefix });
   queue.on('error', (err) => o.log.error({ err, queue: WEBHOOK_QUEUE }, 'queue error'));
   const ctx = { db: o.db, log: o.log, config: o.config, now: () => new Date() };

@@ -174,7 +174,11 @@ async function settleAndCheck(timeoutMs: number) {
   expect(new Set(entries.map((e) => e.invoiceId)).size).toBe(invoices.length);
   const ledger = await db!('journal_lines').sum('debit as d').sum('credit as c').first();
   expect(new Decimal(ledger!.d).eq(ledger!.c)).toBe(true);
-  const total = invoices.reduce((a, i) => a.plus(i.total), new Decimal(0));
+  // The ledger is in centavos: each invoice's receivable is its total rounded to centavos.
+  const total = invoices.reduce(
+    (a, i) => a.plus(new Decimal(i.total).toDecimalPlaces(2, Decimal.ROUND_HALF_UP)),
+    new Decimal(0),
+  );
   expect(new Decimal(ledger!.d).toFixed(5)).toBe(total.toFixed(5));
   // Exactly one accepted submission per clave.
   const docs = sim!.simulator.documents().filter((d) => d.state === 'aceptado');

@@ -109,18 +109,19 @@ describe('an invoice issued with a sandbox key', () => {
     const debit = lines.reduce((a, l) => a.plus(l.debit), new Decimal(0));
     const credit = lines.reduce((a, l) => a.plus(l.credit), new Decimal(0));
     expect(debit.toFixed(5)).toBe(credit.toFixed(5));
-    expect(debit.toFixed(5)).toBe('482762.99999');
+    // Booked in centavos: the receivable is the API's total, 482763.00.
+    expect(debit.toFixed(5)).toBe('482763.00000');
     const byRole = Object.fromEntries(
       lines.map((l) => [l.role, new Decimal(l.debit).plus(l.credit).toFixed(5)]),
     );
     expect(byRole).toEqual({
-      receivables: '482762.99999',
-      revenue_services: '25099.99999',
+      receivables: '482763.00000',
+      revenue_services: '25100.00000',
       revenue_goods: '405000.00000',
       iva_payable: '52663.00000',
     });
     const client = await e.db('clients').where({ id: s.client.id }).first();
-    expect(client.balance).toBe('482762.99999');
+    expect(client.balance).toBe('482763.00000');
     // Events recorded for the whole life.
     const events = await e
       .db('events')

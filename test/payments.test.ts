@@ -94,7 +94,7 @@ describe('an invoice paid in two parts', () => {
       method: 'transferencia',
       method_code: '04',
       reference: 'TRF-1',
-      amount_crc: '50.00000',
+      amount_crc: '50.00',
       invoice_balance_due: '63.00',
       invoice_payment_status: 'partial',
       livemode: false,
@@ -119,7 +119,7 @@ describe('an invoice paid in two parts', () => {
     expect(second.json).toMatchObject({
       invoice_balance_due: '0.00',
       invoice_payment_status: 'paid',
-      amount_crc: '62.99999',
+      amount_crc: '63.00',
       paid_at: '2026-11-01T15:30:00.000Z',
     });
     now = (await api(e, 'GET', `/api/v1/invoices/${inv.id}`, s.key)).json;
@@ -153,7 +153,7 @@ describe('an invoice paid in two parts', () => {
         .minus(sum(j, 'receivables', 'credit'))
         .toFixed(5),
     ).toBe('0.00000');
-    expect(sum(j, 'cash', 'debit').toFixed(5)).toBe('112.99999');
+    expect(sum(j, 'cash', 'debit').toFixed(5)).toBe('113.00000'); // centavos, like the API's total
     const client2 = (await api(e, 'GET', `/api/v1/clients/${client.id}`, s.key)).json;
     expect(client2.balance).toBe('0.00');
     expect(
@@ -192,7 +192,7 @@ describe('an invoice paid in two parts', () => {
     ).toBe(booked.toFixed(5));
 
     const a = await pay(inv.id, { amount: '33.33', method: 'tarjeta' });
-    expect(a.json.amount_crc).toBe('17076.48118'); // 33.33 × 512.34567
+    expect(a.json.amount_crc).toBe('17076.48'); // 33.33 × 512.34567 in centavos
     const b = await pay(inv.id, { amount: '79.67', method: 'tarjeta' });
     expect(b.json).toMatchObject({ invoice_payment_status: 'paid', invoice_balance_due: '0.00' });
     const j = await journalOf(inv.id);

@@ -189,7 +189,7 @@ describe('webhook retry schedule', () => {
 });
 
 describe('payment arithmetic', () => {
-  const base = { exchangeRate: '1.00000', receivableCrc: '112.99999', paidCrc: '0', status: 'aceptada' };
+  const base = { exchangeRate: '1.00000', receivableCrc: '113.00', paidCrc: '0', status: 'aceptada' };
 
   it('a partial payment takes its amount off; the settling one clears the sub-centavo remainder', () => {
     const first = planPayment({ ...base, balanceDue: '112.99999', amount: '50.00' });
@@ -197,26 +197,26 @@ describe('payment arithmetic', () => {
       ok: true,
       plan: {
         applied: '50.00000',
-        amountCrc: '50.00000',
+        amountCrc: '50.00',
         balanceAfter: '62.99999',
         paymentStatus: 'partial',
       },
     });
-    const second = planPayment({ ...base, balanceDue: '62.99999', paidCrc: '50.00000', amount: '63.00' });
+    const second = planPayment({ ...base, balanceDue: '62.99999', paidCrc: '50.00', amount: '63.00' });
     expect(second).toEqual({
       ok: true,
-      plan: { applied: '62.99999', amountCrc: '62.99999', balanceAfter: '0.00000', paymentStatus: 'paid' },
+      plan: { applied: '62.99999', amountCrc: '63.00', balanceAfter: '0.00000', paymentStatus: 'paid' },
     });
   });
 
-  it('books colones with the exchange rate, the last payment taking exactly what is left', () => {
-    const usd = { status: 'enviada', exchangeRate: '512.34567', receivableCrc: '57946.23527', paidCrc: '0' };
+  it('books colones in centavos with the exchange rate, the last payment taking exactly what is left', () => {
+    const usd = { status: 'enviada', exchangeRate: '512.34567', receivableCrc: '57946.24', paidCrc: '0' };
     const a = planPayment({ ...usd, balanceDue: '113.10000', amount: '33.33' });
-    expect(a.ok && a.plan.amountCrc).toBe('17076.48118'); // 33.33 × 512.34567 = 17076.4811811
-    const b = planPayment({ ...usd, balanceDue: '79.77000', paidCrc: '17076.48118', amount: '79.77' });
+    expect(a.ok && a.plan.amountCrc).toBe('17076.48'); // 33.33 × 512.34567 = 17076.4811811
+    const b = planPayment({ ...usd, balanceDue: '79.77000', paidCrc: '17076.48', amount: '79.77' });
     expect(b.ok && b.plan).toEqual({
       applied: '79.77000',
-      amountCrc: '40869.75409',
+      amountCrc: '40869.76',
       balanceAfter: '0.00000',
       paymentStatus: 'paid',
     });

@@ -42,6 +42,19 @@ export const Decimal2 = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', examples: ['
 
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/** The headers of a create that honours Idempotency-Key (checked by api/idempotency.ts). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Up to 255 visible ASCII characters, per company and mode, kept 24 h: the same request again replays ' +
+        'the first answer (Idempotent-Replayed: true); another body → 422 idempotency_key_reused; while the ' +
+        'first runs → 409 idempotency_key_in_use',
+      examples: ['order-2026-000123'],
+    }),
+  ),
+});
+
 export const IdParam = Type.Object(
   { id: Type.String({ minLength: 1, maxLength: 64 }) },
   { additionalProperties: false },

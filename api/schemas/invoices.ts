@@ -1,6 +1,6 @@
 // Invoice schemas. Creation accepts the reference's two request shapes in one schema (every
-// field of both, unknown fields rejected); api/routes/invoices/input.ts then insists that one
-// request uses one shape and names the field that mixes them.
+// field of both, unknown fields rejected); domain/invoice-request.ts then insists that the client
+// and the lines use one shape, and takes the optional fields under either spelling.
 import { Type } from 'typebox';
 import { CODIGOS_DESCUENTO } from '../../domain/codes.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
@@ -53,8 +53,14 @@ export const CreateInvoiceBody = Type.Object(
     currency: Type.Optional(
       Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217; defaults to the company currency (CRC)' }),
     ),
-    exchange_rate: Type.Optional(Type.Union([Type.String(), Type.Number()])),
-    exchangeRate: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+    exchange_rate: Type.Optional(
+      Type.Union([Type.String(), Type.Number()], {
+        description: 'To colones, up to 5 decimals; required for a currency other than CRC (either shape)',
+      }),
+    ),
+    exchangeRate: Type.Optional(
+      Type.Union([Type.String(), Type.Number()], { description: 'Same as exchange_rate (give one)' }),
+    ),
     payment_method: Type.Optional(PaymentMethodName),
     paymentMethod: Type.Optional(PaymentMethodName),
     branch: Type.Optional(
@@ -63,8 +69,16 @@ export const CreateInvoiceBody = Type.Object(
     terminal: Type.Optional(
       Type.String({ pattern: '^\\d{5}$', description: 'Terminal (5 digits); company default' }),
     ),
-    external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    external_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Unique per company and mode (either shape)',
+      }),
+    ),
+    externalId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'Same as external_id (give one)' }),
+    ),
     send: Type.Optional(Type.Boolean({ description: 'false creates a draft (borrador); default true' })),
     metadata: Type.Optional(
       Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), { maxProperties: 20 }),
@@ -90,7 +104,10 @@ export const CreateInvoiceBody = Type.Object(
 const TaxLine = Type.Object({
   code: Type.String(),
   iva_rate_code: Type.Union([Type.String(), Type.Null()]),
-  rate: Type.String(),
+  rate: Type.String({
+    description: 'Tarifa in percent with two decimals, the same in lines[].taxes and tax_breakdown',
+    examples: ['13.00'],
+  }),
   amount: Type.String(),
 });
 

@@ -30,7 +30,7 @@ export const PaymentObject = Type.Object({
   amount: Decimal2,
   currency: Type.String(),
   exchange_rate: Type.String(),
-  amount_crc: Type.String({ description: 'Colones booked (5 decimals)' }),
+  amount_crc: Type.String({ description: 'Colones booked, in centavos (2 decimals)', examples: ['113.00'] }),
   method: Type.String(),
   method_code: Type.String({ description: 'TipoMedioPago' }),
   paid_at: Timestamp,

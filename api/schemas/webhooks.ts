@@ -1,10 +1,17 @@
 // Webhook endpoint, delivery and event schemas. An endpoint's secret appears only in the create
 // and rotate_secret responses.
 import { Type } from 'typebox';
-import { EVENT_KINDS } from '../../domain/webhook-events.ts';
+import { ALL_EVENTS, EVENT_KINDS } from '../../domain/webhook-events.ts';
 import { Limit, Timestamp } from './common.ts';
 
 export const EventKind = Type.String({ enum: [...EVENT_KINDS] });
+
+/** What an endpoint subscribes to: event kinds, or `"*"` alone for every event (future ones too). */
+const Subscription = Type.Array(Type.String({ enum: [ALL_EVENTS, ...EVENT_KINDS] }), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'Event kinds, or ["*"] for every event, including kinds added later ("*" stands alone)',
+});
 
 const Url = Type.String({
   minLength: 1,
@@ -17,7 +24,7 @@ const Url = Type.String({
 export const CreateEndpointBody = Type.Object(
   {
     url: Url,
-    events: Type.Array(EventKind, { minItems: 1, uniqueItems: true }),
+    events: Subscription,
     description: Type.Optional(Type.String({ maxLength: 200 })),
   },
   {
@@ -31,7 +38,7 @@ export const CreateEndpointBody = Type.Object(
 export const UpdateEndpointBody = Type.Object(
   {
     url: Type.Optional(Url),
-    events: Type.Optional(Type.Array(EventKind, { minItems: 1, uniqueItems: true })),
+    events: Type.Optional(Subscription),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
     enabled: Type.Optional(Type.Boolean({ description: 'true re-enables an endpoint disabled by a 410' })),
   },

@@ -45,18 +45,38 @@ export async function createClient(
   input: ClientInput,
   onCreated: (trx: Knex.Transaction, client: Client) => Promise<void>,
 ): Promise<Client> {
+  return withDuplicateCheck(db, tenant, input, () =>
+    db.transaction((trx) => insertClient(trx, tenant, input, onCreated)),
+  );
+}
+
+/** Inserts the client and its addresses in the caller's transaction, then runs onCreated there. */
+export async function insertClient(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  input: ClientInput,
+  onCreated: (trx: Knex.Transaction, client: Client) => Promise<void>,
+): Promise<Client> {
+  const { addresses, ...fields } = input;
+  const client = await Client.query(trx).insertGraphAndFetch({
+    ...tenantOnly(tenant),
+    ...fields,
+    metadata: input.metadata ?? {},
+    addresses: addresses.map((a, i) => ({ ...a, position: i + 1 })),
+  } as Partial<Client>);
+  await onCreated(trx, client);
+  return client;
+}
+
+/** Runs a transaction that inserts the client; its identification taken → DuplicateClientError. */
+export async function withDuplicateCheck<T>(
+  db: Knex,
+  tenant: Tenant,
+  input: Pick<ClientInput, 'idNumber'>,
+  run: () => Promise<T>,
+): Promise<T> {
   try {
-    return await db.transaction(async (trx) => {
-      const { addresses, ...fields } = input;
-      const client = await Client.query(trx).insertGraphAndFetch({
-        ...tenantOnly(tenant),
-        ...fields,
-        metadata: input.metadata ?? {},
-        addresses: addresses.map((a, i) => ({ ...a, position: i + 1 })),
-      } as Partial<Client>);
-      await onCreated(trx, client);
-      return client;
-    });
+    return await run();
   } catch (err) {
     if ((err as { constraint?: string }).constraint === 'clients_identification_key') {
       const existing = await db('clients')

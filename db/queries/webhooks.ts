@@ -170,7 +170,8 @@ export async function fanOutEvents(trx: Knex.Transaction, eventIds: number[]): P
        from events e
        join webhook_endpoints w
          on w.company_id = e.company_id and w.livemode = e.livemode
-        and w.deleted_at is null and w.disabled_at is null and e.type = any(w.events)
+        and w.deleted_at is null and w.disabled_at is null
+        and (e.type = any(w.events) or '*' = any(w.events))
       where e.id = any(?::bigint[])
      on conflict (event_id, endpoint_id) do nothing`,
     [eventIds],
@@ -209,7 +210,7 @@ export async function requestRedelivery(
       .where(tenantOnly(tenant))
       .whereNull('deletedAt')
       .whereNull('disabledAt')
-      .whereRaw('? = any(events)', [event.type])
+      .whereRaw(`(? = any(events) or '*' = any(events))`, [event.type])
       .pluck('id');
     if (onlyEndpointId !== null) q.where('id', onlyEndpointId);
     const endpointIds = (await q) as number[];

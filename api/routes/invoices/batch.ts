@@ -26,7 +26,7 @@ import { tenantOf } from '../../auth.ts';
 import { ajvToFieldError, ApiError, notFound } from '../../errors.ts';
 import { idempotencyFromRequest } from '../../idempotency.ts';
 import { compileBodyValidator } from '../../validation.ts';
-import { errorResponses, IdParam } from '../../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders, IdParam } from '../../schemas/common.ts';
 import { CreateInvoiceBody } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
 
@@ -120,6 +120,7 @@ export default async function batchRoutes(fastify: FastifyInstance, { db }: AppD
         tags: ['invoices'],
         summary: 'Create up to 1,000 invoices in one request (202; results at /api/v1/batches/{id})',
         body: BatchBody,
+        headers: IdempotencyHeaders,
         response: { 202: BatchObject, ...errorResponses(409, 422) },
       },
     },

@@ -1,20 +1,24 @@
 // POST /api/v1/invoices: records an invoice in one transaction and answers 201 `pendiente`
 // with its consecutivo and clave (or a `borrador` with send: false); the flow carries it on.
-// Idempotency-Key replays, Prefer: wait=N waits for `enviada` or a terminal state.
+// Idempotency-Key replays, Prefer: wait=N waits for `enviada` or a terminal state. A replay
+// answers the invoice as it is now (201, Idempotent-Replayed: true, its Location), under the same
+// Prefer: wait rules as the first request, not the stored snapshot of the moment it was recorded.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { credentialSummaries, getCompany } from '../../../db/queries/companies.ts';
-import { findIdempotent, type InvoiceRow } from '../../../db/queries/invoices.ts';
+import { findIdempotent, getInvoice, type InvoiceRow } from '../../../db/queries/invoices.ts';
 import { createInvoiceGrouped } from '../../../db/queries/invoice-committer.ts';
 import { INVOICE_CREATE_ROUTE } from '../../../domain/request-fingerprint.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
-import { formatId } from '../../../domain/ids.ts';
+import { formatId, parseId } from '../../../domain/ids.ts';
 import type { Company } from '../../../db/models/index.ts';
 import type { Knex } from 'knex';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { StoredResponse } from '../../../db/queries/idempotency.ts';
 import { tenantOf, type AuthContext } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
 import { idempotencyFromRequest, preferWait, requestLanguage } from '../../idempotency.ts';
-import { errorResponses } from '../../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders } from '../../schemas/common.ts';
 import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
@@ -62,6 +66,32 @@ const issuers = (() => {
   };
 })();
 
+/**
+ * Answers a create repeated under its Idempotency-Key: the same status, and the invoice as it is
+ * now, waited for under Prefer: wait like a first request (an issued invoice until `enviada` or
+ * final). Only a stored answer that names no invoice is replayed as stored.
+ */
+async function replayCreate(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  db: Knex,
+  auth: AuthContext,
+  stored: StoredResponse,
+) {
+  reply.header('idempotent-replayed', 'true');
+  const ref = typeof stored.body.id === 'string' ? stored.body.id : null;
+  const id = ref ? parseId('invoice', ref) : null;
+  const row = id !== null ? await getInvoice(db, auth, id) : undefined;
+  if (!row) return reply.code(stored.status as 201).send(stored.body as never);
+  reply.header('location', `/api/v1/invoices/${formatId('invoice', row.id)}`);
+  const wait = preferWait(request);
+  const current =
+    wait !== null && row.status !== 'borrador'
+      ? await waitForSettled(request, reply, db, auth, row.id, wait)
+      : row;
+  return reply.code(stored.status as 201).send(invoiceObject(current, requestLanguage(request)));
+}
+
 export default async function createInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
@@ -71,7 +101,13 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
       schema: {
         tags: ['invoices'],
         summary: 'Create an invoice (shape A or B)',
+        description:
+          'Answers 201 once the invoice is recorded (`pendiente`, or `borrador` with send: false). ' +
+          '`Prefer: wait=N` (≤ 30) answers once it is `enviada` or final, or after N seconds. A repeat under ' +
+          'the same `Idempotency-Key` answers the same invoice as it is now, with `Idempotent-Replayed: true`, ' +
+          'under the same `Prefer: wait` rules.',
         body: CreateInvoiceBody,
+        headers: IdempotencyHeaders,
         response: { 200: InvoiceObject, 201: InvoiceObject, ...errorResponses(404, 409, 422) },
       },
     },
@@ -100,10 +136,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
               'This Idempotency-Key was used with a different request',
             );
           }
-          return reply
-            .code(done.response.status as 201)
-            .header('idempotent-replayed', 'true')
-            .send(done.response.body as never);
+          return replayCreate(request, reply, db, auth, done.response);
         }
       }
       // 2. Validate and prepare (no transaction yet).
@@ -144,10 +177,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
         throw new ApiError('validation_failed', p.detail);
       }
       if (grouped.kind === 'replayed') {
-        return reply
-          .code((grouped.response?.status ?? 201) as 201)
-          .header('idempotent-replayed', 'true')
-          .send(grouped.response?.body as never);
+        return replayCreate(request, reply, db, auth, grouped.response ?? { status: 201, body: {} });
       }
       const outcome = { invoice: grouped.row!, response: { status: 201, body: grouped.body! } };
       reply.header('location', `/api/v1/invoices/${formatId('invoice', outcome.invoice.id)}`);

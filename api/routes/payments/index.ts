@@ -19,7 +19,7 @@ import type { PaymentMethodName } from '../../../domain/sale-terms.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError, notFound, validationError } from '../../errors.ts';
 import { idempotencyFromRequest } from '../../idempotency.ts';
-import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
+import { errorResponses, IdParam, ListOf, IdempotencyHeaders } from '../../schemas/common.ts';
 import { CreatePaymentBody, PaymentObject } from '../../schemas/payments.ts';
 import type { AppDeps } from '../../app.ts';
 import { loadInvoice } from '../invoices/read.ts';
@@ -40,6 +40,7 @@ export default async function paymentRoutes(fastify: FastifyInstance, { db }: Ap
         summary: 'Record a payment of an invoice',
         params: IdParam,
         body: CreatePaymentBody,
+        headers: IdempotencyHeaders,
         response: { 201: PaymentObject, ...errorResponses(404, 409, 422) },
       },
     },

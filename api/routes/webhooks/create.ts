@@ -12,6 +12,7 @@ import {
   rotateEndpointSecret,
 } from '../../../db/queries/webhooks.ts';
 import { generateWebhookSecret } from '../../../domain/webhook-signature.ts';
+import { misplacedWildcard } from '../../../domain/webhook-events.ts';
 import { seal } from '../../../hacienda/secret-box.ts';
 import { checkWebhookUrlTarget } from '../../../jobs/webhook-address.ts';
 import { tenantOf } from '../../auth.ts';
@@ -26,6 +27,19 @@ import { parseId } from '../../../domain/ids.ts';
 export async function assertWebhookUrl(url: string, livemode: boolean, config: Config): Promise<void> {
   const check = await checkWebhookUrlTarget(url, livemode, config.webhooks.sandboxAllowPrivate);
   if (!check.ok) throw validationError([{ path: '/url', code: check.code, message: check.message }]);
+}
+
+/** `"*"` (every event) stands alone in a subscription list. */
+export function assertSubscription(events: readonly string[] | undefined): void {
+  const at = events ? misplacedWildcard(events) : -1;
+  if (at >= 0)
+    throw validationError([
+      {
+        path: `/events/${at}`,
+        code: 'invalid_value',
+        message: '"*" subscribes to every event and must be the only item',
+      },
+    ]);
 }
 
 export default async function createEndpointRoutes(
@@ -49,6 +63,7 @@ export default async function createEndpointRoutes(
     async (request, reply) => {
       const auth = tenantOf(request);
       const body = request.body;
+      assertSubscription(body.events);
       await assertWebhookUrl(body.url, auth.livemode, config);
       if ((await countEndpoints(db, auth)) >= MAX_ENDPOINTS) {
         throw new ApiError(

@@ -18,7 +18,7 @@ import { notFound } from '../../errors.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { DeletedObject, EndpointObject, UpdateEndpointBody } from '../../schemas/webhooks.ts';
 import type { AppDeps } from '../../app.ts';
-import { assertWebhookUrl } from './create.ts';
+import { assertSubscription, assertWebhookUrl } from './create.ts';
 
 export async function loadEndpoint(db: Knex, tenant: Tenant, raw: string): Promise<EndpointRow> {
   const id = parseId('webhookEndpoint', raw);
@@ -79,6 +79,7 @@ export default async function manageEndpointRoutes(
     },
     async (request) => {
       const auth = tenantOf(request);
+      assertSubscription(request.body.events);
       const current = await loadEndpoint(db, auth, request.params.id);
       if (request.body.url !== undefined) await assertWebhookUrl(request.body.url, auth.livemode, appConfig);
       const row = await updateEndpoint(db, auth, current.id, request.body);

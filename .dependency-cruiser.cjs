@@ -27,7 +27,7 @@ const SIMULATOR = '^(hacienda/simulator|simulator)/';
 const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
 const LAYERS = '^(domain|db|hacienda|documents|jobs|api|workers|config)/';
 const OURS =
-  '^(api|bench|cli|config|db|documents|domain|hacienda|jobs|scripts|simulator|test|workers)/|^[^/]+\\.ts$';
+  '^(api|bench|cli|config|db|documents|domain|hacienda|jobs|mail-catcher|scripts|simulator|test|workers)/|^[^/]+\\.ts$';
 /** Where a process reads its configuration (value imports of config/ allowed). */
 const CONFIG_EDGE = [
   '^api/server\\.ts$',
@@ -128,6 +128,21 @@ module.exports = {
       severity: 'error',
       from: { path: OURS },
       to: { couldNotResolve: true },
+    },
+    {
+      name: 'mail-catcher-apart',
+      comment:
+        'The mail catcher is the fake of a mail server, run as its own process: the service reaches it over SMTP only, and it imports nothing of ours.',
+      severity: 'error',
+      from: { path: '^mail-catcher/' },
+      to: { path: OURS, pathNot: '^mail-catcher/' },
+    },
+    {
+      name: 'service-never-imports-the-mail-catcher',
+      comment: 'Only entry points (npm start, tests) start the mail catcher.',
+      severity: 'error',
+      from: { path: LAYERS },
+      to: { path: '^mail-catcher/' },
     },
     // simulator: its own rule goes here (what the Hacienda simulator may import).
   ],

@@ -37,6 +37,8 @@ export interface InvoiceRequest {
   externalId: string | null;
   send: boolean;
   metadata: Record<string, string>;
+  /** Extra addresses the accepted document is emailed to, beside the client's. */
+  emailRecipients: string[];
 }
 
 const A_ONLY = ['client_id', 'credit_days', 'exchange_rate', 'payment_method', 'external_id'] as const;
@@ -208,6 +210,7 @@ export function parseInvoiceRequest(
       externalId: pick<string>('external_id', 'externalId') ?? null,
       send: body.send !== false,
       metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+      emailRecipients: [...new Set((body.email_recipients as string[] | undefined) ?? [])],
     },
   };
 }

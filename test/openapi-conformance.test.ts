@@ -241,6 +241,10 @@ describe('real responses match the documented schemas', () => {
     await drive('GET', '/api/v1/invoices/{id}/response', `/api/v1/invoices/${invoice.id}/response`);
     await drive('GET', '/api/v1/invoices/{id}/pdf', `/api/v1/invoices/${invoice.id}/pdf`);
     await drive('GET', '/api/v1/invoices/{id}/pdf', '/api/v1/invoices/inv_000000999999/pdf');
+    await drive('POST', '/api/v1/invoices/{id}/email', `/api/v1/invoices/${invoice.id}/email`, {
+      recipients: ['otra@ejemplo.example'],
+    });
+    await drive('POST', '/api/v1/invoices/{id}/email', `/api/v1/invoices/${draft.id}/email`, {});
 
     // Usage.
     await drive('GET', '/api/v1/usage', '/api/v1/usage?granularity=minute');

@@ -152,5 +152,5 @@ describe('first run', () => {
     expect(second.output()).toContain('npm run cli -- key create');
     await stopProcess(second.child, 'SIGTERM');
     running = null;
-  }, 120_000);
+  }, 240_000);
 });

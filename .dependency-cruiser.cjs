@@ -3,11 +3,14 @@
 // rule holds whatever the path spelling (`../../db/x.ts` from a route, `../db/x.ts` from a job).
 //
 //   domain  ←  db, hacienda  ←  jobs  ←  api, workers
+//                    hacienda  ←  documents  ←  jobs
 //
 // - domain/ holds pure rules: it imports nothing of ours (npm packages and node: built-ins only).
 // - db/ and hacienda/ may import domain/, not each other: SQL knows nothing of XML and signatures,
 //   the Hacienda code knows nothing of tables.
-// - jobs/ may import db/, hacienda/, domain/; api/ may also import jobs/ (to enqueue); workers/
+// - documents/ renders documents people read (the PDF): it may import domain/ and hacienda/ (the
+//   comprobante's model), never db/, jobs/, api/, workers/; jobs/ (and so api/) import it.
+// - jobs/ may import db/, hacienda/, documents/, domain/; api/ may also import jobs/ (to enqueue); workers/
 //   imports jobs/ (and db/, hacienda/, domain/). Nothing of the layers imports api/ or workers/.
 // - cli/, scripts/, bench/ and test/ are entry points: they may import anything, no layer imports
 //   them, and only test/ imports test/ (its helpers are for tests).
@@ -22,8 +25,9 @@
 //   "simulator"; the paths below cover it both in hacienda/simulator/ and in a top-level simulator/.
 const SIMULATOR = '^(hacienda/simulator|simulator)/';
 const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
-const LAYERS = '^(domain|db|hacienda|jobs|api|workers|config)/';
-const OURS = '^(api|bench|cli|config|db|domain|hacienda|jobs|scripts|simulator|test|workers)/|^[^/]+\\.ts$';
+const LAYERS = '^(domain|db|hacienda|documents|jobs|api|workers|config)/';
+const OURS =
+  '^(api|bench|cli|config|db|documents|domain|hacienda|jobs|mail-catcher|scripts|simulator|test|workers)/|^[^/]+\\.ts$';
 /** Where a process reads its configuration (value imports of config/ allowed). */
 const CONFIG_EDGE = [
   '^api/server\\.ts$',
@@ -48,7 +52,7 @@ module.exports = {
       comment: 'db/ may import domain/ (and config/ types) only; never hacienda/, jobs/, api/, workers/.',
       severity: 'error',
       from: { path: '^db/' },
-      to: { path: '^(hacienda|jobs|api|workers|simulator)/' },
+      to: { path: '^(hacienda|documents|jobs|api|workers|simulator)/' },
     },
     {
       name: 'hacienda-below-jobs',
@@ -56,7 +60,15 @@ module.exports = {
         'hacienda/ (the service side) may import domain/ (and config/ types) only; never db/, jobs/, api/, workers/.',
       severity: 'error',
       from: { path: '^hacienda/', pathNot: SIMULATOR },
-      to: { path: '^(db|jobs|api|workers)/' },
+      to: { path: '^(db|documents|jobs|api|workers)/' },
+    },
+    {
+      name: 'documents-below-jobs',
+      comment:
+        'documents/ may import domain/ and hacienda/ (and config/ types) only; never db/, jobs/, api/, workers/.',
+      severity: 'error',
+      from: { path: '^documents/' },
+      to: { path: '^(db|jobs|api|workers|simulator)/' },
     },
     {
       name: 'jobs-below-processes',
@@ -100,7 +112,7 @@ module.exports = {
         'Below the entry points config/ is imported for its types only (plain options are passed down); ' +
         'loadConfig() and the other values belong to entry points and config modules.',
       severity: 'error',
-      from: { path: '^(db|hacienda|jobs|api|workers|simulator)/', pathNot: CONFIG_EDGE },
+      from: { path: '^(db|hacienda|documents|jobs|api|workers|simulator)/', pathNot: CONFIG_EDGE },
       to: { path: '^config/', dependencyTypesNot: ['type-only'] },
     },
     {
@@ -116,6 +128,21 @@ module.exports = {
       severity: 'error',
       from: { path: OURS },
       to: { couldNotResolve: true },
+    },
+    {
+      name: 'mail-catcher-apart',
+      comment:
+        'The mail catcher is the fake of a mail server, run as its own process: the service reaches it over SMTP only, and it imports nothing of ours.',
+      severity: 'error',
+      from: { path: '^mail-catcher/' },
+      to: { path: OURS, pathNot: '^mail-catcher/' },
+    },
+    {
+      name: 'service-never-imports-the-mail-catcher',
+      comment: 'Only entry points (npm start, tests) start the mail catcher.',
+      severity: 'error',
+      from: { path: LAYERS },
+      to: { path: '^mail-catcher/' },
     },
     // simulator: its own rule goes here (what the Hacienda simulator may import).
   ],

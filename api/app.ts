@@ -31,6 +31,8 @@ import readClientRoutes from './routes/clients/read.ts';
 import serviceRoutes from './routes/services/index.ts';
 import createInvoiceRoute from './routes/invoices/create.ts';
 import readInvoiceRoutes from './routes/invoices/read.ts';
+import invoicePdfRoute from './routes/invoices/pdf.ts';
+import invoiceEmailRoute from './routes/invoices/email.ts';
 import sendInvoiceRoute from './routes/invoices/send.ts';
 import batchRoutes from './routes/invoices/batch.ts';
 import haciendaCallbackRoute from './routes/hacienda-callback.ts';
@@ -183,6 +185,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(serviceRoutes, deps);
   await app.register(createInvoiceRoute, deps);
   await app.register(readInvoiceRoutes, deps);
+  await app.register(invoicePdfRoute, deps);
+  await app.register(invoiceEmailRoute, deps);
   await app.register(sendInvoiceRoute, deps);
   await app.register(batchRoutes, deps);
   await app.register(haciendaCallbackRoute, deps);

@@ -123,6 +123,17 @@ function documentResponse(status: number, r: JsonSchema, authenticated: boolean)
       content: { 'application/xml': { schema: { type: 'string' }, example: '<?xml version="1.0"?>…' } },
     });
   }
+  if (r.type === 'string' && String(r.description).includes('application/pdf')) {
+    return withHeaders({
+      description: r.description,
+      content: {
+        'application/pdf': {
+          schema: { type: 'string', contentMediaType: 'application/pdf' },
+          example: '%PDF-1.3 …',
+        },
+      },
+    });
+  }
   return withHeaders(Array.isArray(r.examples) ? r : { ...r, examples: [exampleOf(r)] });
 }
 

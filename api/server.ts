@@ -6,6 +6,7 @@ import { describeConnectionFailure } from '../db/reachability.ts';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { BATCH_QUEUE } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
+import { EMAIL_QUEUE } from '../jobs/invoice-email.ts';
 import { createQueues } from '../jobs/runtime.ts';
 import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { buildApp } from './app.ts';
@@ -33,6 +34,7 @@ const allQueues = [
   ...Object.values(queues),
   new Queue(BATCH_QUEUE, { connection, prefix: config.queuePrefix }),
   new Queue(WEBHOOK_QUEUE, { connection, prefix: config.queuePrefix }),
+  new Queue(EMAIL_QUEUE, { connection, prefix: config.queuePrefix }),
 ];
 for (const q of allQueues) q.on('error', (err) => console.error(`queue ${q.name}: ${err.message}`));
 const app = await buildApp({

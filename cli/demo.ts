@@ -4,7 +4,7 @@
 // invoice that the Hacienda simulator accepts. The key's secret is returned once, never stored.
 import { createApiKey } from '../db/queries/api-keys.ts';
 import { createClient } from '../db/queries/clients.ts';
-import { createCompany } from '../db/queries/companies.ts';
+import { createCompany, setEmailDelivery } from '../db/queries/companies.ts';
 import { formatId } from '../domain/ids.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { companyInputFromOptions } from './commands/company.ts';
@@ -34,6 +34,8 @@ export async function createDemoSetup(ctx: CliContext): Promise<DemoSetup> {
   });
   const company = await createCompany(ctx.db, input);
   await setUpDemoCompany(ctx, company.id);
+  // Accepted sandbox documents are emailed to the client: npm start's mail catcher shows them.
+  await setEmailDelivery(ctx.db, company.id, { enabled: true });
   const tenant = { companyId: company.id, livemode: false };
   const { secret } = await createApiKey(ctx.db, {
     ...tenant,

@@ -117,6 +117,20 @@ export interface Config {
      */
     sandboxAllowPrivate: boolean;
   };
+  email: {
+    /** Where live documents' emails are sent: smtp:// or smtps:// with credentials; null: none can be. */
+    smtpUrl: string | null;
+    /** Where sandbox documents' emails are sent (the local catcher by default: they never leave the machine). */
+    sandboxSmtpUrl: string | null;
+    /** The From address (shown with the company's name). */
+    from: string;
+    /** Attempts per email (the first included) before it is marked failed. */
+    maxAttempts: number;
+    /** Wait before the first retry; each later one doubles. */
+    backoffBaseMs: number;
+  };
+  /** The local mail catcher `npm start` runs outside production (mail-catcher/README.md). */
+  mailCatcher: { smtpPort: number; httpPort: number; embedded: boolean };
 }
 
 /** How one API process treats its HTTP connections (see api/http-limits.ts). */
@@ -271,6 +285,13 @@ export function loadConfig(env: Env = process.env): Config {
   const simulatorBase = `http://127.0.0.1:${simulatorPort}`;
   const { key, source } = secretsKey(env, production);
   const adminPassword = str(env, 'ADMIN_PASSWORD', '');
+  const catcherSmtpPort = int(env, 'MAIL_CATCHER_SMTP_PORT', 4025, 0, 65535);
+  const catcherEmbedded = bool(env, 'MAIL_CATCHER_EMBEDDED', !production);
+  // Outside production mail goes to the local catcher unless SMTP_URL says otherwise; in
+  // production there is no default (sandbox mail never leaves the machine, live mail needs a relay).
+  const smtpDefault = production ? '' : `smtp://127.0.0.1:${catcherSmtpPort}`;
+  const smtpUrl = str(env, 'SMTP_URL', smtpDefault);
+  const sandboxSmtpUrl = str(env, 'SMTP_SANDBOX_URL', smtpDefault);
   return {
     env: nodeEnv as Config['env'],
     host: str(env, 'HOST', '0.0.0.0'),
@@ -356,6 +377,21 @@ export function loadConfig(env: Env = process.env): Config {
       backoffBaseMs: int(env, 'WEBHOOK_BACKOFF_BASE_MS', 126_000, 10, 86_400_000),
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
       sandboxAllowPrivate: bool(env, 'WEBHOOK_SANDBOX_ALLOW_PRIVATE', !production),
+    },
+    // 8 attempts, waits of base × 2^(n−1): 30 s … 64 min, about 2 hours in all.
+    email: {
+      smtpUrl: smtpUrl ? url(env, 'SMTP_URL', smtpUrl, ['smtp:', 'smtps:']) : null,
+      sandboxSmtpUrl: sandboxSmtpUrl
+        ? url(env, 'SMTP_SANDBOX_URL', sandboxSmtpUrl, ['smtp:', 'smtps:'])
+        : null,
+      from: str(env, 'EMAIL_FROM', 'facturas@factura-cr.localhost'),
+      maxAttempts: int(env, 'EMAIL_MAX_ATTEMPTS', 8, 1, 50),
+      backoffBaseMs: int(env, 'EMAIL_BACKOFF_BASE_MS', 30_000, 10, 86_400_000),
+    },
+    mailCatcher: {
+      smtpPort: catcherSmtpPort,
+      httpPort: int(env, 'MAIL_CATCHER_HTTP_PORT', 4026, 0, 65535),
+      embedded: catcherEmbedded,
     },
   };
 }

@@ -108,6 +108,11 @@ export function companyObject(c: Company, livemode: boolean, credentials: Creden
     },
     defaults: { branch: c.defaultBranch, terminal: c.defaultTerminal, currency: c.defaultCurrency },
     rate_limit_per_second: c.rateLimitPerSecond,
+    email_delivery: {
+      enabled: c.emailEnabled ?? false,
+      reply_to: c.emailReplyTo ?? c.emails[0] ?? null,
+      bcc: c.emailBcc ?? [],
+    },
     certificate: cred?.hasSigningKey
       ? {
           subject: cred.certificateSubject,
@@ -184,6 +189,12 @@ export function invoiceObject(row: InvoiceRow, lang: 'es' | 'en' = 'es') {
     processing_error: row.processingError,
     external_id: row.externalId,
     metadata: row.metadata,
+    email_recipients: row.emailRecipients ?? [],
+    email: {
+      status: row.emailStatus ?? null,
+      sent_at: iso(row.emailedAt ?? null),
+      bounces: row.emailBounces ?? [],
+    },
     hacienda: {
       status: row.haciendaStatus,
       signed_at: iso(row.signedAt),

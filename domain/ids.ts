@@ -11,6 +11,7 @@ export const ID_PREFIXES = {
   apiKey: 'key',
   company: 'cmp',
   batch: 'bat',
+  invoiceEmail: 'eml',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

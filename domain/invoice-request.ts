@@ -37,6 +37,8 @@ export interface InvoiceRequest {
   externalId: string | null;
   send: boolean;
   metadata: Record<string, string>;
+  /** Extra addresses the accepted document is emailed to, beside the client's. */
+  emailRecipients: string[];
 }
 
 /**
@@ -207,6 +209,7 @@ export function parseInvoiceRequest(
       externalId: pick<string>('external_id', 'externalId') ?? null,
       send: body.send !== false,
       metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+      emailRecipients: [...new Set((body.email_recipients as string[] | undefined) ?? [])],
     },
   };
 }

@@ -1,7 +1,9 @@
 // The event kinds integrators can subscribe to, and the envelope every webhook carries.
 // The reference names invoice.created, invoice.paid, payment.created and client.created; the
 // product adds the three Hacienda outcomes of an issued invoice, and invoice.processing_failed
-// for an invoice whose flow stopped and needs someone to look (its `processing_error` says why).
+// for an invoice whose flow stopped and needs someone to look (its `processing_error` says why),
+// and the email of an accepted document to its receptor: sent (`invoice.emailed`) or given up
+// (`email.failed`: refused for good with 5xx, or no server took it after every retry).
 export const EVENT_KINDS = [
   'invoice.created',
   'invoice.sent',
@@ -11,6 +13,8 @@ export const EVENT_KINDS = [
   'invoice.paid',
   'payment.created',
   'client.created',
+  'invoice.emailed',
+  'email.failed',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

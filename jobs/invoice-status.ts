@@ -12,6 +12,7 @@ import type { InvoiceJobData } from './catalogue.ts';
 import type { JobContext } from './context.ts';
 import { reverseInvoice, transition } from './invoice-state.ts';
 import { handleMissingClave } from './lost-document.ts';
+import { scheduleAcceptanceEmail } from './invoice-email.ts';
 
 export function nextPollDelay(polls: number, baseMs: number, maxMs: number): number {
   return Math.min(maxMs, baseMs * 2 ** Math.min(polls, 20));
@@ -58,7 +59,7 @@ export async function pollInvoiceStatus(
         .update({ responseXml, responseAt: trx.fn.now(), updatedAt: trx.fn.now() });
     }
     if (s.state === 'aceptado') {
-      await transition(
+      const accepted = await transition(
         trx,
         invoice.id,
         ['enviada'],
@@ -66,6 +67,9 @@ export async function pollInvoiceStatus(
         { acceptedAt: trx.fn.now(), haciendaStatus: 'aceptado' },
         'invoice.accepted',
       );
+      // The receptor's email, recorded with the acceptance and sent by its own job: whatever
+      // becomes of it, the acceptance and its journal stand.
+      if (accepted) await scheduleAcceptanceEmail(trx, accepted);
       return;
     }
     const reason = responseXml

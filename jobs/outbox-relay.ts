@@ -21,6 +21,8 @@ export interface RelayOptions {
   batches?: Queue;
   /** Fan-out of events to webhook endpoints (added by the webhooks module). */
   dispatchEvents?: (trx: Knex.Transaction, eventIds: number[]) => Promise<void>;
+  /** `email.send` rows become `invoice.email` jobs (added by the emails module). */
+  dispatchEmails?: (emailIds: number[]) => Promise<void>;
 }
 
 export interface Relay {
@@ -33,7 +35,7 @@ export interface Relay {
 interface OutboxRow {
   id: number;
   kind: string;
-  payload: { invoiceId?: number; eventId?: number; batchId?: number };
+  payload: { invoiceId?: number; eventId?: number; batchId?: number; emailId?: number };
   requestId: string | null;
 }
 
@@ -70,6 +72,10 @@ export function createRelay(options: RelayOptions): Relay {
         .filter((r) => r.kind === 'event.dispatch' && r.payload.eventId)
         .map((r) => r.payload.eventId!);
       if (eventIds.length && options.dispatchEvents) await options.dispatchEvents(trx, eventIds);
+      const emailIds = rows
+        .filter((r) => r.kind === 'email.send' && r.payload.emailId)
+        .map((r) => r.payload.emailId!);
+      if (emailIds.length && options.dispatchEmails) await options.dispatchEmails(emailIds);
       await trx('outbox')
         .whereIn(
           'id',

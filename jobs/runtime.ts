@@ -21,6 +21,7 @@ import { createRelay, type Relay } from './outbox-relay.ts';
 import { startReconciler, type ReconcilerLoop } from './reconcile-loop.ts';
 import { batchWork, invoiceWork } from './reconcile-work.ts';
 import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
+import { startEmails, type EmailRuntime } from './email-runtime.ts';
 import { Redis, type RedisOptions } from 'ioredis';
 import { instrumentWorker, startMetricsPublisher } from './metrics.ts';
 
@@ -46,6 +47,8 @@ export interface Runtime {
   workers: Worker[];
   /** The `webhooks` queue and its worker (deliveries fanned out by the relay). */
   webhooks: WebhookRuntime;
+  /** The `emails` queue and its worker (documents emailed to their receptor). */
+  emails: EmailRuntime;
   /** The invoice and batch reconciler (null when turned off). */
   reconciler: ReconcilerLoop | null;
   close(): Promise<void>;
@@ -130,8 +133,18 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     reconcile: o.reconcile,
   });
 
+  const emails = startEmails({
+    config: o.config,
+    db: o.db,
+    connection: o.connection,
+    log: o.log,
+    lockDurationMs: o.lockDurationMs,
+    reconcile: o.reconcile,
+  });
+
   const relay = createRelay({
     dispatchEvents: webhooks.dispatchEvents,
+    dispatchEmails: emails.dispatchEmails,
     db: o.db,
     databaseUrl: o.config.databaseUrl,
     flows,
@@ -190,12 +203,14 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     relay,
     workers,
     webhooks,
+    emails,
     reconciler,
     async close() {
       await reconciler?.stop();
       reconcileRedis?.disconnect();
       await relay.stop();
       await webhooks.close();
+      await emails.close();
       await Promise.all(workers.map((w) => w.close()));
       await publisher.stop();
       metricsRedis.disconnect();

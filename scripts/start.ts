@@ -101,6 +101,8 @@ process.on('SIGTERM', () => stop(0));
 
 const simulatorAvailable = existsSync(join(projectRoot, 'simulator/main.ts'));
 if (config.simulator.embedded && simulatorAvailable) run('sandbox', 'simulator/main.ts');
+// Outside production the mail catcher takes every email (sandbox mail never leaves the machine).
+if (config.mailCatcher.embedded) run('mail', 'mail-catcher/main.ts');
 run('web', 'api/server.ts');
 if (existsSync(join(projectRoot, 'workers/main.ts'))) run('worker', 'workers/main.ts');
 
@@ -135,6 +137,9 @@ if (!stopping) {
     config.simulator.embedded && simulatorAvailable
       ? `  Hacienda sandbox simulator  http://127.0.0.1:${config.simulator.port}`
       : `  Hacienda sandbox  ${config.hacienda.sandbox.apiUrl}`,
+    config.mailCatcher.embedded
+      ? `  Mail catcher   http://127.0.0.1:${config.mailCatcher.httpPort}/   (SMTP ${config.mailCatcher.smtpPort}; emails of accepted documents)`
+      : `  Email          ${config.email.smtpUrl ? 'SMTP_URL' : 'no SMTP_URL: documents are not emailed'}`,
     '',
   ];
   if (demo) {

@@ -67,13 +67,20 @@ async function start(): Promise<{ child: ChildProcess; output: () => string }> {
 
 describe('first run', () => {
   it('npm start prints the URLs, a demo key and a curl whose invoice is accepted', async () => {
-    const [port, simPort] = [await freePort(), await freePort()];
+    const [port, simPort, mailPort, mailPagePort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     env = {
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       PORT: String(port),
       SIMULATOR_PORT: String(simPort),
+      MAIL_CATCHER_SMTP_PORT: String(mailPort),
+      MAIL_CATCHER_HTTP_PORT: String(mailPagePort),
       DATABASE_URL: testDatabaseUrl(dbName),
       REDIS_URL: testRedisUrl(),
       QUEUE_PREFIX: `{t-start-${process.pid}}`,
@@ -118,6 +125,22 @@ describe('first run', () => {
     );
     expect(status).toBe('aceptada');
 
+    // The demo company emails accepted documents: the mail catcher npm start runs has it.
+    expect(out).toContain(`http://127.0.0.1:${mailPagePort}/`);
+    let caught: { to: string[]; attachments: { filename: string }[] }[] = [];
+    await waitFor(
+      async () => {
+        caught = (await (await fetch(`http://127.0.0.1:${mailPagePort}/messages`)).json()) as typeof caught;
+        return caught.length > 0;
+      },
+      30_000,
+      250,
+      'the demo invoice to be emailed to the mail catcher',
+    );
+    expect(caught[0]!.to).toEqual(['juana@example.com']);
+    expect(caught[0]!.attachments.map((a) => a.filename.slice(-4))).toEqual(['.pdf', '.xml', '.xml']);
+    expect(await (await fetch(`http://127.0.0.1:${mailPagePort}/`)).text()).toContain('juana@example.com');
+
     // The printed pages answer.
     expect((await fetch(`${base}/docs`)).status).toBe(200);
     expect((await fetch(`${base}/dashboard`)).status).toBe(200);
@@ -129,5 +152,5 @@ describe('first run', () => {
     expect(second.output()).toContain('npm run cli -- key create');
     await stopProcess(second.child, 'SIGTERM');
     running = null;
-  }, 120_000);
+  }, 240_000);
 });

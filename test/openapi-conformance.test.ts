@@ -219,6 +219,7 @@ describe('real responses match the documented schemas', () => {
       })
     ).json;
     await drive('GET', '/api/v1/invoices/{id}/xml', `/api/v1/invoices/${draft.id}/xml`);
+    await drive('GET', '/api/v1/invoices/{id}/pdf', `/api/v1/invoices/${draft.id}/pdf`);
     await drive('POST', '/api/v1/invoices/{id}/send', `/api/v1/invoices/${draft.id}/send`);
     await drive('POST', '/api/v1/invoices/{id}/send', `/api/v1/invoices/${draft.id}/send`);
     let read: Res | undefined;
@@ -238,6 +239,12 @@ describe('real responses match the documented schemas', () => {
     await drive('GET', '/api/v1/invoices', '/api/v1/invoices?status=aceptada');
     await drive('GET', '/api/v1/invoices/{id}/xml', `/api/v1/invoices/${invoice.id}/xml`);
     await drive('GET', '/api/v1/invoices/{id}/response', `/api/v1/invoices/${invoice.id}/response`);
+    await drive('GET', '/api/v1/invoices/{id}/pdf', `/api/v1/invoices/${invoice.id}/pdf`);
+    await drive('GET', '/api/v1/invoices/{id}/pdf', '/api/v1/invoices/inv_000000999999/pdf');
+    await drive('POST', '/api/v1/invoices/{id}/email', `/api/v1/invoices/${invoice.id}/email`, {
+      recipients: ['otra@ejemplo.example'],
+    });
+    await drive('POST', '/api/v1/invoices/{id}/email', `/api/v1/invoices/${draft.id}/email`, {});
 
     // Usage.
     await drive('GET', '/api/v1/usage', '/api/v1/usage?granularity=minute');

@@ -80,6 +80,12 @@ export const CreateInvoiceBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 255, description: 'Same as external_id (give one)' }),
     ),
     send: Type.Optional(Type.Boolean({ description: 'false creates a draft (borrador); default true' })),
+    email_recipients: Type.Optional(
+      Type.Array(Type.String({ format: 'email', maxLength: 160 }), {
+        maxItems: 10,
+        description: "Extra addresses the accepted document is emailed to, beside the client's",
+      }),
+    ),
     metadata: Type.Optional(
       Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), { maxProperties: 20 }),
     ),
@@ -162,6 +168,21 @@ export const InvoiceObject = Type.Object({
   processing_error: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
   external_id: Type.Union([Type.String(), Type.Null()]),
   metadata: Type.Record(Type.String(), Type.String()),
+  email_recipients: Type.Array(Type.String()),
+  email: Type.Object(
+    {
+      status: Type.Union([Type.String({ enum: ['pending', 'sent', 'failed', 'bounced'] }), Type.Null()]),
+      sent_at: Type.Union([Timestamp, Type.Null()]),
+      bounces: Type.Array(
+        Type.Object({
+          address: Type.String(),
+          code: Type.Union([Type.Integer(), Type.Null()]),
+          response: Type.String(),
+        }),
+      ),
+    },
+    { description: 'The last email of the document to its receptor (null status: none yet)' },
+  ),
   hacienda: Type.Object({
     status: Type.Union([Type.String(), Type.Null()]),
     signed_at: Type.Union([Timestamp, Type.Null()]),

@@ -6,6 +6,7 @@ import {
   credentialSummaries,
   getCompany,
   listCompanies,
+  setEmailDelivery,
   type CompanyInput,
 } from '../../db/queries/companies.ts';
 import { companyObject } from '../../db/public-objects.ts';
@@ -162,6 +163,45 @@ export function registerCompanyCommands(program: Command): void {
         output(opts.json, obj, () => JSON.stringify(obj, null, 2));
       });
     });
+
+  company
+    .command('email')
+    .description('Email accepted documents to their receptor (PDF, signed XML, Hacienda answer)')
+    .requiredOption('--company <id>', 'company id')
+    .option('--on', 'email every accepted document to its receptor')
+    .option('--off', 'do not email accepted documents (resends through the API still work)')
+    .option('--reply-to <address>', "replies go here (default: the emisor's first email)")
+    .option('--bcc <address...>', 'blind copies of every email (up to 4); --bcc none clears them')
+    .option('--json', 'print JSON')
+    .action(
+      async (opts: {
+        company: string;
+        on?: boolean;
+        off?: boolean;
+        replyTo?: string;
+        bcc?: string[];
+        json?: boolean;
+      }) => {
+        if (opts.on && opts.off) throw new CliError('--on and --off exclude each other');
+        const email = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+        const bcc = opts.bcc?.length === 1 && opts.bcc[0] === 'none' ? [] : opts.bcc;
+        for (const a of [...(bcc ?? []), ...(opts.replyTo ? [opts.replyTo] : [])])
+          if (!email.test(a) || a.length > 160) throw new CliError(`not an email address: ${a}`);
+        if (bcc && bcc.length > 4) throw new CliError('--bcc: at most 4 addresses');
+        await withContext(async ({ db }) => {
+          const id = parseIdArg('company', opts.company, '--company');
+          if (!(await getCompany(db, id))) throw new CliError(`--company: no company ${opts.company}`);
+          await setEmailDelivery(db, id, {
+            ...(opts.on ? { enabled: true } : opts.off ? { enabled: false } : {}),
+            ...(opts.replyTo !== undefined ? { replyTo: opts.replyTo } : {}),
+            ...(bcc !== undefined ? { bcc } : {}),
+          });
+          const c = (await getCompany(db, id))!;
+          const obj = companyObject(c, false, await credentialSummaries(db, c.id)).email_delivery;
+          output(opts.json, obj, () => JSON.stringify(obj, null, 2));
+        });
+      },
+    );
 
   registerCredentialCommands(company);
 }

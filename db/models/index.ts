@@ -25,6 +25,10 @@ export class Company extends BaseModel {
   defaultCurrency!: string;
   rateLimitPerSecond!: number | null;
   demo!: boolean;
+  /** Accepted documents are emailed to their receptor; replies go to emailReplyTo; blind copies. */
+  emailEnabled!: boolean;
+  emailReplyTo!: string | null;
+  emailBcc!: string[];
   createdAt!: Date;
   updatedAt!: Date;
 }

@@ -70,3 +70,18 @@ export async function credentialSummaries(db: Knex, companyId: number): Promise<
       db.raw('hacienda_password_enc is not null as has_hacienda_password'),
     );
 }
+
+export interface EmailDeliverySettings {
+  enabled?: boolean;
+  replyTo?: string | null;
+  bcc?: string[];
+}
+
+/** Whether accepted documents are emailed to their receptor, the reply-to and blind copies. */
+export async function setEmailDelivery(db: Knex, companyId: number, s: EmailDeliverySettings): Promise<void> {
+  const patch: Record<string, unknown> = { updatedAt: db.fn.now() };
+  if (s.enabled !== undefined) patch.emailEnabled = s.enabled;
+  if (s.replyTo !== undefined) patch.emailReplyTo = s.replyTo;
+  if (s.bcc !== undefined) patch.emailBcc = JSON.stringify(s.bcc);
+  await db('companies').where({ id: companyId }).update(patch);
+}

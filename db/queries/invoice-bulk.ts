@@ -225,6 +225,7 @@ export async function createInvoicesBulk(
         balanceDue: p.totals.summary.totalComprobante,
         externalId: p.externalId,
         metadata: JSON.stringify(p.metadata),
+        emailRecipients: JSON.stringify(p.emailRecipients),
         requestId: tag(item.position),
         ...issue,
       };

@@ -173,5 +173,6 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
     totals,
     externalId: req.externalId,
     metadata: req.metadata,
+    emailRecipients: req.emailRecipients,
   };
 }

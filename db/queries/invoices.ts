@@ -58,6 +58,11 @@ export interface InvoiceRow {
   haciendaStatus: string | null;
   /** Since when Hacienda has answered 404 for the clave of this `enviada` invoice (null: it knows it). */
   haciendaMissingSince: Date | null;
+  /** Extra recipients of the document's email, and what became of the last email. */
+  emailRecipients: string[];
+  emailStatus: 'pending' | 'sent' | 'failed' | 'bounced' | null;
+  emailedAt: Date | null;
+  emailBounces: { address: string; code: number | null; response: string }[];
   signedAt: Date | null;
   submittedAt: Date | null;
   accountedAt: Date | null;
@@ -84,6 +89,7 @@ export interface PreparedInvoice {
   totals: DocumentTotals;
   externalId: string | null;
   metadata: Record<string, string>;
+  emailRecipients: string[];
 }
 
 /**

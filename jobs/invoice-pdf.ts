@@ -1,0 +1,44 @@
+// The PDF of an issued invoice, for the API's `/pdf` route and the email job: rebuilt from the
+// same rows the signer used (jobs/invoice-document.ts), rendered by documents/, and cached in
+// Postgres under a key made of the layout version and the document's states, so a change of
+// Hacienda state (or of the layout) makes the next read render it again.
+import type { Knex } from 'knex';
+import type { Config } from '../config/index.ts';
+import { getCachedPdf, storeCachedPdf } from '../db/queries/invoice-pdfs.ts';
+import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { isTipoComprobante } from '../domain/codes.ts';
+import type { InvoiceState } from '../domain/invoice-states.ts';
+import { PDF_LAYOUT_VERSION, renderInvoicePdf } from '../documents/invoice-pdf.ts';
+import { DocumentDataError, loadFacturaDocument } from './invoice-document.ts';
+
+/** What a cached copy must have been rendered for to be served. */
+export function pdfStateKey(invoice: Pick<InvoiceRow, 'status' | 'haciendaStatus'>): string {
+  return `v${PDF_LAYOUT_VERSION}:${invoice.status}:${invoice.haciendaStatus ?? ''}`;
+}
+
+export interface InvoicePdf {
+  pdf: Buffer;
+  /** Whether the copy came from the cache. */
+  cached: boolean;
+}
+
+/** Throws DocumentDataError for a draft (no clave yet) or a document that cannot be rebuilt. */
+export async function invoicePdf(db: Knex, config: Config, invoice: InvoiceRow): Promise<InvoicePdf> {
+  if (invoice.status === 'borrador' || !invoice.clave)
+    throw new DocumentDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
+  const key = pdfStateKey(invoice);
+  const cached = await getCachedPdf(db, invoice.id, key);
+  if (cached) return { pdf: cached, cached: true };
+  const document = await loadFacturaDocument(db, config, invoice);
+  if (!isTipoComprobante(invoice.docType))
+    throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
+  const pdf = await renderInvoicePdf({
+    document,
+    docType: invoice.docType,
+    livemode: invoice.livemode,
+    status: invoice.status as InvoiceState,
+    haciendaStatus: invoice.haciendaStatus,
+  });
+  await storeCachedPdf(db, invoice.id, key, pdf);
+  return { pdf, cached: false };
+}

@@ -46,6 +46,7 @@ export interface InvoiceRow {
   conditionOther: string | null;
   creditDays: number | null;
   paymentMethods: string[];
+  paymentMethodOther: string | null;
   lines: StoredLine[];
   summary: DocumentTotals;
   total: string;
@@ -80,6 +81,7 @@ export interface PreparedInvoice {
   conditionOther: string | null;
   creditDays: number | null;
   paymentMethods: string[];
+  paymentMethodOther: string | null;
   lines: StoredLine[];
   totals: DocumentTotals;
   externalId: string | null;

@@ -11,13 +11,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  XmlBufferInputProvider,
-  XmlDocument,
-  xmlRegisterInputProvider,
-  XmlValidateError,
-  XsdValidator,
-} from 'libxml2-wasm';
+import type * as Libxml2Module from 'libxml2-wasm';
+import type { XmlBufferInputProvider, XsdValidator } from 'libxml2-wasm';
 import { DEFAULT_SCHEMA_SET, SchemaNotFoundError, schemaPath, type SchemaDocumentType } from './xsd.ts';
 
 /** A document that fails its XSD: the libxml2 messages, with the line of each. */
@@ -43,11 +38,17 @@ const PLACEHOLDER_SIGNATURE =
   '<ds:DigestValue>AA==</ds:DigestValue></ds:Reference></ds:SignedInfo>' +
   '<ds:SignatureValue>AA==</ds:SignatureValue></ds:Signature>';
 
-const providers = new XmlBufferInputProvider({});
+type Libxml2 = typeof Libxml2Module;
+// Loaded on first use: processes that never validate (the API, most command-line commands) do not
+// pay for instantiating the WebAssembly module.
+let loading: Promise<Libxml2> | null = null;
+let providers: XmlBufferInputProvider | null = null;
 let providerRegistered = false;
 const validators = new Map<string, XsdValidator>();
 
-function compile(xsdFile: string): XsdValidator {
+function compile(lib: Libxml2, xsdFile: string): XsdValidator {
+  const { XmlBufferInputProvider, XmlDocument, xmlRegisterInputProvider, XsdValidator } = lib;
+  providers ??= new XmlBufferInputProvider({});
   let v = validators.get(xsdFile);
   if (v) return v;
   if (!existsSync(xsdFile)) throw new SchemaNotFoundError(xsdFile);
@@ -70,30 +71,23 @@ function compile(xsdFile: string): XsdValidator {
   return v;
 }
 
-/** Compiles the schema now (a process can do it at start instead of on its first document). */
-export function preloadSchema(
-  docType: SchemaDocumentType,
-  schemaDir: string,
-  schemaSet = DEFAULT_SCHEMA_SET,
-): void {
-  compile(schemaPath(docType, { schemaDir, schemaSet }));
-}
-
 /**
  * Validates a document the builder wrote, before signing. Throws SchemaViolationError naming the
  * XSD's messages, or SchemaNotFoundError when the schema folder has no such file.
  */
-export function assertValidBeforeSigning(
+export async function assertValidBeforeSigning(
   docType: SchemaDocumentType,
   xml: string,
   schemaDir: string,
   schemaSet = DEFAULT_SCHEMA_SET,
-): void {
-  const validator = compile(schemaPath(docType, { schemaDir, schemaSet }));
+): Promise<void> {
+  const lib = await (loading ??= import('libxml2-wasm'));
+  const { XmlDocument, XmlValidateError } = lib;
+  const validator = compile(lib, schemaPath(docType, { schemaDir, schemaSet }));
   const end = xml.lastIndexOf('</');
   if (end < 0) throw new SchemaViolationError(docType, [{ line: 0, message: 'not an XML document' }]);
   const withSignature = xml.slice(0, end) + PLACEHOLDER_SIGNATURE + xml.slice(end);
-  let doc: XmlDocument;
+  let doc: InstanceType<Libxml2['XmlDocument']>;
   try {
     doc = XmlDocument.fromString(withSignature);
   } catch (err) {

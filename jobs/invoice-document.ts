@@ -117,8 +117,8 @@ export function facturaDocument(
  * anyone signs it: a SchemaViolationError names the XSD's message. Input the API accepted never
  * fails here (domain/field-rules.ts refuses it first); this is the last line before a signature.
  */
-export function buildInvoiceXml(doc: FacturaDocument, xsdDir: string): string {
+export async function buildInvoiceXml(doc: FacturaDocument, xsdDir: string): Promise<string> {
   const xml = buildFacturaXml(doc);
-  assertValidBeforeSigning('FacturaElectronica', xml, xsdDir);
+  await assertValidBeforeSigning('FacturaElectronica', xml, xsdDir);
   return xml;
 }

@@ -24,7 +24,7 @@ export async function signInvoice(job: Job<InvoiceJobData>, ctx: JobContext): Pr
   try {
     const doc = await loadFacturaDocument(db, ctx.config, invoice);
     const signer = await ctx.hacienda.signer(invoice.companyId, invoice.livemode);
-    const xml = buildInvoiceXml(doc, ctx.config.xsdDir);
+    const xml = await buildInvoiceXml(doc, ctx.config.xsdDir);
     signed = await signer.sign(xml, { signingTime: ctx.now() });
   } catch (err) {
     if (err instanceof SchemaViolationError || err instanceof XmlCharacterError) {

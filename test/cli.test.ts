@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 // Each command is a real `tsx` process (a second or two to start under load).
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: 180_000 });
 
 describe('npm run cli', () => {
   it('creates a company and a key whose secret works against the API, printing JSON', async () => {

@@ -87,7 +87,7 @@ export function registerDocumentCommands(program: Command): void {
           .modifiers({ ordered: (b) => b.orderBy('position') });
         let xml: string;
         try {
-          xml = buildInvoiceXml(facturaDocument(config, row, company, client!), config.xsdDir);
+          xml = await buildInvoiceXml(facturaDocument(config, row, company, client!), config.xsdDir);
         } catch (err) {
           if (err instanceof SchemaViolationError) throw new CliError(err.message);
           throw err;

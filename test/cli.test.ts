@@ -221,7 +221,7 @@ describe('npm run cli', () => {
         clientId: client.json().uuid,
         condition: 'otros',
         condition_other: 'c'.repeat(150),
-        payment_method: 'otros',
+        paymentMethod: 'otros',
         lines: [{ serviceId: services.json().data[0].uuid, qty: 1e20, description: 'd'.repeat(201) }],
       }),
     );
@@ -229,7 +229,7 @@ describe('npm run cli', () => {
     expect(long.code).not.toBe(0);
     expect(long.stderr).toMatch(/\/lines\/0\/description: must have at most 200 characters/);
     expect(long.stderr).toMatch(/\/condition_other: must have at most 100 characters/);
-    expect(long.stderr).toMatch(/\/payment_method_other: is required/);
+    expect(long.stderr).toMatch(/\/paymentMethodOther: is required/);
     expect(long.stderr).toMatch(/\/lines\/0\/qty: qty is too large: at most 13 integer digits/);
     const service = await cli([
       'service', 'add', '--company', company.id, '--cabys', '8314100000000', '--description',

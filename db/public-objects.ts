@@ -149,6 +149,7 @@ export function invoiceObject(row: InvoiceRow, lang: 'es' | 'en' = 'es') {
     condition: row.condition,
     credit_days: row.creditDays,
     payment_methods: row.paymentMethods,
+    payment_method_other: row.paymentMethodOther ?? null,
     issue_date: row.issuedAt ? new Date(row.issuedAt).toISOString() : null,
     lines: t.lines.map((l, i) => ({
       line_number: l.lineNumber,

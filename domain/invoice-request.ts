@@ -1,10 +1,15 @@
 // Normalises a create-invoice body of either request shape into one internal form, with a field
 // error for everything wrong: a mix of shapes, quantities and prices that are not decimals of the
-// allowed precision, unknown conditions. Lookups (client, services) happen later, in the query.
+// allowed precision, unknown conditions, and every text that would break its XSD element's facets
+// (domain/field-rules.ts). It is the one validation path of the API's single create, batch items and
+// the command-line tool, and runs before any number is reserved; it checks the types itself, so a
+// body that never went through the API's JSON schema (the command-line tool's) gets the same
+// answer. Lookups (client, services) happen later, in the query.
 import type { FieldError } from './errors.ts';
 import { parseRef, type ResourceRef } from './ids.ts';
-import { isPaymentMethod, resolveCondition, type PaymentMethodName } from './sale-terms.ts';
-import type { CodigoDescuento, CondicionVenta } from './codes.ts';
+import { isPaymentMethod, PAYMENT_METHODS, resolveCondition, type PaymentMethodName } from './sale-terms.ts';
+import { CODIGOS_DESCUENTO, type CodigoDescuento, type CondicionVenta } from './codes.ts';
+import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
 
 export interface DiscountRequest {
   amount?: string;
@@ -32,6 +37,8 @@ export interface InvoiceRequest {
   currency: string | null;
   exchangeRate: string | null;
   paymentMethod: PaymentMethodName | null;
+  /** MedioPagoOtros: the description payment method `otros` (99) needs. */
+  paymentMethodOther: string | null;
   branch: string | null;
   terminal: string | null;
   externalId: string | null;
@@ -49,21 +56,41 @@ const EITHER_SPELLING = [
   ['credit_days', 'creditDays'],
   ['exchange_rate', 'exchangeRate'],
   ['payment_method', 'paymentMethod'],
+  ['payment_method_other', 'paymentMethodOther'],
   ['external_id', 'externalId'],
 ] as const;
 const LINE_A = ['service_id', 'unit_price'] as const;
 const LINE_B = ['serviceId', 'price'] as const;
 
-const QTY_RE = /^\d{1,13}(\.\d{1,3})?$/;
-const PRICE_RE = /^\d{1,13}(\.\d{1,5})?$/;
+/** Cantidad: xs:decimal totalDigits 16, fractionDigits 3 (13 integer digits). */
+const QTY = { intDigits: 13, fractionDigits: 3, positive: true, code: 'invalid_quantity', what: 'qty' };
+/** PrecioUnitario, TipoCambio: DecimalDineroType (13 integer digits, 5 decimals). */
+const PRICE = { intDigits: 13, fractionDigits: 5, positive: false, code: 'invalid_price', what: 'price' };
+const RATE = {
+  intDigits: 13,
+  fractionDigits: 5,
+  positive: true,
+  code: 'invalid_exchange_rate',
+  what: 'exchange rate',
+};
 
-function decimalText(v: unknown): string | null {
-  if (typeof v === 'string') return v.trim();
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  return null;
-}
+type Body = Record<string, unknown>;
 
-type Body = Record<string, unknown> & { lines: Record<string, unknown>[] };
+const BODY_FIELDS: ReadonlySet<string> = new Set([
+  'client_id',
+  'clientId',
+  ...EITHER_SPELLING.flat(),
+  'email_recipients',
+  'lines',
+  'condition',
+  'condition_other',
+  'currency',
+  'branch',
+  'terminal',
+  'send',
+  'metadata',
+]);
+const LINE_FIELDS: ReadonlySet<string> = new Set([...LINE_A, ...LINE_B, 'qty', 'description', 'discount']);
 
 export function parseInvoiceRequest(
   body: Body,
@@ -86,13 +113,18 @@ export function parseInvoiceRequest(
     if (body[snake] !== undefined && body[camel] !== undefined)
       err(`/${camel}`, 'conflicting_fields', `give ${snake} or ${camel}, not both: they are one field`);
   }
-  /** The value of an optional field under whichever spelling was given, and that spelling's path. */
-  const pick = <T>(snake: string, camel: string): T | undefined =>
-    (body[snake] !== undefined ? body[snake] : body[camel]) as T | undefined;
-  const pathOf = (snake: string, camel: string) =>
+  /** The spelling given of an optional field (the shape's own when neither or both are given). */
+  const keyOf = (snake: string, camel: string) =>
     body[snake] === undefined && body[camel] !== undefined
-      ? `/${camel}`
-      : `/${shape === 'A' || body[snake] !== undefined ? snake : camel}`;
+      ? camel
+      : body[camel] === undefined && body[snake] !== undefined
+        ? snake
+        : shape === 'A'
+          ? snake
+          : camel;
+  for (const k of Object.keys(body)) {
+    if (!BODY_FIELDS.has(k)) err(`/${k}`, 'unknown_field', 'is not a field of an invoice');
+  }
 
   // 2. The client.
   const clientKey = shape === 'A' ? 'client_id' : 'clientId';
@@ -105,8 +137,19 @@ export function parseInvoiceRequest(
 
   // 3. Lines.
   const lines: LineRequest[] = [];
-  body.lines.forEach((line, i) => {
+  const rawLines: unknown = body.lines;
+  if (!Array.isArray(rawLines) || rawLines.length < 1 || rawLines.length > 1000)
+    err('/lines', 'invalid_value', 'must be a list of 1 to 1000 lines (LineaDetalle)');
+  (Array.isArray(rawLines) ? rawLines : []).forEach((raw: unknown, i) => {
     const base = `/lines/${i}`;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      err(base, 'invalid_type', 'must be an object');
+      return;
+    }
+    const line = raw as Record<string, unknown>;
+    for (const k of Object.keys(line)) {
+      if (!LINE_FIELDS.has(k)) err(`${base}/${k}`, 'unknown_field', 'is not a field of an invoice line');
+    }
     for (const k of shape === 'A' ? LINE_B : LINE_A) {
       if (line[k] !== undefined)
         err(`${base}/${k}`, 'mixed_shapes', `${k} belongs to the other request shape`);
@@ -119,78 +162,126 @@ export function parseInvoiceRequest(
       serviceRef = parseRef('service', rawService);
       if (!serviceRef) err(`${base}/${sKey}`, 'invalid_format', 'must be a srv_ id or a service UUID');
     }
-    const qty = decimalText(line.qty);
-    if (qty === null || !QTY_RE.test(qty))
-      err(`${base}/qty`, 'invalid_quantity', 'must be a decimal with up to 3 decimals');
-    else if (Number(qty) <= 0) err(`${base}/qty`, 'out_of_range', 'must be greater than 0');
+    const qty = checkDecimal(errors, `${base}/qty`, line.qty, QTY);
     const pKey = shape === 'A' ? 'unit_price' : 'price';
-    let unitPrice: string | null = null;
-    if (line[pKey] !== undefined) {
-      unitPrice = decimalText(line[pKey]);
-      if (unitPrice === null || !PRICE_RE.test(unitPrice)) {
-        err(`${base}/${pKey}`, 'invalid_price', 'must be a non-negative decimal with up to 5 decimals');
-        unitPrice = null;
-      }
-    }
-    const d = line.discount as Record<string, string> | undefined;
+    const unitPrice =
+      line[pKey] === undefined ? null : checkDecimal(errors, `${base}/${pKey}`, line[pKey], PRICE);
     let discount: DiscountRequest | undefined;
-    if (d) {
-      if ((d.amount === undefined) === (d.percent === undefined)) {
-        err(`${base}/discount`, 'invalid_discount', 'give exactly one of amount or percent');
-      }
-      discount = { code: (d.code ?? '07') as CodigoDescuento };
-      if (d.amount !== undefined) discount.amount = d.amount;
-      if (d.percent !== undefined) discount.percent = d.percent;
-      if (d.code_other !== undefined) discount.codeOther = d.code_other;
-      if (d.nature !== undefined) discount.nature = d.nature;
-    }
-    // Detalle takes 3 to 200 characters: the schema counts them before surrounding spaces go.
-    if (typeof line.description === 'string' && line.description.trim().length < 3)
-      err(`${base}/description`, 'too_short', 'must have at least 3 characters besides surrounding spaces');
+    const d = line.discount as Record<string, unknown> | undefined;
+    if (d !== undefined) discount = parseDiscount(errors, `${base}/discount`, d);
+    const description = checkText(errors, `${base}/description`, line.description, TEXT_FACETS.detalle);
     if (serviceRef && qty !== null) {
       lines.push({
         serviceRef,
         servicePath: `${base}/${sKey}`,
         quantity: qty,
         unitPrice,
-        ...(typeof line.description === 'string' ? { description: line.description.trim() } : {}),
+        ...(description !== null ? { description } : {}),
         ...(discount ? { discount } : {}),
       });
     }
   });
 
   // 4. Terms.
-  const creditDays = pick<number>('credit_days', 'creditDays') ?? null;
+  const daysKey = keyOf('credit_days', 'creditDays');
+  const rawDays = body[daysKey];
+  let creditDays: number | null = null;
+  if (rawDays !== undefined) {
+    if (typeof rawDays !== 'number' || !Number.isInteger(rawDays) || rawDays < 1 || rawDays > 99999)
+      err(`/${daysKey}`, 'out_of_range', 'PlazoCredito must be a whole number of days, 1 to 99999');
+    else creditDays = rawDays;
+  }
+  if (body.condition !== undefined && typeof body.condition !== 'string')
+    err('/condition', 'invalid_type', 'must be a string');
   const cond = resolveCondition(typeof body.condition === 'string' ? body.condition : 'contado', creditDays);
   let condition: InvoiceRequest['condition'] = { code: '01', creditDays: null, name: 'contado', other: null };
-  if (!cond.ok) err('/condition', 'invalid_condition', cond.message);
+  const other = checkText(errors, '/condition_other', body.condition_other, TEXT_FACETS.condicionVentaOtros);
+  if (!cond.ok)
+    err(
+      rawDays !== undefined && /credit_days/.test(cond.message) ? `/${daysKey}` : '/condition',
+      'invalid_condition',
+      cond.message,
+    );
   else {
-    condition = {
-      code: cond.code,
-      creditDays: cond.creditDays,
-      name: cond.name,
-      other: (body.condition_other as string) ?? null,
-    };
-    if (cond.code === '99' && !condition.other)
-      err('/condition_other', 'required', 'is required for condition otros (99)');
+    condition = { code: cond.code, creditDays: cond.creditDays, name: cond.name, other };
+    if (cond.code === '99' && body.condition_other === undefined)
+      err(
+        '/condition_other',
+        'required',
+        'is required for condition otros (99): CondicionVentaOtros, 5 to 100 characters',
+      );
+    if (cond.code !== '99' && body.condition_other !== undefined)
+      err('/condition_other', 'not_applicable', 'applies only to condition otros (99)');
   }
-  const rawRate = pick<unknown>('exchange_rate', 'exchangeRate');
-  let exchangeRate: string | null = null;
-  if (rawRate !== undefined) {
-    exchangeRate = decimalText(rawRate);
-    if (exchangeRate === null || !PRICE_RE.test(exchangeRate) || Number(exchangeRate) <= 0) {
-      err(pathOf('exchange_rate', 'exchangeRate'), 'invalid_exchange_rate', 'must be a positive decimal');
-      exchangeRate = null;
-    }
+  const rateKey = keyOf('exchange_rate', 'exchangeRate');
+  const rawRate = body[rateKey];
+  const exchangeRate = rawRate === undefined ? null : checkDecimal(errors, `/${rateKey}`, rawRate, RATE);
+  let currency: string | null = null;
+  if (body.currency !== undefined) {
+    if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency))
+      err('/currency', 'invalid_format', 'must be an ISO 4217 code of 3 capital letters');
+    else currency = body.currency;
   }
-  const currency = (body.currency as string | undefined) ?? null;
-  if (currency && currency !== 'CRC' && exchangeRate === null && rawRate === undefined) {
-    err(pathOf('exchange_rate', 'exchangeRate'), 'required', `is required for currency ${currency}`);
+  if (currency && currency !== 'CRC' && rawRate === undefined)
+    err(`/${rateKey}`, 'required', `is required for currency ${currency}`);
+  if (currency === 'CRC' && exchangeRate !== null && Number(exchangeRate) !== 1)
+    err(`/${rateKey}`, 'invalid_exchange_rate', 'must be 1 for CRC');
+  const pmKey = keyOf('payment_method', 'paymentMethod');
+  const pmOtherKey = keyOf('payment_method_other', 'paymentMethodOther');
+  const pm = body[pmKey];
+  let paymentMethod: PaymentMethodName | null = null;
+  if (pm !== undefined) {
+    if (typeof pm !== 'string' || !isPaymentMethod(pm))
+      err(`/${pmKey}`, 'invalid_value', `must be one of ${Object.keys(PAYMENT_METHODS).join(', ')}`);
+    else paymentMethod = pm;
   }
-  if (currency === 'CRC' && exchangeRate !== null && Number(exchangeRate) !== 1) {
-    err(pathOf('exchange_rate', 'exchangeRate'), 'invalid_exchange_rate', 'must be 1 for CRC');
+  const pmOther = checkText(errors, `/${pmOtherKey}`, body[pmOtherKey], TEXT_FACETS.medioPagoOtros);
+  if (paymentMethod === 'otros' && body[pmOtherKey] === undefined)
+    err(
+      `/${pmOtherKey}`,
+      'required',
+      'is required for payment method otros (99): MedioPagoOtros, 3 to 100 characters',
+    );
+  if (paymentMethod !== 'otros' && body[pmOtherKey] !== undefined)
+    err(`/${pmOtherKey}`, 'not_applicable', 'applies only to payment method otros (99)');
+  for (const [k, re, rule] of [
+    ['branch', /^\d{3}$/, '3 digits'],
+    ['terminal', /^\d{5}$/, '5 digits'],
+  ] as const) {
+    if (body[k] !== undefined && (typeof body[k] !== 'string' || !re.test(body[k])))
+      err(`/${k}`, 'invalid_format', `must be ${rule}`);
   }
-  const pm = pick<string>('payment_method', 'paymentMethod');
+  const extKey = keyOf('external_id', 'externalId');
+  const ext = body[extKey];
+  if (ext !== undefined && (typeof ext !== 'string' || ext.length < 1 || ext.length > 255))
+    err(`/${extKey}`, 'invalid_format', 'must be a string of 1 to 255 characters');
+  if (body.send !== undefined && typeof body.send !== 'boolean')
+    err('/send', 'invalid_type', 'must be a boolean');
+  const metadata = body.metadata;
+  if (
+    metadata !== undefined &&
+    (metadata === null ||
+      typeof metadata !== 'object' ||
+      Array.isArray(metadata) ||
+      Object.keys(metadata).length > 20 ||
+      Object.entries(metadata).some(([k, v]) => k.length > 40 || typeof v !== 'string' || v.length > 500))
+  )
+    err(
+      '/metadata',
+      'invalid_value',
+      'must map up to 20 keys (≤ 40 characters) to strings (≤ 500 characters)',
+    );
+
+  const recipients = body.email_recipients;
+  if (recipients !== undefined) {
+    if (!Array.isArray(recipients) || recipients.length > 10)
+      err('/email_recipients', 'invalid_value', 'must be a list of up to 10 email addresses');
+    else
+      recipients.forEach((r, i) => {
+        if (typeof r !== 'string' || r.length > 160 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(r))
+          err(`/email_recipients/${i}`, 'invalid_format', 'must be an email address of up to 160 characters');
+      });
+  }
 
   if (errors.length || !clientRef) return { ok: false, errors };
   return {
@@ -203,13 +294,55 @@ export function parseInvoiceRequest(
       condition,
       currency,
       exchangeRate,
-      paymentMethod: pm && isPaymentMethod(pm) ? pm : null,
+      paymentMethod,
+      paymentMethodOther: pmOther,
       branch: (body.branch as string | undefined) ?? null,
       terminal: (body.terminal as string | undefined) ?? null,
-      externalId: pick<string>('external_id', 'externalId') ?? null,
+      externalId: (ext as string | undefined) ?? null,
       send: body.send !== false,
       metadata: (body.metadata as Record<string, string> | undefined) ?? {},
-      emailRecipients: [...new Set((body.email_recipients as string[] | undefined) ?? [])],
+      emailRecipients: [...new Set((recipients as string[] | undefined) ?? [])],
     },
   };
+}
+
+function parseDiscount(errors: FieldError[], base: string, d: unknown): DiscountRequest | undefined {
+  if (d === null || typeof d !== 'object' || Array.isArray(d)) {
+    errors.push({ path: base, code: 'invalid_type', message: 'must be an object' });
+    return undefined;
+  }
+  const o = d as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (!['amount', 'percent', 'code', 'code_other', 'nature'].includes(k))
+      errors.push({ path: `${base}/${k}`, code: 'unknown_field', message: 'is not a field of a discount' });
+  }
+  if ((o.amount === undefined) === (o.percent === undefined))
+    errors.push({ path: base, code: 'invalid_discount', message: 'give exactly one of amount or percent' });
+  const code = o.code ?? '07';
+  if (typeof code !== 'string' || !Object.hasOwn(CODIGOS_DESCUENTO, code)) {
+    errors.push({
+      path: `${base}/code`,
+      code: 'unknown_code',
+      message: `unknown CodigoDescuento "${String(code)}"`,
+    });
+    return undefined;
+  }
+  const discount: DiscountRequest = { code: code as CodigoDescuento };
+  for (const k of ['amount', 'percent'] as const) {
+    if (o[k] === undefined) continue;
+    if (typeof o[k] !== 'string')
+      errors.push({ path: `${base}/${k}`, code: 'invalid_type', message: 'must be a decimal string' });
+    else discount[k] = o[k];
+  }
+  const other = checkText(
+    errors,
+    `${base}/code_other`,
+    o.code_other,
+    TEXT_FACETS.codigoDescuentoOtro,
+    code === '99',
+  );
+  if (other !== null) discount.codeOther = other;
+  const nature = checkText(errors, `${base}/nature`, o.nature, TEXT_FACETS.naturalezaDescuento);
+  if (nature !== null) discount.nature = nature;
+  return discount;
 }

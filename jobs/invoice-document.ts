@@ -9,6 +9,7 @@ import type { CondicionVenta, IdentificationType } from '../domain/codes.ts';
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
 import { computeDocumentTotals } from '../domain/totals.ts';
 import { buildFacturaXml, type FacturaDocument } from '../hacienda/xml/factura.ts';
+import { assertValidBeforeSigning } from '../hacienda/xsd-compiled.ts';
 
 export class DocumentDataError extends Error {}
 
@@ -102,12 +103,22 @@ export function facturaDocument(
     condicionVenta: invoice.condicionVenta as CondicionVenta,
     ...(invoice.conditionOther ? { condicionVentaOtros: invoice.conditionOther } : {}),
     ...(invoice.creditDays ? { plazoCredito: invoice.creditDays } : {}),
-    mediosPago: invoice.paymentMethods.map((m) => ({ type: PAYMENT_METHODS[m] ?? '01' })),
+    mediosPago: invoice.paymentMethods.map((m) => ({
+      type: PAYMENT_METHODS[m] ?? '01',
+      ...(m === 'otros' && invoice.paymentMethodOther ? { other: invoice.paymentMethodOther } : {}),
+    })),
     lines,
     totals,
   };
 }
 
-export function buildInvoiceXml(doc: FacturaDocument): string {
-  return buildFacturaXml(doc);
+/**
+ * The FacturaElectronica of a document, checked against the official XSD (folder `xsdDir`) before
+ * anyone signs it: a SchemaViolationError names the XSD's message. Input the API accepted never
+ * fails here (domain/field-rules.ts refuses it first); this is the last line before a signature.
+ */
+export async function buildInvoiceXml(doc: FacturaDocument, xsdDir: string): Promise<string> {
+  const xml = buildFacturaXml(doc);
+  await assertValidBeforeSigning('FacturaElectronica', xml, xsdDir);
+  return xml;
 }

@@ -7,6 +7,8 @@ import type { InvoiceJobData } from './catalogue.ts';
 import { MissingCredentialsError, type JobContext } from './context.ts';
 import { buildInvoiceXml, DocumentDataError, loadFacturaDocument } from './invoice-document.ts';
 import { recordProcessingError } from './processing-error.ts';
+import { SchemaViolationError } from '../hacienda/xsd-compiled.ts';
+import { XmlCharacterError } from '../hacienda/xml/writer.ts';
 
 export async function signInvoice(job: Job<InvoiceJobData>, ctx: JobContext): Promise<string> {
   const { db } = ctx;
@@ -22,8 +24,14 @@ export async function signInvoice(job: Job<InvoiceJobData>, ctx: JobContext): Pr
   try {
     const doc = await loadFacturaDocument(db, ctx.config, invoice);
     const signer = await ctx.hacienda.signer(invoice.companyId, invoice.livemode);
-    signed = await signer.sign(buildInvoiceXml(doc), { signingTime: ctx.now() });
+    const xml = await buildInvoiceXml(doc, ctx.config.xsdDir);
+    signed = await signer.sign(xml, { signingTime: ctx.now() });
   } catch (err) {
+    if (err instanceof SchemaViolationError || err instanceof XmlCharacterError) {
+      // A document that fails the XSD is never signed nor sent; the message names the rule.
+      await recordProcessingError(db, invoice.id, 'sign', err, true, 'schema_invalid');
+      throw new UnrecoverableError(err.message);
+    }
     if (
       err instanceof MissingCredentialsError ||
       err instanceof DocumentDataError ||

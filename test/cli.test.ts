@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 // Each command is a real `tsx` process (a second or two to start under load).
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: 180_000 });
 
 describe('npm run cli', () => {
   it('creates a company and a key whose secret works against the API, printing JSON', async () => {
@@ -213,5 +213,35 @@ describe('npm run cli', () => {
     const refused = await cli(['document', 'build', '--input', bad, '--company', company.id]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('/lines/0/qty');
+    // The API's rules, not fewer: XSD lengths and characters, payment method otros with its text.
+    const tooLong = join(dir, 'long.json');
+    writeFileSync(
+      tooLong,
+      JSON.stringify({
+        clientId: client.json().uuid,
+        condition: 'otros',
+        condition_other: 'c'.repeat(150),
+        paymentMethod: 'otros',
+        lines: [{ serviceId: services.json().data[0].uuid, qty: 1e20, description: 'd'.repeat(201) }],
+      }),
+    );
+    const long = await cli(['document', 'build', '--input', tooLong, '--company', company.id]);
+    expect(long.code).not.toBe(0);
+    expect(long.stderr).toMatch(/\/lines\/0\/description: must have at most 200 characters/);
+    expect(long.stderr).toMatch(/\/condition_other: must have at most 100 characters/);
+    expect(long.stderr).toMatch(/\/paymentMethodOther: is required/);
+    expect(long.stderr).toMatch(/\/lines\/0\/qty: qty is too large: at most 13 integer digits/);
+    const service = await cli([
+      'service', 'add', '--company', company.id, '--cabys', '8314100000000', '--description',
+      'Servicio\u0007de prueba', '--unit', 'Sp', '--iva-rate-code', '08', '--price', '10',
+    ]); // prettier-ignore
+    expect(service.code).not.toBe(0);
+    expect(service.stderr).toMatch(/--description: contains U\+0007/);
+    const nowhere = await cli([
+      'company', 'create', '--name', 'Tienda Sin Lugar', '--cedula', '3-101-777777', '--plan', 'business',
+      '--provincia', '1', '--canton', '99', '--distrito', '01', '--otras-senas', 'Frente al parque',
+    ]); // prettier-ignore
+    expect(nowhere.code).not.toBe(0);
+    expect(nowhere.stderr).toMatch(/--canton: 99 is not a cantón of San José/);
   });
 });

@@ -1134,7 +1134,7 @@ describe('hostile input', () => {
         .db('invoices')
         .where({ id: Number(res.json().id.slice(4)) })
         .first()) as InvoiceRow;
-      const xml = buildInvoiceXml(await loadFacturaDocument(database.db, config, row));
+      const xml = await buildInvoiceXml(await loadFacturaDocument(database.db, config, row), config.xsdDir);
       signed.push({ xml: await signer.sign(xml, { signingTime: new Date() }), name: c.name });
     }
     const results = await validateXmlBatch(

@@ -40,6 +40,11 @@ const LineInput = Type.Object(
 );
 
 const PaymentMethodName = Type.String({ enum: Object.keys(PAYMENT_METHODS) });
+const PaymentMethodOther = Type.String({
+  minLength: 3,
+  maxLength: 100,
+  description: 'MedioPagoOtros: required with payment method otros (99), refused with any other',
+});
 
 export const CreateInvoiceBody = Type.Object(
   {
@@ -63,6 +68,8 @@ export const CreateInvoiceBody = Type.Object(
     ),
     payment_method: Type.Optional(PaymentMethodName),
     paymentMethod: Type.Optional(PaymentMethodName),
+    payment_method_other: Type.Optional(PaymentMethodOther),
+    paymentMethodOther: Type.Optional(PaymentMethodOther),
     branch: Type.Optional(
       Type.String({ pattern: '^\\d{3}$', description: 'Sucursal (3 digits); company default' }),
     ),
@@ -154,6 +161,7 @@ export const InvoiceObject = Type.Object({
   condition: Type.String(),
   credit_days: Type.Union([Type.Integer(), Type.Null()]),
   payment_methods: Type.Array(Type.String()),
+  payment_method_other: Type.Union([Type.String(), Type.Null()]),
   issue_date: Type.Union([Timestamp, Type.Null()]),
   lines: Type.Array(InvoiceLineObject),
   tax_breakdown: Type.Array(TaxLine),

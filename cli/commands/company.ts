@@ -11,6 +11,7 @@ import {
 } from '../../db/queries/companies.ts';
 import { companyObject } from '../../db/public-objects.ts';
 import { resolveIdentification } from '../../domain/identification.ts';
+import { validateEmisorFields } from '../../domain/party-rules.ts';
 import { PLANS } from '../../domain/scopes.ts';
 import { CliError, output, parseIdArg, withContext } from '../context.ts';
 import { registerCredentialCommands, setUpDemoCompany } from './credentials.ts';
@@ -66,11 +67,11 @@ export function companyInputFromOptions(opts: CreateOpts): CompanyInput {
   for (const e of emails)
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e) || e.length > 160) throw new CliError(`--email: invalid ${e}`);
   if (emails.length > 4) throw new CliError('--email: at most 4 addresses');
-  return {
+  const input: CompanyInput = {
     name: opts.name.trim(),
     plan: opts.plan,
-    legalName,
-    commercialName: opts.commercialName ?? null,
+    legalName: legalName.trim(),
+    commercialName: opts.commercialName?.trim() ?? null,
     idType: ident.type,
     idNumber: ident.number,
     activityCode:
@@ -88,6 +89,26 @@ export function companyInputFromOptions(opts: CreateOpts): CompanyInput {
       : null,
     demo: Boolean(opts.demo),
   };
+  // The Emisor's XSD facets and the territorial division, as the API checks a receptor's.
+  const flags: Record<string, string> = {
+    '/legal_name': '--legal-name',
+    '/commercial_name': '--commercial-name',
+    '/activity_code': '--activity-code',
+    '/provincia': '--provincia',
+    '/canton': '--canton',
+    '/distrito': '--distrito',
+    '/barrio': '--barrio',
+    '/otras_senas': '--otras-senas',
+    '/phone': '--phone',
+  };
+  const problems = validateEmisorFields(input);
+  if (problems.length)
+    throw new CliError(
+      problems
+        .map((p) => `${flags[p.path] ?? (p.path.startsWith('/emails') ? '--email' : p.path)}: ${p.message}`)
+        .join('\n'),
+    );
+  return input;
 }
 
 export function registerCompanyCommands(program: Command): void {

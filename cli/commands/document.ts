@@ -11,6 +11,7 @@ import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/c
 import { DomainValidationError } from '../../domain/errors.ts';
 import { parseInvoiceRequest } from '../../domain/invoice-request.ts';
 import { createHaciendaAccess } from '../../jobs/context.ts';
+import { SchemaViolationError } from '../../hacienda/xsd-compiled.ts';
 import { buildInvoiceXml, facturaDocument } from '../../jobs/invoice-document.ts';
 import { CliError, parseIdArg, parseMode, withContext } from '../context.ts';
 
@@ -84,7 +85,13 @@ export function registerDocumentCommands(program: Command): void {
           .findById(prepared.clientId)
           .withGraphFetched('addresses(ordered)')
           .modifiers({ ordered: (b) => b.orderBy('position') });
-        const xml = buildInvoiceXml(facturaDocument(config, row, company, client!));
+        let xml: string;
+        try {
+          xml = await buildInvoiceXml(facturaDocument(config, row, company, client!), config.xsdDir);
+        } catch (err) {
+          if (err instanceof SchemaViolationError) throw new CliError(err.message);
+          throw err;
+        }
         if (!opts.sign) {
           process.stdout.write(xml);
           return;

@@ -4,6 +4,7 @@ import { createService, listServices } from '../../db/queries/services.ts';
 import { getCompany } from '../../db/queries/companies.ts';
 import { serviceObject } from '../../db/public-objects.ts';
 import { IVA_RATE_CODES_FE, isUnidadMedida } from '../../domain/codes.ts';
+import { validateServiceFields } from '../../domain/party-rules.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';
 
 export function registerServiceCommands(program: Command): void {
@@ -30,9 +31,10 @@ export function registerServiceCommands(program: Command): void {
         mode: string;
         json?: boolean;
       }) => {
-        if (!/^\d{13}$/.test(opts.cabys)) throw new CliError('--cabys must be 13 digits');
-        if (opts.description.length < 3 || opts.description.length > 200)
-          throw new CliError('--description: 3 to 200 characters');
+        // The same rules as POST /api/v1/services (domain/party-rules.ts).
+        const problems = validateServiceFields({ cabys: opts.cabys, description: opts.description });
+        if (problems.length)
+          throw new CliError(problems.map((p) => `--${p.path.slice(1)}: ${p.message}`).join('\n'));
         if (!(IVA_RATE_CODES_FE as readonly string[]).includes(opts.ivaRateCode)) {
           throw new CliError(`--iva-rate-code must be one of ${IVA_RATE_CODES_FE.join(', ')}`);
         }
@@ -48,7 +50,7 @@ export function registerServiceCommands(program: Command): void {
             { companyId, livemode: parseMode(opts.mode) },
             {
               cabys: opts.cabys,
-              description: opts.description,
+              description: opts.description.trim(),
               unit: opts.unit,
               taxCode: '01',
               ivaRateCode: opts.ivaRateCode,

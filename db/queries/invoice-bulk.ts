@@ -219,6 +219,7 @@ export async function createInvoicesBulk(
         conditionOther: p.conditionOther,
         creditDays: p.creditDays,
         paymentMethods: JSON.stringify(p.paymentMethods),
+        paymentMethodOther: p.paymentMethodOther,
         lines: JSON.stringify(p.lines),
         summary: JSON.stringify(p.totals),
         total: p.totals.summary.totalComprobante,

@@ -169,6 +169,7 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
     conditionOther: req.condition.other,
     creditDays: req.condition.creditDays,
     paymentMethods: [method],
+    paymentMethodOther: req.paymentMethodOther,
     lines,
     totals,
     externalId: req.externalId,

@@ -46,6 +46,7 @@ export interface InvoiceRow {
   conditionOther: string | null;
   creditDays: number | null;
   paymentMethods: string[];
+  paymentMethodOther: string | null;
   lines: StoredLine[];
   summary: DocumentTotals;
   total: string;
@@ -85,6 +86,7 @@ export interface PreparedInvoice {
   conditionOther: string | null;
   creditDays: number | null;
   paymentMethods: string[];
+  paymentMethodOther: string | null;
   lines: StoredLine[];
   totals: DocumentTotals;
   externalId: string | null;

@@ -15,6 +15,7 @@ import type { Client } from '../../../db/models/index.ts';
 import { recordEvent } from '../../../db/queries/events.ts';
 import { formatId } from '../../../domain/ids.ts';
 import { resolveIdentification } from '../../../domain/identification.ts';
+import { validateClientFields } from '../../../domain/party-rules.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
 import { idempotencyFromRequest } from '../../idempotency.ts';
@@ -65,21 +66,15 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
       }
       const ident = resolveIdentification(body.cedula, body.identification_type);
       if (!ident.ok) throw validationError([{ path: '/cedula', code: ident.code, message: ident.message }]);
-      // The receptor's Nombre takes 3 to 100 characters once surrounding spaces are trimmed.
-      if (body.name.trim().length < 3)
-        throw validationError([
-          {
-            path: '/name',
-            code: 'too_short',
-            message: 'must have at least 3 characters besides surrounding spaces',
-          },
-        ]);
+      // The Receptor's XSD facets and the territorial division (domain/party-rules.ts).
+      const problems = validateClientFields(body);
+      if (problems.length) throw validationError(problems);
       const tenant = { companyId: auth.companyId, livemode: auth.livemode };
       const input = {
         idType: ident.type,
         idNumber: ident.number,
         name: body.name.trim(),
-        commercialName: body.commercial_name ?? null,
+        commercialName: body.commercial_name?.trim() ?? null,
         email: body.email ?? null,
         phone: body.phone ?? null,
         phoneCountry: body.phone ? (body.phone_country_code ?? '506') : null,
@@ -89,8 +84,8 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
           provincia: a.provincia,
           canton: a.canton,
           distrito: a.distrito,
-          barrio: a.barrio ?? null,
-          otrasSenas: a.otras_senas,
+          barrio: a.barrio?.trim() ?? null,
+          otrasSenas: a.otras_senas.trim(),
         })),
       };
       const onCreated = async (trx: Knex.Transaction, created: Client) => {

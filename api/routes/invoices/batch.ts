@@ -22,6 +22,7 @@ import {
 } from '../../../db/queries/idempotency.ts';
 import { enqueueOutbox } from '../../../db/queries/events.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
+import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
 import { tenantOf } from '../../auth.ts';
 import { ajvToFieldError, ApiError, notFound } from '../../errors.ts';
 import { idempotencyFromRequest } from '../../idempotency.ts';
@@ -135,6 +136,12 @@ export default async function batchRoutes(fastify: FastifyInstance, { db }: AppD
         const errors: { path: string; code: string; message: string }[] = [];
         if (!validateItem(item))
           errors.push(...(validateItem.errors ?? []).map((e) => ajvToFieldError(e as never, 'body')));
+        else {
+          // The same rules as a single create (domain/invoice-request.ts), before anything is numbered.
+          const { idempotency_key: _k, ...body } = item;
+          const parsed = parseInvoiceRequest(body);
+          if (!parsed.ok) errors.push(...parsed.errors);
+        }
         const key = typeof item.idempotency_key === 'string' ? item.idempotency_key : null;
         const ext =
           typeof item.external_id === 'string'

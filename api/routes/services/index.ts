@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createService, getService, listServices } from '../../../db/queries/services.ts';
 import { parseId, parseRef } from '../../../domain/ids.ts';
+import { validateServiceFields } from '../../../domain/party-rules.ts';
 import { tenantOf } from '../../auth.ts';
 import { notFound, validationError } from '../../errors.ts';
 import { serviceObject } from '../../../db/public-objects.ts';
@@ -28,15 +29,9 @@ export default async function serviceRoutes(fastify: FastifyInstance, { db }: Ap
     async (request, reply) => {
       const auth = tenantOf(request);
       const b = request.body;
-      // The description becomes Detalle (3 to 200 characters) once surrounding spaces are trimmed.
-      if (b.description.trim().length < 3)
-        throw validationError([
-          {
-            path: '/description',
-            code: 'too_short',
-            message: 'must have at least 3 characters besides surrounding spaces',
-          },
-        ]);
+      // The description becomes Detalle (3 to 200 characters once trimmed), CodigoComercial ≤ 20.
+      const problems = validateServiceFields(b);
+      if (problems.length) throw validationError(problems);
       const service = await createService(db, auth, {
         cabys: b.cabys,
         description: b.description.trim(),
@@ -44,7 +39,7 @@ export default async function serviceRoutes(fastify: FastifyInstance, { db }: Ap
         taxCode: b.tax_code ?? '01',
         ivaRateCode: b.iva_rate_code,
         price: b.price,
-        commercialCode: b.commercial_code ?? null,
+        commercialCode: b.commercial_code?.trim() ?? null,
       });
       return reply.code(201).send(serviceObject(service));
     },

@@ -16,8 +16,12 @@ import { testDocument } from './helpers/documents.ts';
 const REFERENCE = join(projectRoot, 'test/fixtures/invoice-pdf.png');
 const ARTIFACTS = join(projectRoot, 'test/artifacts');
 const DPI = 60;
-/** Share of differing pixels tolerated: anti-aliasing of another poppler build, not a layout change. */
-const MAX_DIFFERENCE = 0.005;
+/**
+ * Share of differing pixels tolerated: anti-aliasing of another poppler build, not a layout change.
+ * Renders here are identical (0); the state box alone changes about 0.3 % of the page at this DPI,
+ * so the tolerance stays well below that.
+ */
+const MAX_DIFFERENCE = 0.001;
 
 /** pdftotext writes the no-break spaces of the figures as they are; compare on plain spaces. */
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');

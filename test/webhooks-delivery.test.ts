@@ -78,6 +78,10 @@ async function invoiceReaching(status: string): Promise<any> {
 const deliveries = async (endpointId: string) =>
   (await api(e, 'GET', `/api/v1/webhook_endpoints/${endpointId}/deliveries`, s.key)).json.data as any[];
 
+// Every kind this flow produces: all of them but the receptor-email events, which need a company
+// with email delivery on and an SMTP server (test/invoice-email.test.ts delivers those).
+const PRODUCED = EVENT_KINDS.filter((k) => k !== 'invoice.emailed' && k !== 'email.failed');
+
 describe('a receiver subscribed to every event kind', () => {
   let all: Receiver;
   let client: any;
@@ -113,12 +117,12 @@ describe('a receiver subscribed to every event kind', () => {
     } finally {
       e.sim.simulator.configure({ lostDocumentRate: 0 });
     }
-    await waitFor(() => EVENT_KINDS.every((k) => all.ofKind(k).length > 0), 15_000, 50, 'every event kind');
+    await waitFor(() => PRODUCED.every((k) => all.ofKind(k).length > 0), 15_000, 50, 'every event kind');
     await waitFor(() => all.ofKind('invoice.rejected').some((x) => x.body.data.id === rejected.id), 15_000);
   });
 
   it('verifies every request: signature, timestamp, headers and envelope', () => {
-    expect(all.received.length).toBeGreaterThanOrEqual(EVENT_KINDS.length);
+    expect(all.received.length).toBeGreaterThanOrEqual(PRODUCED.length);
     for (const got of all.received) {
       expect(got.verified, got.raw).toMatchObject({ ok: true });
       expect(got.headers['service-signature']).toMatch(/^t=\d+, v1=[0-9a-f]{64}$/);

@@ -58,6 +58,18 @@ export async function lockIdempotencyKey(
   return done.response;
 }
 
+/** The row that keeps a finished request's response under its key. */
+function storedRow(tenant: Tenant, idem: IdempotencyInput, response: StoredResponse) {
+  return {
+    ...tenantOnly(tenant),
+    key: idem.key,
+    route: idem.route,
+    requestHash: idem.hash,
+    responseStatus: response.status,
+    responseBody: JSON.stringify(response.body),
+  };
+}
+
 /** Stores the response of a finished request under its key (in the same transaction). */
 export async function saveIdempotent(
   trx: Knex.Transaction,
@@ -66,14 +78,7 @@ export async function saveIdempotent(
   response: StoredResponse,
 ): Promise<void> {
   await trx('idempotency_keys')
-    .insert({
-      ...tenantOnly(tenant),
-      key: idem.key,
-      route: idem.route,
-      requestHash: idem.hash,
-      responseStatus: response.status,
-      responseBody: JSON.stringify(response.body),
-    })
+    .insert(storedRow(tenant, idem, response))
     .onConflict(['company_id', 'livemode', 'key'])
     .merge();
 }
@@ -91,14 +96,7 @@ export async function insertIdempotent(
   response: StoredResponse,
 ): Promise<void> {
   const written = await trx('idempotency_keys')
-    .insert({
-      ...tenantOnly(tenant),
-      key: idem.key,
-      route: idem.route,
-      requestHash: idem.hash,
-      responseStatus: response.status,
-      responseBody: JSON.stringify(response.body),
-    })
+    .insert(storedRow(tenant, idem, response))
     .onConflict(['company_id', 'livemode', 'key'])
     .merge(['route', 'request_hash', 'response_status', 'response_body', 'created_at'])
     .where('idempotency_keys.created_at', '<=', trx.raw(`now() - interval '24 hours'`))

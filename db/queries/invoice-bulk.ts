@@ -47,6 +47,71 @@ export interface BulkOptions {
   lockMode?: 'wait' | 'try';
 }
 
+/**
+ * The `invoices` row of one prepared invoice: issued (`pendiente`, with its number, consecutivo
+ * and clave) when it has a number, a `borrador` otherwise. request_id tags the row with its item.
+ */
+export function invoiceInsertRow(
+  tenant: Tenant,
+  p: PreparedInvoice,
+  number: number | undefined,
+  now: Date,
+  emisorId: string,
+  requestId: string,
+): Record<string, unknown> {
+  const issue =
+    number === undefined
+      ? { status: 'borrador' }
+      : (() => {
+          const consecutivo = buildConsecutivo({
+            branch: p.branch,
+            terminal: p.terminal,
+            docType: p.docType,
+            number,
+          });
+          const securityCode = randomSecurityCode();
+          return {
+            status: 'pendiente',
+            number,
+            consecutivo,
+            clave: buildClave({
+              date: now,
+              emisorId,
+              consecutivo,
+              situacion: '1',
+              securityCode,
+            }),
+            securityCode,
+            issuedAt: now,
+            situacion: '1',
+          };
+        })();
+  return {
+    ...tenantOnly(tenant),
+    clientId: p.clientId,
+    docType: p.docType,
+    branch: p.branch,
+    terminal: p.terminal,
+    currency: p.currency,
+    exchangeRate: p.exchangeRate,
+    condition: p.condition,
+    condicionVenta: p.condicionVenta,
+    conditionOther: p.conditionOther,
+    creditDays: p.creditDays,
+    paymentMethods: JSON.stringify(p.paymentMethods),
+    paymentMethodOther: p.paymentMethodOther,
+    lines: JSON.stringify(p.lines),
+    summary: JSON.stringify(p.totals),
+    total: p.totals.summary.totalComprobante,
+    balanceDue: p.totals.summary.totalComprobante,
+    externalId: p.externalId,
+    metadata: JSON.stringify(p.metadata),
+    emailRecipients: JSON.stringify(p.emailRecipients),
+    requestId,
+    ...issue,
+  };
+}
+
 /** Runs inside the caller's transaction, so the caller can record outcomes atomically. */
 export async function createInvoicesBulk(
   trx: Knex.Transaction,
@@ -176,61 +241,16 @@ export async function createInvoicesBulk(
     // request_id tags each row with its item (the API request's own id for single creates).
     const tag = (position: number) =>
       opts.requestIds?.get(position) ?? `${opts.requestId ?? 'batch'}#${position}`;
-    const rows = todo.map((item) => {
-      const p = item.prepared;
-      const number = numbers.get(item.position);
-      const issue =
-        number === undefined
-          ? { status: 'borrador' }
-          : (() => {
-              const consecutivo = buildConsecutivo({
-                branch: p.branch,
-                terminal: p.terminal,
-                docType: p.docType,
-                number,
-              });
-              const securityCode = randomSecurityCode();
-              return {
-                status: 'pendiente',
-                number,
-                consecutivo,
-                clave: buildClave({
-                  date: now,
-                  emisorId: opts.emisorId,
-                  consecutivo,
-                  situacion: '1',
-                  securityCode,
-                }),
-                securityCode,
-                issuedAt: now,
-                situacion: '1',
-              };
-            })();
-      return {
-        ...tenant,
-        clientId: p.clientId,
-        docType: p.docType,
-        branch: p.branch,
-        terminal: p.terminal,
-        currency: p.currency,
-        exchangeRate: p.exchangeRate,
-        condition: p.condition,
-        condicionVenta: p.condicionVenta,
-        conditionOther: p.conditionOther,
-        creditDays: p.creditDays,
-        paymentMethods: JSON.stringify(p.paymentMethods),
-        paymentMethodOther: p.paymentMethodOther,
-        lines: JSON.stringify(p.lines),
-        summary: JSON.stringify(p.totals),
-        total: p.totals.summary.totalComprobante,
-        balanceDue: p.totals.summary.totalComprobante,
-        externalId: p.externalId,
-        metadata: JSON.stringify(p.metadata),
-        emailRecipients: JSON.stringify(p.emailRecipients),
-        requestId: tag(item.position),
-        ...issue,
-      };
-    });
+    const rows = todo.map((item) =>
+      invoiceInsertRow(
+        tenant,
+        item.prepared,
+        numbers.get(item.position),
+        now,
+        opts.emisorId,
+        tag(item.position),
+      ),
+    );
     const inserted = (await trx('invoices').insert(rows).returning('*')) as InvoiceRow[];
     const byTag = new Map(inserted.map((r) => [r.requestId, r]));
 

@@ -1,26 +1,351 @@
 // Group commit for single invoice creates. Every create on a series must hold that series' row
 // lock until its COMMIT, and each COMMIT waits for its WAL flush: one transaction per request
 // would serialise the whole series behind one disk flush per invoice. Instead, requests for the
-// same series that arrive while a transaction is in flight are recorded together in the next one
-// (numbers reserved at once, one multi-row insert, one COMMIT), with no added wait when the
-// series is idle. Each request still gets exactly its own outcome; if a shared transaction fails
-// as a whole, its requests are retried one by one so one bad request cannot fail the others.
+// same series that arrive while a transaction is in flight are recorded together in the next one,
+// with no added wait when the series is idle. Each request still gets exactly its own outcome; if
+// a shared transaction fails as a whole, its requests are retried one by one so one bad request
+// cannot fail the others.
+//
+// A request reaches the committer parsed but not yet looked up: the catalogue rows it names are
+// read inside the group's transaction, for the whole group at once. One group costs five
+// statements whatever its size:
+//   BEGIN
+//   1. the idempotency keys' advisory locks (try: a key held elsewhere is 409), the finished
+//      requests under those keys, the clients and services the requests name, the external_ids
+//      already used, and the series' numbers for every issued invoice of the group (last_number
+//      + n: the series row stays locked until COMMIT);
+//   2. the invoices, one multi-row insert;
+//   3. their invoice.created events, event.dispatch and invoice.flow outbox rows, the
+//      idempotency records and the outbox notification;
+//   COMMIT.
+// When some requests of the group end without an invoice (a replay, a validation error, a key in
+// use), the numbers they had reserved are given back before the insert (one more statement), so
+// numbering stays gapless. Statement 1 reads the idempotency records in the snapshot taken before
+// its locks: a request with the same key committed in between is caught by statement 3, which
+// never overwrites a fresh record; the group then fails as a whole and each request is retried on
+// its own (and then replayed).
 import type { Knex } from 'knex';
+import type { Client, Company, Service } from '../models/index.ts';
+import type { InvoiceRequest } from '../../domain/invoice-request.ts';
+import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
-import { createInvoicesBulk, type BulkItem, type BulkOutcome } from './invoice-bulk.ts';
+import { invoiceInsertRow, type ItemProblem } from './invoice-bulk.ts';
+import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 
 /** Most invoices one shared transaction records. */
 const MAX_GROUP = 64;
 
-interface Pending {
-  tenant: Tenant;
-  item: BulkItem;
-  emisorId: string;
+export type GroupedOutcome =
+  | { kind: 'created'; invoiceId: number; row: InvoiceRow; body: Record<string, unknown> }
+  | {
+      kind: 'replayed';
+      invoiceId: number | null;
+      response: { status: number; body: Record<string, unknown> };
+    }
+  | { kind: 'failed'; problem: ItemProblem }
+  /** Preparing the invoice threw (a DomainValidationError: unknown client or service, totals). */
+  | { kind: 'invalid'; error: unknown };
+
+export interface GroupedRequest {
+  company: Company;
+  request: InvoiceRequest;
+  send: boolean;
+  idempotency: IdempotencyInput | null;
   requestId: string | null;
   render: (row: InvoiceRow) => Record<string, unknown>;
-  resolve: (o: BulkOutcome) => void;
+}
+
+interface Pending extends GroupedRequest {
+  position: number;
+  tenant: Tenant;
+  series: Series;
+  resolve: (o: GroupedOutcome) => void;
   reject: (err: unknown) => void;
+}
+
+interface Series {
+  docType: '01';
+  branch: string;
+  terminal: string;
+}
+
+/** The series an invoice request is numbered on. */
+function seriesOf(company: Company, req: InvoiceRequest): Series {
+  return {
+    docType: '01',
+    branch: req.branch ?? company.defaultBranch,
+    terminal: req.terminal ?? company.defaultTerminal,
+  };
+}
+
+/** A fresh idempotency record of another request was found when writing ours. */
+class IdempotencyRecordExists extends Error {}
+
+interface ReadResult {
+  locks: { k: string; ok: boolean }[];
+  done: { key: string; route: string; hash: string; status: number | null; body: Record<string, unknown> }[];
+  clients: { id: number; uuid: string }[];
+  services: {
+    id: number;
+    uuid: string;
+    cabys: string;
+    description: string;
+    unit: string;
+    taxCode: string;
+    ivaRateCode: string;
+    price: string;
+    commercialCode: string | null;
+  }[];
+  taken: { id: number; externalId: string }[];
+  last: number | null;
+}
+
+const NO_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** Statement 1 (see the header). */
+async function readAndReserve(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  series: Series,
+  members: Pending[],
+): Promise<ReadResult> {
+  const uniq = <T>(xs: T[]) => [...new Set(xs)];
+  const keys = uniq(members.flatMap((m) => (m.idempotency ? [m.idempotency.key] : [])));
+  const reqs = members.map((m) => m.request);
+  const clientIds = uniq(reqs.flatMap((r) => ('id' in r.clientRef ? [r.clientRef.id] : [])));
+  const clientUuids = uniq(reqs.flatMap((r) => ('uuid' in r.clientRef ? [r.clientRef.uuid] : [])));
+  const serviceIds = uniq(
+    reqs.flatMap((r) => r.lines.flatMap((l) => ('id' in l.serviceRef ? [l.serviceRef.id] : []))),
+  );
+  const serviceUuids = uniq(
+    reqs.flatMap((r) => r.lines.flatMap((l) => ('uuid' in l.serviceRef ? [l.serviceRef.uuid] : []))),
+  );
+  const exts = uniq(reqs.flatMap((r) => (r.externalId !== null ? [r.externalId] : [])));
+  const issued = members.filter((m) => m.send).length;
+  const t = [tenant.companyId, tenant.livemode];
+  const res = await trx.raw(
+    `with l as (
+       select k, pg_try_advisory_xact_lock(?::int, hashtext(? || k)) as ok
+       from (select unnest(?::text[]) as k order by 1) s),
+     d as (
+       select key, route, encode(request_hash, 'hex') as hash, response_status as status, response_body as body
+       from idempotency_keys
+       where company_id = ? and livemode = ? and key = any(?::text[])
+         and created_at > now() - interval '24 hours'),
+     c as (
+       select id, uuid::text as uuid from clients
+       where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
+     s as (
+       select id, uuid::text as uuid, cabys, description, unit, tax_code as "taxCode",
+              iva_rate_code as "ivaRateCode", price::text as price, commercial_code as "commercialCode"
+       from services
+       where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
+     x as (
+       select id, external_id as "externalId" from invoices
+       where company_id = ? and livemode = ? and external_id = any(?::text[])),
+     n as (
+       insert into numbering_series (company_id, livemode, doc_type, branch, terminal, last_number)
+       select ?, ?, ?, ?, ?, ?::bigint where ?::int > 0
+       on conflict (company_id, livemode, doc_type, branch, terminal)
+       do update set last_number = numbering_series.last_number + excluded.last_number
+       returning last_number)
+     select
+       (select coalesce(json_agg(l), '[]') from l) as locks,
+       (select coalesce(json_agg(d), '[]') from d) as done,
+       (select coalesce(json_agg(c), '[]') from c) as clients,
+       (select coalesce(json_agg(s), '[]') from s) as services,
+       (select coalesce(json_agg(x), '[]') from x) as taken,
+       (select last_number from n) as last`,
+    [
+      tenant.companyId % 2_147_483_647,
+      `${tenant.livemode ? 'live' : 'test'}:`,
+      keys,
+      ...t,
+      keys,
+      ...t,
+      clientIds,
+      clientUuids.length ? clientUuids : [NO_UUID],
+      ...t,
+      serviceIds,
+      serviceUuids.length ? serviceUuids : [NO_UUID],
+      ...t,
+      exts,
+      ...t,
+      series.docType,
+      series.branch,
+      series.terminal,
+      issued,
+      issued,
+    ],
+  );
+  const r = res.rows[0] as ReadResult & { last: string | number | null };
+  return { ...r, last: r.last === null ? null : Number(r.last) };
+}
+
+/** Records one group in the caller's transaction; one outcome per member, in order. */
+async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<GroupedOutcome[]> {
+  const first = members[0]!;
+  const tenant = first.tenant;
+  const series = first.series;
+  const read = await readAndReserve(trx, tenant, series, members);
+  const outcomes = new Map<number, GroupedOutcome>();
+
+  // Idempotency: a key held by another transaction, then the finished requests.
+  const busy = new Set(read.locks.filter((l) => !l.ok).map((l) => l.k));
+  const done = new Map(read.done.map((d) => [d.key, d]));
+  for (const m of members) {
+    if (!m.idempotency) continue;
+    if (busy.has(m.idempotency.key)) {
+      outcomes.set(m.position, {
+        kind: 'failed',
+        problem: {
+          status: 409,
+          code: 'idempotency_key_in_use',
+          detail: 'A request with this key is still being processed',
+        },
+      });
+      continue;
+    }
+    const d = done.get(m.idempotency.key);
+    if (!d) continue;
+    if (!Buffer.from(d.hash, 'hex').equals(m.idempotency.hash) || d.route !== m.idempotency.route) {
+      outcomes.set(m.position, {
+        kind: 'failed',
+        problem: {
+          status: 422,
+          code: 'idempotency_key_reused',
+          detail: 'This idempotency key was used with a different request',
+        },
+      });
+    } else {
+      const id = typeof d.body?.id === 'string' ? Number(String(d.body.id).slice(4)) : null;
+      outcomes.set(m.position, {
+        kind: 'replayed',
+        invoiceId: id,
+        response: { status: Number(d.status ?? 201), body: d.body },
+      });
+    }
+  }
+
+  // Prepare each remaining request from the catalogue rows read above.
+  const cat: Catalogue = {
+    clientsById: new Map(read.clients.map((c) => [c.id, c as Client])),
+    clientsByUuid: new Map(read.clients.map((c) => [c.uuid, c as Client])),
+    servicesById: new Map(read.services.map((s) => [s.id, s as Service])),
+    servicesByUuid: new Map(read.services.map((s) => [s.uuid, s as Service])),
+  };
+  const prepared = new Map<number, PreparedInvoice>();
+  const taken = new Map(read.taken.map((x) => [x.externalId, x.id]));
+  for (const m of members) {
+    if (outcomes.has(m.position)) continue;
+    try {
+      prepared.set(m.position, prepareFromCatalogue(m.company, m.request, cat));
+    } catch (error) {
+      outcomes.set(m.position, { kind: 'invalid', error });
+      continue;
+    }
+    const existing = m.request.externalId !== null ? taken.get(m.request.externalId) : undefined;
+    if (existing !== undefined) {
+      prepared.delete(m.position);
+      outcomes.set(m.position, {
+        kind: 'failed',
+        problem: {
+          status: 409,
+          code: 'duplicate_external_id',
+          detail: `external_id is already used by ${formatId('invoice', existing)}`,
+          existing_invoice_id: formatId('invoice', existing),
+        },
+      });
+    }
+  }
+
+  const todo = members.filter((m) => prepared.has(m.position));
+  // Numbers: the reservation covered every issued request; give back what is not used.
+  const reserved = members.filter((m) => m.send).length;
+  const issued = todo.filter((m) => m.send);
+  if (reserved > issued.length) {
+    await trx('numbering_series')
+      .where({
+        ...tenantOnly(tenant),
+        docType: series.docType,
+        branch: series.branch,
+        terminal: series.terminal,
+      })
+      .decrement('last_number', reserved - issued.length);
+  }
+  if (!todo.length) return members.map((m) => outcomes.get(m.position)!);
+  const numbers = new Map<number, number>();
+  const firstNumber = (read.last ?? 0) - reserved + 1;
+  issued.forEach((m, i) => numbers.set(m.position, firstNumber + i));
+
+  // 2. The invoices.
+  const now = new Date();
+  const tag = (m: Pending) => m.requestId ?? `${first.requestId ?? 'group'}#${m.position}`;
+  const emisorId = first.company.idNumber;
+  const rows = todo.map((m) =>
+    invoiceInsertRow(tenant, prepared.get(m.position)!, numbers.get(m.position), now, emisorId, tag(m)),
+  );
+  const inserted = (await trx('invoices').insert(rows).returning('*')) as InvoiceRow[];
+  const byTag = new Map(inserted.map((r) => [r.requestId, r]));
+  const made = todo.map((m) => {
+    const row = byTag.get(tag(m))!;
+    return { m, row, body: m.render(row) };
+  });
+
+  // 3. Events, outbox rows, idempotency records and the outbox notification.
+  const requestId = members.length === 1 ? first.requestId : null;
+  const keyed = made.filter((x) => x.m.idempotency);
+  const res = await trx.raw(
+    `with e as (
+       insert into events (company_id, livemode, type, data, request_id)
+       select ?, ?, 'invoice.created', d, ? from jsonb_array_elements(?::jsonb) d
+       returning id),
+     o as (
+       insert into outbox (kind, payload, request_id)
+       select 'event.dispatch', jsonb_build_object('eventId', id), ? from e
+       returning 1),
+     f as (
+       insert into outbox (kind, payload, request_id)
+       select 'invoice.flow', jsonb_build_object('invoiceId', i), ? from unnest(?::bigint[]) i
+       returning 1),
+     k as (
+       insert into idempotency_keys
+         (company_id, livemode, key, route, request_hash, response_status, response_body)
+       select ?, ?, r.key, r.route, decode(r.hash, 'hex'), 201, r.body
+       from jsonb_to_recordset(?::jsonb) as r(key text, route text, hash text, body jsonb)
+       on conflict (company_id, livemode, key) do update
+         set route = excluded.route, request_hash = excluded.request_hash,
+             response_status = excluded.response_status, response_body = excluded.response_body,
+             created_at = excluded.created_at
+         where idempotency_keys.created_at <= now() - interval '24 hours'
+       returning 1)
+     select (select count(*) from o)::int as events, (select count(*) from f)::int as flows,
+            (select count(*) from k)::int as keys, pg_notify('outbox', '') as notified`,
+    [
+      tenant.companyId,
+      tenant.livemode,
+      requestId,
+      JSON.stringify(made.map((x) => x.body)),
+      requestId,
+      requestId,
+      made.filter((x) => x.row.status === 'pendiente').map((x) => x.row.id),
+      tenant.companyId,
+      tenant.livemode,
+      JSON.stringify(
+        keyed.map((x) => ({
+          key: x.m.idempotency!.key,
+          route: x.m.idempotency!.route,
+          hash: x.m.idempotency!.hash.toString('hex'),
+          body: x.body,
+        })),
+      ),
+    ],
+  );
+  if (Number(res.rows[0].keys) !== keyed.length) throw new IdempotencyRecordExists();
+  for (const x of made)
+    outcomes.set(x.m.position, { kind: 'created', invoiceId: x.row.id, row: x.row, body: x.body });
+  return members.map((m) => outcomes.get(m.position)!);
 }
 
 class SeriesCommitter {
@@ -30,27 +355,13 @@ class SeriesCommitter {
 
   constructor(private readonly db: Knex) {}
 
-  submit(
-    tenant: Tenant,
-    prepared: PreparedInvoice,
-    send: boolean,
-    idempotency: IdempotencyInput | null,
-    o: { emisorId: string; requestId: string | null; render: (row: InvoiceRow) => Record<string, unknown> },
-  ): Promise<BulkOutcome> {
+  submit(tenant: Tenant, r: GroupedRequest): Promise<GroupedOutcome> {
     const t = tenantOnly(tenant);
-    const key = `${t.companyId}|${t.livemode}|${prepared.docType}|${prepared.branch}|${prepared.terminal}|${o.emisorId}`;
+    const series = seriesOf(r.company, r.request);
+    const key = `${t.companyId}|${t.livemode}|${series.docType}|${series.branch}|${series.terminal}|${r.company.idNumber}`;
     return new Promise((resolve, reject) => {
-      const item: BulkItem = { position: ++this.seq, prepared, send, idempotency };
       const list = this.queues.get(key) ?? [];
-      list.push({
-        tenant: t,
-        item,
-        emisorId: o.emisorId,
-        requestId: o.requestId,
-        render: o.render,
-        resolve,
-        reject,
-      });
+      list.push({ ...r, position: ++this.seq, tenant: t, series, resolve, reject });
       this.queues.set(key, list);
       if (!this.busy.has(key)) void this.drain(key);
     });
@@ -70,8 +381,8 @@ class SeriesCommitter {
         const ids = new Set<string>();
         const exts = new Set<string>();
         for (const p of queue) {
-          const k = p.item.idempotency?.key;
-          const ext = p.item.prepared.externalId;
+          const k = p.idempotency?.key;
+          const ext = p.request.externalId;
           const clash =
             group.length >= MAX_GROUP ||
             (k !== undefined && keys.has(k)) ||
@@ -96,28 +407,13 @@ class SeriesCommitter {
   }
 
   private async record(group: Pending[]): Promise<void> {
-    const first = group[0]!;
-    const run = (members: Pending[]) =>
-      this.db.transaction((trx) =>
-        createInvoicesBulk(
-          trx,
-          first.tenant,
-          members.map((m) => m.item),
-          {
-            emisorId: first.emisorId,
-            requestId: members.length === 1 ? members[0]!.requestId : null,
-            requestIds: new Map(members.map((m) => [m.item.position, m.requestId])),
-            render: first.render,
-            lockMode: 'try',
-          },
-        ),
-      );
+    const run = (members: Pending[]) => this.db.transaction((trx) => recordGroup(trx, members));
     try {
       const outcomes = await run(group);
       group.forEach((m, i) => m.resolve(outcomes[i]!));
     } catch (err) {
-      if (group.length === 1) {
-        first.reject(err);
+      if (group.length === 1 && !(err instanceof IdempotencyRecordExists)) {
+        group[0]!.reject(err);
         return;
       }
       // The shared transaction failed as a whole: each request on its own.
@@ -134,19 +430,12 @@ class SeriesCommitter {
 
 const committers = new WeakMap<Knex, SeriesCommitter>();
 
-/** Records one invoice through its series' group committer. */
-export function createInvoiceGrouped(
-  db: Knex,
-  tenant: Tenant,
-  prepared: PreparedInvoice,
-  send: boolean,
-  idempotency: IdempotencyInput | null,
-  o: { emisorId: string; requestId: string | null; render: (row: InvoiceRow) => Record<string, unknown> },
-): Promise<BulkOutcome> {
+/** Records one invoice request through its series' group committer. */
+export function createInvoiceGrouped(db: Knex, tenant: Tenant, r: GroupedRequest): Promise<GroupedOutcome> {
   let c = committers.get(db);
   if (!c) {
     c = new SeriesCommitter(db);
     committers.set(db, c);
   }
-  return c.submit(tenant, prepared, send, idempotency, o);
+  return c.submit(tenant, r);
 }

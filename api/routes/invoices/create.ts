@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { credentialSummaries, getCompany } from '../../../db/queries/companies.ts';
-import { findIdempotent, getInvoice, type InvoiceRow } from '../../../db/queries/invoices.ts';
+import { findIdempotent, getInvoice } from '../../../db/queries/invoices.ts';
 import { createInvoiceGrouped } from '../../../db/queries/invoice-committer.ts';
 import { INVOICE_CREATE_ROUTE } from '../../../domain/request-fingerprint.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
@@ -22,7 +22,7 @@ import { errorResponses, IdempotencyHeaders } from '../../schemas/common.ts';
 import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
-import { missingEmisorData, prepareInvoice } from '../../../db/queries/invoice-prepare.ts';
+import { missingEmisorData } from '../../../db/queries/invoice-prepare.ts';
 import { waitForSettled } from './wait.ts';
 
 /** Issuing needs the emisor data, and a signing key (plus Hacienda credentials for live mode). */
@@ -126,32 +126,47 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
           },
         );
       }
-      // 1. A finished request under this key is replayed before anything else is checked.
-      if (idem) {
-        const done = await findIdempotent(db, auth, idem);
-        if (done) {
-          if (!done.hash.equals(idem.hash) || done.route !== idem.route) {
-            throw new ApiError(
-              'idempotency_key_reused',
-              'This Idempotency-Key was used with a different request',
-            );
+      // 1. A finished request under this key is replayed before anything else is checked: the
+      //    group commit looks the key up first; a request that fails before it gets there looks
+      //    it up here, so a replay never answers with a later check's error.
+      const replayOr = async (err: unknown) => {
+        if (idem) {
+          const done = await findIdempotent(db, auth, idem);
+          if (done) {
+            if (!done.hash.equals(idem.hash) || done.route !== idem.route) {
+              throw new ApiError(
+                'idempotency_key_reused',
+                'This Idempotency-Key was used with a different request',
+              );
+            }
+            return replayCreate(request, reply, db, auth, done.response);
           }
-          return replayCreate(request, reply, db, auth, done.response);
+        }
+        throw err;
+      };
+      // 2. Validate (no database work: the company and its readiness are cached).
+      const parsed = parseInvoiceRequest(request.body as never);
+      if (!parsed.ok) return replayOr(validationError(parsed.errors));
+      const company = await issuers.company(db, auth);
+      if (send) {
+        try {
+          await issuers.assertCanIssue(db, company, auth);
+        } catch (err) {
+          return replayOr(err);
         }
       }
-      // 2. Validate and prepare (no transaction yet).
-      const parsed = parseInvoiceRequest(request.body as never);
-      if (!parsed.ok) throw validationError(parsed.errors);
-      const company = await issuers.company(db, auth);
-      if (send) await issuers.assertCanIssue(db, company, auth);
-      const prepared = await prepareInvoice(db, auth, company, parsed.value);
 
-      // 3. Record (grouped with concurrent creates on the same series: one COMMIT for all).
-      const grouped = await createInvoiceGrouped(db, auth, prepared, send, idem, {
-        emisorId: company.idNumber,
+      // 3. Look up, prepare and record, grouped with concurrent creates on the same series: one
+      //    transaction of a few statements for all of them.
+      const grouped = await createInvoiceGrouped(db, auth, {
+        company,
+        request: parsed.value,
+        send,
+        idempotency: idem,
         requestId: request.id,
-        render: (row: InvoiceRow) => invoiceObject(row),
+        render: invoiceObject,
       });
+      if (grouped.kind === 'invalid') throw grouped.error;
       if (grouped.kind === 'failed') {
         const p = grouped.problem;
         if (p.code === 'idempotency_key_in_use') {
@@ -177,7 +192,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
         throw new ApiError('validation_failed', p.detail);
       }
       if (grouped.kind === 'replayed') {
-        return replayCreate(request, reply, db, auth, grouped.response ?? { status: 201, body: {} });
+        return replayCreate(request, reply, db, auth, grouped.response);
       }
       const outcome = { invoice: grouped.row!, response: { status: 201, body: grouped.body! } };
       reply.header('location', `/api/v1/invoices/${formatId('invoice', outcome.invoice.id)}`);

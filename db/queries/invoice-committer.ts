@@ -27,6 +27,7 @@
 import type { Knex } from 'knex';
 import type { Client, Company, Service } from '../models/index.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
+import { buildClave, buildConsecutivo } from '../../domain/clave.ts';
 import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import { invoiceInsertRow, type ItemProblem } from './invoice-bulk.ts';
@@ -35,6 +36,8 @@ import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.t
 
 /** Most invoices one shared transaction records. */
 const MAX_GROUP = 64;
+/** Groups of one series in flight at once (the next one waits for the series row at its insert). */
+const DEPTH = 2;
 
 export type GroupedOutcome =
   | { kind: 'created'; invoiceId: number; row: InvoiceRow; body: Record<string, unknown> }
@@ -98,18 +101,12 @@ interface ReadResult {
     commercialCode: string | null;
   }[];
   taken: { id: number; externalId: string }[];
-  last: number | null;
 }
 
 const NO_UUID = '00000000-0000-0000-0000-000000000000';
 
 /** Statement 1 (see the header). */
-async function readAndReserve(
-  trx: Knex.Transaction,
-  tenant: Tenant,
-  series: Series,
-  members: Pending[],
-): Promise<ReadResult> {
+async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending[]): Promise<ReadResult> {
   const uniq = <T>(xs: T[]) => [...new Set(xs)];
   const keys = uniq(members.flatMap((m) => (m.idempotency ? [m.idempotency.key] : [])));
   const reqs = members.map((m) => m.request);
@@ -122,7 +119,6 @@ async function readAndReserve(
     reqs.flatMap((r) => r.lines.flatMap((l) => ('uuid' in l.serviceRef ? [l.serviceRef.uuid] : []))),
   );
   const exts = uniq(reqs.flatMap((r) => (r.externalId !== null ? [r.externalId] : [])));
-  const issued = members.filter((m) => m.send).length;
   const t = [tenant.companyId, tenant.livemode];
   const res = await trx.raw(
     `with l as (
@@ -143,20 +139,13 @@ async function readAndReserve(
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
      x as (
        select id, external_id as "externalId" from invoices
-       where company_id = ? and livemode = ? and external_id = any(?::text[])),
-     n as (
-       insert into numbering_series (company_id, livemode, doc_type, branch, terminal, last_number)
-       select ?, ?, ?, ?, ?, ?::bigint where ?::int > 0
-       on conflict (company_id, livemode, doc_type, branch, terminal)
-       do update set last_number = numbering_series.last_number + excluded.last_number
-       returning last_number)
+       where company_id = ? and livemode = ? and external_id = any(?::text[]))
      select
        (select coalesce(json_agg(l), '[]') from l) as locks,
        (select coalesce(json_agg(d), '[]') from d) as done,
        (select coalesce(json_agg(c), '[]') from c) as clients,
        (select coalesce(json_agg(s), '[]') from s) as services,
-       (select coalesce(json_agg(x), '[]') from x) as taken,
-       (select last_number from n) as last`,
+       (select coalesce(json_agg(x), '[]') from x) as taken`,
     [
       tenant.companyId % 2_147_483_647,
       `${tenant.livemode ? 'live' : 'test'}:`,
@@ -171,16 +160,50 @@ async function readAndReserve(
       serviceUuids.length ? serviceUuids : [NO_UUID],
       ...t,
       exts,
-      ...t,
-      series.docType,
-      series.branch,
-      series.terminal,
-      issued,
-      issued,
     ],
   );
-  const r = res.rows[0] as ReadResult & { last: string | number | null };
-  return { ...r, last: r.last === null ? null : Number(r.last) };
+  return res.rows[0] as ReadResult;
+}
+
+/** The first characters of a clave, up to its consecutivo (country, date, emisor). */
+const CLAVE_HEAD = 21;
+
+/**
+ * The number, consecutivo and clave of an issued row as SQL over the series' reservation `n`
+ * (the row's number is the reserved last_number minus `offset`); `row` was built with number 1.
+ */
+function numberedBySql(trx: Knex.Transaction, row: Record<string, unknown>, offset: number) {
+  const consecutivo = row.consecutivo as string;
+  const clave = row.clave as string;
+  if (clave.slice(CLAVE_HEAD, CLAVE_HEAD + 20) !== consecutivo) throw new Error('unexpected clave layout');
+  const number = `((select last_number from n) - ${Number(offset)})`;
+  const digits = `lpad(${number}::text, 10, '0')`;
+  return {
+    number: trx.raw(number),
+    consecutivo: trx.raw(`? || ${digits}`, [consecutivo.slice(0, 10)]),
+    clave: trx.raw(`? || ${digits} || ?`, [clave.slice(0, CLAVE_HEAD + 10), clave.slice(CLAVE_HEAD + 20)]),
+  };
+}
+
+/** The consecutivo and clave written by SQL are the ones the domain builds (throws otherwise). */
+function checkNumbered(r: InvoiceRow, emisorId: string, now: Date): void {
+  const consecutivo = buildConsecutivo({
+    branch: r.branch,
+    terminal: r.terminal,
+    docType: r.docType as '01',
+    number: r.number!,
+  });
+  const clave = buildClave({
+    date: now,
+    emisorId,
+    consecutivo,
+    situacion: '1',
+    securityCode: r.securityCode!,
+  });
+  if (r.consecutivo !== consecutivo || r.clave !== clave)
+    throw new Error(
+      `invoice ${r.id}: numbered ${r.consecutivo} / ${r.clave}, expected ${consecutivo} / ${clave}`,
+    );
 }
 
 /** Records one group in the caller's transaction; one outcome per member, in order. */
@@ -188,7 +211,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   const first = members[0]!;
   const tenant = first.tenant;
   const series = first.series;
-  const read = await readAndReserve(trx, tenant, series, members);
+  const read = await readGroup(trx, tenant, members);
   const outcomes = new Map<number, GroupedOutcome>();
 
   // Idempotency: a key held by another transaction, then the finished requests.
@@ -261,32 +284,41 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   }
 
   const todo = members.filter((m) => prepared.has(m.position));
-  // Numbers: the reservation covered every issued request; give back what is not used.
-  const reserved = members.filter((m) => m.send).length;
-  const issued = todo.filter((m) => m.send);
-  if (reserved > issued.length) {
-    await trx('numbering_series')
-      .where({
-        ...tenantOnly(tenant),
-        docType: series.docType,
-        branch: series.branch,
-        terminal: series.terminal,
-      })
-      .decrement('last_number', reserved - issued.length);
-  }
   if (!todo.length) return members.map((m) => outcomes.get(m.position)!);
-  const numbers = new Map<number, number>();
-  const firstNumber = (read.last ?? 0) - reserved + 1;
-  issued.forEach((m, i) => numbers.set(m.position, firstNumber + i));
 
-  // 2. The invoices.
+  // 2. The invoices, numbered in the same statement.
   const now = new Date();
   const tag = (m: Pending) => m.requestId ?? `${first.requestId ?? 'group'}#${m.position}`;
   const emisorId = first.company.idNumber;
-  const rows = todo.map((m) =>
-    invoiceInsertRow(tenant, prepared.get(m.position)!, numbers.get(m.position), now, emisorId, tag(m)),
-  );
-  const inserted = (await trx('invoices').insert(rows).returning('*')) as InvoiceRow[];
+  const issued = todo.filter((m) => m.send);
+  const offsets = new Map(issued.map((m, i) => [m.position, issued.length - 1 - i]));
+  const rows = todo.map((m) => {
+    const offset = offsets.get(m.position);
+    const row = invoiceInsertRow(
+      tenant,
+      prepared.get(m.position)!,
+      offset === undefined ? undefined : 1,
+      now,
+      emisorId,
+      tag(m),
+    );
+    return offset === undefined ? row : { ...row, ...numberedBySql(trx, row, offset) };
+  });
+  const insert = trx.queryBuilder();
+  if (issued.length)
+    insert.with(
+      'n',
+      trx.raw(
+        `insert into numbering_series (company_id, livemode, doc_type, branch, terminal, last_number)
+         values (?, ?, ?, ?, ?, ?)
+         on conflict (company_id, livemode, doc_type, branch, terminal)
+         do update set last_number = numbering_series.last_number + excluded.last_number
+         returning last_number`,
+        [tenant.companyId, tenant.livemode, series.docType, series.branch, series.terminal, issued.length],
+      ),
+    );
+  const inserted = (await insert.insert(rows).into('invoices').returning('*')) as InvoiceRow[];
+  for (const r of inserted) if (r.number !== null) checkNumbered(r, emisorId, now);
   const byTag = new Map(inserted.map((r) => [r.requestId, r]));
   const made = todo.map((m) => {
     const row = byTag.get(tag(m))!;
@@ -348,9 +380,18 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   return members.map((m) => outcomes.get(m.position)!);
 }
 
+interface SeriesState {
+  queue: Pending[];
+  /** Groups in flight (at most DEPTH). */
+  running: number;
+  /** Idempotency keys, request ids and external_ids of the groups in flight. */
+  keys: Set<string>;
+  ids: Set<string>;
+  exts: Set<string>;
+}
+
 class SeriesCommitter {
-  private readonly queues = new Map<string, Pending[]>();
-  private readonly busy = new Set<string>();
+  private readonly series = new Map<string, SeriesState>();
   private seq = 0;
 
   constructor(private readonly db: Knex) {}
@@ -360,49 +401,56 @@ class SeriesCommitter {
     const series = seriesOf(r.company, r.request);
     const key = `${t.companyId}|${t.livemode}|${series.docType}|${series.branch}|${series.terminal}|${r.company.idNumber}`;
     return new Promise((resolve, reject) => {
-      const list = this.queues.get(key) ?? [];
-      list.push({ ...r, position: ++this.seq, tenant: t, series, resolve, reject });
-      this.queues.set(key, list);
-      if (!this.busy.has(key)) void this.drain(key);
+      let state = this.series.get(key);
+      if (!state) {
+        state = { queue: [], running: 0, keys: new Set(), ids: new Set(), exts: new Set() };
+        this.series.set(key, state);
+      }
+      state.queue.push({ ...r, position: ++this.seq, tenant: t, series, resolve, reject });
+      this.pump(key, state);
     });
   }
 
-  private async drain(key: string): Promise<void> {
-    this.busy.add(key);
-    try {
-      for (;;) {
-        const queue = this.queues.get(key) ?? [];
-        if (!queue.length) break;
-        // One request per idempotency key, request id and external_id per group; the others
-        // wait for the next group (and then see the first one committed).
-        const group: Pending[] = [];
-        const rest: Pending[] = [];
-        const keys = new Set<string>();
-        const ids = new Set<string>();
-        const exts = new Set<string>();
-        for (const p of queue) {
-          const k = p.idempotency?.key;
-          const ext = p.request.externalId;
-          const clash =
-            group.length >= MAX_GROUP ||
-            (k !== undefined && keys.has(k)) ||
-            (p.requestId !== null && ids.has(p.requestId)) ||
-            (ext !== null && exts.has(ext));
-          if (clash) {
-            rest.push(p);
-            continue;
-          }
-          group.push(p);
-          if (k !== undefined) keys.add(k);
-          if (p.requestId !== null) ids.add(p.requestId);
-          if (ext !== null) exts.add(ext);
+  /**
+   * Starts groups while fewer than DEPTH are in flight. A second group reads and prepares while
+   * the first holds the series row; it takes the row (and its numbers) when the first commits.
+   * One request per idempotency key, request id and external_id among the groups in flight; the
+   * others wait for a later group (and then see the first one committed).
+   */
+  private pump(key: string, state: SeriesState): void {
+    while (state.running < DEPTH && state.queue.length) {
+      const group: Pending[] = [];
+      const rest: Pending[] = [];
+      for (const p of state.queue) {
+        const k = p.idempotency?.key;
+        const ext = p.request.externalId;
+        const clash =
+          group.length >= MAX_GROUP ||
+          (k !== undefined && state.keys.has(k)) ||
+          (p.requestId !== null && state.ids.has(p.requestId)) ||
+          (ext !== null && state.exts.has(ext));
+        if (clash) {
+          rest.push(p);
+          continue;
         }
-        this.queues.set(key, rest);
-        await this.record(group);
+        group.push(p);
+        if (k !== undefined) state.keys.add(k);
+        if (p.requestId !== null) state.ids.add(p.requestId);
+        if (ext !== null) state.exts.add(ext);
       }
-    } finally {
-      this.busy.delete(key);
-      this.queues.delete(key);
+      state.queue = rest;
+      if (!group.length) break;
+      state.running++;
+      void this.record(group).finally(() => {
+        state.running--;
+        for (const p of group) {
+          if (p.idempotency) state.keys.delete(p.idempotency.key);
+          if (p.requestId !== null) state.ids.delete(p.requestId);
+          if (p.request.externalId !== null) state.exts.delete(p.request.externalId);
+        }
+        if (!state.running && !state.queue.length) this.series.delete(key);
+        else this.pump(key, state);
+      });
     }
   }
 

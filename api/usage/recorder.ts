@@ -1,11 +1,14 @@
-// Usage per key without a database write on the request path. After each authenticated
-// response one HINCRBY adds 1 to a field `<minute>|<key id>|<status class>|<route>` of one
-// Redis hash shared by every API process. Each process flushes on an interval (and when it
-// closes): MULTI { HGETALL, DEL } takes the whole hash atomically, so two processes never
-// flush the same counts, and the counts are added to usage_minutes with an upsert. A failed
-// database write puts the counts back into the hash (HINCRBY), so nothing is lost or doubled.
-// Lost on purpose: counts taken by a process that dies before writing them (at most one
-// interval's worth), and counts of requests made while Redis is down (logged, not retried).
+// Usage per key without a database write on the request path. Each authenticated response adds
+// 1 to a field `<minute>|<key id>|<status class>|<route>`, counted in the process for up to
+// PUSH_EVERY_MS and then added (HINCRBY, one round trip for all the fields) to one Redis hash
+// shared by every API process; a flush sends the process's own counts first. Each process
+// flushes on an interval (and when it closes): MULTI { HGETALL, DEL } takes the whole hash
+// atomically, so two processes never flush the same counts, and the counts are added to
+// usage_minutes with an upsert. A failed database write puts the counts back into the hash
+// (HINCRBY), so nothing is lost or doubled. Lost on purpose: counts of a process that dies
+// before pushing them (PUSH_EVERY_MS's worth) or taking them from the hash before writing them
+// (at most one interval's worth), and counts of requests made while Redis is down (logged, not
+// retried).
 import type { FastifyInstance } from 'fastify';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
@@ -20,6 +23,8 @@ export interface UsageRecorder {
 }
 
 const WARN_EVERY_MS = 10_000;
+/** A process gathers its counts this long and adds them to the hash in one round trip. */
+const PUSH_EVERY_MS = 100;
 
 export function usageHashKey(queuePrefix: string): string {
   return `${taggedPrefix(queuePrefix, 'usage')}:pending`;
@@ -48,19 +53,41 @@ export function createUsageRecorder(o: {
 }): UsageRecorder {
   const key = usageHashKey(o.queuePrefix);
   let lastWarning = 0;
-  return {
-    async record(keyId, route, status, at = new Date()) {
-      const minute = Math.floor(at.getTime() / 60_000) * 60;
-      try {
-        await o.redis.hincrby(key, `${minute}|${keyId}|${statusClassOf(status)}|${route}`, 1);
-      } catch (err) {
-        if (Date.now() - lastWarning > WARN_EVERY_MS) {
-          lastWarning = Date.now();
-          o.log.warn({ err }, 'usage counter not recorded (Redis unavailable)');
-        }
+  // Counts of this process not yet in Redis, and the push that will send them.
+  let pending = new Map<string, number>();
+  let scheduled: Promise<void> | null = null;
+  const push = async () => {
+    const taken = pending;
+    pending = new Map();
+    if (!taken.size) return;
+    try {
+      const m = o.redis.multi();
+      for (const [field, n] of taken) m.hincrby(key, field, n);
+      const res = await m.exec();
+      const failed = res?.find(([err]) => err)?.[0];
+      if (failed) throw failed;
+    } catch (err) {
+      if (Date.now() - lastWarning > WARN_EVERY_MS) {
+        lastWarning = Date.now();
+        o.log.warn({ err }, 'usage counter not recorded (Redis unavailable)');
       }
+    }
+  };
+  return {
+    record(keyId, route, status, at = new Date()) {
+      const minute = Math.floor(at.getTime() / 60_000) * 60;
+      const field = `${minute}|${keyId}|${statusClassOf(status)}|${route}`;
+      pending.set(field, (pending.get(field) ?? 0) + 1);
+      scheduled ??= new Promise<void>((resolve) => {
+        setTimeout(() => {
+          scheduled = null;
+          void push().then(resolve);
+        }, PUSH_EVERY_MS);
+      });
+      return scheduled;
     },
     async flush() {
+      await push();
       const res = await o.redis.multi().hgetall(key).del(key).exec();
       const [err, taken] = res?.[0] ?? [null, {}];
       if (err) throw err;
@@ -88,7 +115,7 @@ export function registerUsage(app: FastifyInstance, recorder: UsageRecorder, flu
     if (!auth) return;
     const pattern = request.routeOptions.url;
     const route = pattern ? `${request.method} ${pattern}` : `${request.method} (unmatched)`;
-    await recorder.record(auth.keyId, route, reply.statusCode);
+    void recorder.record(auth.keyId, route, reply.statusCode);
   });
 
   let timer: NodeJS.Timeout | null = null;

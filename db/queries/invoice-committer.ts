@@ -327,11 +327,24 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
 
   // 3. Events, outbox rows, idempotency records and the outbox notification.
   const requestId = members.length === 1 ? first.requestId : null;
-  const keyed = made.filter((x) => x.m.idempotency);
+  const keyed = made.filter((x) => x.m.idempotency).length;
+  // Each body is sent once: it is the event's data and the idempotency record's response.
+  const items = made.map((x) => ({
+    body: x.body,
+    ...(x.m.idempotency
+      ? {
+          key: x.m.idempotency.key,
+          route: x.m.idempotency.route,
+          hash: x.m.idempotency.hash.toString('hex'),
+        }
+      : {}),
+  }));
   const res = await trx.raw(
-    `with e as (
+    `with r as (
+       select * from jsonb_to_recordset(?::jsonb) as r(body jsonb, key text, route text, hash text)),
+     e as (
        insert into events (company_id, livemode, type, data, request_id)
-       select ?, ?, 'invoice.created', d, ? from jsonb_array_elements(?::jsonb) d
+       select ?, ?, 'invoice.created', body, ? from r
        returning id),
      o as (
        insert into outbox (kind, payload, request_id)
@@ -344,8 +357,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
      k as (
        insert into idempotency_keys
          (company_id, livemode, key, route, request_hash, response_status, response_body)
-       select ?, ?, r.key, r.route, decode(r.hash, 'hex'), 201, r.body
-       from jsonb_to_recordset(?::jsonb) as r(key text, route text, hash text, body jsonb)
+       select ?, ?, key, route, decode(hash, 'hex'), 201, body from r where key is not null
        on conflict (company_id, livemode, key) do update
          set route = excluded.route, request_hash = excluded.request_hash,
              response_status = excluded.response_status, response_body = excluded.response_body,
@@ -355,26 +367,18 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
      select (select count(*) from o)::int as events, (select count(*) from f)::int as flows,
             (select count(*) from k)::int as keys, pg_notify('outbox', '') as notified`,
     [
+      JSON.stringify(items),
       tenant.companyId,
       tenant.livemode,
       requestId,
-      JSON.stringify(made.map((x) => x.body)),
       requestId,
       requestId,
       made.filter((x) => x.row.status === 'pendiente').map((x) => x.row.id),
       tenant.companyId,
       tenant.livemode,
-      JSON.stringify(
-        keyed.map((x) => ({
-          key: x.m.idempotency!.key,
-          route: x.m.idempotency!.route,
-          hash: x.m.idempotency!.hash.toString('hex'),
-          body: x.body,
-        })),
-      ),
     ],
   );
-  if (Number(res.rows[0].keys) !== keyed.length) throw new IdempotencyRecordExists();
+  if (Number(res.rows[0].keys) !== keyed) throw new IdempotencyRecordExists();
   for (const x of made)
     outcomes.set(x.m.position, { kind: 'created', invoiceId: x.row.id, row: x.row, body: x.body });
   return members.map((m) => outcomes.get(m.position)!);

@@ -2,8 +2,9 @@
 // the company in one mode (live or sandbox): the plan's (business 50/s, corporate 500/s) or the
 // company's own `rate_limit_per_second`, shared by all its keys, so minting keys does not
 // multiply it. Within it a key may carry a lower limit of its own (`api_keys.rate_limit_per_second`).
-// One Lua script checks both counts and adds the request to both only when both allow it; it
-// owns one small hash per counter (`{factura:rl}:company:<id>:<live|test>`, `{factura:rl}:key:<id>`,
+// One Lua script checks both counts and adds the request to both only when both allow it (the
+// requests of one turn of the event loop in one call, admitted in order); it owns one small
+// hash per counter (`{factura:rl}:company:<id>:<live|test>`, `{factura:rl}:key:<id>`,
 // each holding the current window and its count, one hash tag so the script is legal in Cluster)
 // and uses Redis's clock, so processes with skewed clocks agree on windows.
 // Fixed one-second windows. Every authenticated response carries `RateLimit-Policy: <limit>;w=1`
@@ -28,14 +29,16 @@ const CHECK_TIMEOUT_MS = 500;
 const WARN_EVERY_MS = 10_000;
 
 // KEYS[1] the company's hash, KEYS[2] the key's; ARGV company limit, key limit (0: none), window
-// (ms). Returns {allowed, company count, key count, ms until reset}; a refused request counts
-// nowhere.
+// (ms), n (requests checked together, in order). Admits the first k of the n that both counts
+// allow and adds k to both; returns {k, company count before, key count before, ms until reset}.
+// A refused request counts nowhere.
 const HIT = luaScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local climit = tonumber(ARGV[1])
 local klimit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
+local n = tonumber(ARGV[4])
 local start = now - (now % window)
 local reset = start + window - now
 local function count(key)
@@ -43,21 +46,24 @@ local function count(key)
   if cur[1] and tonumber(cur[1]) == start then return tonumber(cur[2]) end
   return 0
 end
-local function bump(key, n)
-  if n == 0 then
-    redis.call('HSET', key, 'w', start, 'c', 1)
+local function bump(key, c, k)
+  if c == 0 then
+    redis.call('HSET', key, 'w', start, 'c', k)
   else
-    redis.call('HINCRBY', key, 'c', 1)
+    redis.call('HINCRBY', key, 'c', k)
   end
   redis.call('PEXPIRE', key, window * 2)
 end
 local cc = count(KEYS[1])
 local kc = 0
 if klimit > 0 then kc = count(KEYS[2]) end
-if cc >= climit or (klimit > 0 and kc >= klimit) then return {0, cc, kc, reset} end
-bump(KEYS[1], cc)
-if klimit > 0 then bump(KEYS[2], kc) end
-return {1, cc + 1, kc + 1, reset}
+local k = math.min(n, math.max(0, climit - cc))
+if klimit > 0 then k = math.min(k, math.max(0, klimit - kc)) end
+if k > 0 then
+  bump(KEYS[1], cc, k)
+  if klimit > 0 then bump(KEYS[2], kc, k) end
+end
+return {k, cc, kc, reset}
 `);
 
 type LimitedAuth = Pick<AuthContext, 'plan' | 'rateLimitPerSecond'>;
@@ -100,9 +106,60 @@ function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/** {allowed, company count, key count, ms until reset} of one request. */
+type Hit = [number, number, number, number];
+
+interface Batch {
+  keys: [string, string];
+  args: [number, number];
+  waiters: { resolve: (h: Hit) => void; reject: (err: unknown) => void }[];
+}
+
+/**
+ * The counts of requests whose checks start in the same turn of the event loop go to Redis in
+ * one script call per (company, key): one round trip for a burst instead of one per request,
+ * each request still admitted or refused in its order.
+ */
+function batchedHits(redis: Redis, queuePrefix: string) {
+  let batches = new Map<string, Batch>();
+  const flush = () => {
+    const taken = batches;
+    batches = new Map();
+    for (const b of taken.values()) {
+      const n = b.waiters.length;
+      timeout(runScript(redis, HIT, b.keys, [...b.args, WINDOW_MS, n]), CHECK_TIMEOUT_MS).then(
+        (res) => {
+          const [k, cc, kc, reset] = (res as number[]).map(Number) as Hit;
+          b.waiters.forEach((w, i) =>
+            w.resolve(i < k ? [1, cc + i + 1, kc + i + 1, reset] : [0, cc + k, kc + k, reset]),
+          );
+        },
+        (err: unknown) => b.waiters.forEach((w) => w.reject(err)),
+      );
+    }
+  };
+  return (auth: AuthContext, company: number, own: number): Promise<Hit> => {
+    const keys: [string, string] = [
+      companyRateLimitKey(queuePrefix, auth.companyId, auth.livemode),
+      rateLimitKey(queuePrefix, auth.keyId),
+    ];
+    const id = `${keys[0]}|${keys[1]}|${company}|${own}`;
+    return new Promise<Hit>((resolve, reject) => {
+      let b = batches.get(id);
+      if (!b) {
+        if (!batches.size) setImmediate(flush);
+        b = { keys, args: [company, own], waiters: [] };
+        batches.set(id, b);
+      }
+      b.waiters.push({ resolve, reject });
+    });
+  };
+}
+
 /** Registers the check; it must come after the authentication hook (it needs request.auth). */
 export function registerRateLimit(app: FastifyInstance, deps: { redis: Redis; queuePrefix: string }): void {
   let lastWarning = 0;
+  const hit = batchedHits(deps.redis, deps.queuePrefix);
   const warn = (request: FastifyRequest, err: unknown) => {
     const now = Date.now();
     if (now - lastWarning < WARN_EVERY_MS) return;
@@ -117,20 +174,9 @@ export function registerRateLimit(app: FastifyInstance, deps: { redis: Redis; qu
     const own = auth.keyRateLimitPerSecond ?? 0;
     const policy = (limit: number) => reply.header('ratelimit-policy', `${limit};w=${WINDOW_MS / 1000}`);
     policy(own > 0 ? Math.min(own, company) : company);
-    let result: [number, number, number, number];
+    let result: Hit;
     try {
-      result = (await timeout(
-        runScript(
-          deps.redis,
-          HIT,
-          [
-            companyRateLimitKey(deps.queuePrefix, auth.companyId, auth.livemode),
-            rateLimitKey(deps.queuePrefix, auth.keyId),
-          ],
-          [company, own, WINDOW_MS],
-        ),
-        CHECK_TIMEOUT_MS,
-      )) as [number, number, number, number];
+      result = await hit(auth, company, own);
     } catch (err) {
       warn(request, err);
       return;

@@ -73,6 +73,91 @@ describe('numbering', () => {
   });
 });
 
+describe('group commit', () => {
+  it('a burst mixing issues, drafts, replays and invalid requests numbers the issued ones without gaps, in a few statements per group', async () => {
+    const seeded = await seedIssuer(e.db, e.config, '3101999104');
+    const c = `cli_${pad(seeded.client.id)}`;
+    const sv = `srv_${pad(seeded.consulting.id)}`;
+    const ok = (extra: Record<string, unknown> = {}) => ({
+      client_id: c,
+      lines: [{ service_id: sv, qty: 1 }],
+      ...extra,
+    });
+    // Earlier requests, replayed in the burst.
+    const earlier = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        api(e, 'POST', '/api/v1/invoices', seeded.key, ok(), { 'idempotency-key': `earlier-${i}` }),
+      ),
+    );
+    expect(earlier.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const statements: string[] = [];
+    const count = (q: { sql: string }) => statements.push(q.sql);
+    e.db.on('query', count);
+    let results: Awaited<ReturnType<typeof api>>[];
+    try {
+      results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => {
+          const kind = i % 6;
+          if (kind === 1) return api(e, 'POST', '/api/v1/invoices', seeded.key, ok({ send: false }));
+          if (kind === 2)
+            return api(e, 'POST', '/api/v1/invoices', seeded.key, ok(), {
+              'idempotency-key': `earlier-${(i - 2) / 6}`,
+            });
+          if (kind === 3)
+            return api(e, 'POST', '/api/v1/invoices', seeded.key, {
+              client_id: c,
+              lines: [{ service_id: 'srv_999999999', qty: 1 }],
+            });
+          return api(e, 'POST', '/api/v1/invoices', seeded.key, ok(), {
+            'idempotency-key': `burst-${i + 1}`,
+          });
+        }),
+      );
+    } finally {
+      e.db.off('query', count);
+    }
+    const byKind = (k: number) => results.filter((_, i) => i % 6 === k);
+    for (const r of byKind(1)) expect([r.status, r.json.status]).toEqual([201, 'borrador']);
+    byKind(2).forEach((r, n) => {
+      expect(r.status).toBe(201);
+      expect(r.headers.get('idempotent-replayed')).toBe('true');
+      expect(r.json.id).toBe(earlier[n]!.json.id);
+    });
+    for (const r of byKind(3)) {
+      expect(r.status).toBe(422);
+      expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(r.json.errors[0]).toMatchObject({ path: '/lines/0/service_id', code: 'unknown_service' });
+    }
+    const issued = [...byKind(0), ...byKind(4), ...byKind(5)];
+    for (const r of issued) expect([r.status, r.json.status]).toEqual([201, 'pendiente']);
+    // The earlier invoices took numbers 1..10; the 30 issued in the burst take 11..40, whatever
+    // was refused beside them.
+    const numbers = issued.map((r) => Number(r.json.consecutivo.slice(10))).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => i + 11));
+    const series = await e.db('numbering_series').where({ companyId: seeded.company.id, livemode: false });
+    expect(series.map((x) => Number(x.lastNumber))).toEqual([40]);
+    // Every created invoice has its event, its outbox rows and (when keyed) its idempotency record.
+    const ids = [...issued, ...byKind(1)].map((r) => Number(String(r.json.id).slice(4)));
+    const events = await e.db('events').where({ companyId: seeded.company.id, type: 'invoice.created' });
+    expect(events.length).toBe(ids.length + 10);
+    const flows = await e
+      .db('outbox')
+      .where({ kind: 'invoice.flow' })
+      .whereRaw(`(payload->>'invoiceId')::bigint = any(?::bigint[])`, [ids]);
+    expect(flows.length).toBe(issued.length);
+    const keys = await e.db('idempotency_keys').where({ companyId: seeded.company.id });
+    expect(keys.length).toBe(issued.length + 10);
+    // No statement per request: the replays read their invoice as it is now; everything else
+    // is at most five statements per group (BEGIN, the reads and locks, the numbered insert, the
+    // events, outbox and idempotency records, COMMIT), however many requests a group holds.
+    const replayReads = statements.filter((q) => /^select \* from "invoices"/.test(q)).length;
+    const groups = statements.filter((q) => /^commit/i.test(q)).length;
+    expect(replayReads).toBe(10);
+    expect(groups).toBeLessThan(50);
+    expect(statements.length - replayReads).toBeLessThanOrEqual(5 * groups);
+  });
+});
+
 describe('idempotency', () => {
   it('50 parallel requests with one Idempotency-Key yield one invoice and one consecutivo', async () => {
     const before = await counts();

@@ -11,19 +11,19 @@
 // statements whatever its size:
 //   BEGIN
 //   1. the idempotency keys' advisory locks (try: a key held elsewhere is 409), the finished
-//      requests under those keys, the clients and services the requests name, the external_ids
-//      already used, and the series' numbers for every issued invoice of the group (last_number
-//      + n: the series row stays locked until COMMIT);
-//   2. the invoices, one multi-row insert;
+//      requests under those keys, the clients and services the requests name and the
+//      external_ids already used;
+//   2. the invoices, one multi-row insert that also reserves their numbers (last_number + n on
+//      the series row, which stays locked until COMMIT), so only the issued invoices that are
+//      recorded take numbers and numbering stays gapless;
 //   3. their invoice.created events, event.dispatch and invoice.flow outbox rows, the
 //      idempotency records and the outbox notification;
 //   COMMIT.
-// When some requests of the group end without an invoice (a replay, a validation error, a key in
-// use), the numbers they had reserved are given back before the insert (one more statement), so
-// numbering stays gapless. Statement 1 reads the idempotency records in the snapshot taken before
-// its locks: a request with the same key committed in between is caught by statement 3, which
-// never overwrites a fresh record; the group then fails as a whole and each request is retried on
-// its own (and then replayed).
+// Up to DEPTH groups of a series are in flight: the next one does its reads while the previous
+// one holds the series row, and waits for the row at its insert. Statement 1 reads the
+// idempotency records in the snapshot taken before its locks: a request with the same key
+// committed in between is caught by statement 3, which never overwrites a fresh record; the
+// group then fails as a whole and each request is retried on its own (and then replayed).
 import type { Knex } from 'knex';
 import type { Client, Company, Service } from '../models/index.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';

@@ -108,7 +108,7 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
   const { eventId, endpointId, round } = job.data;
 
   // 1. State check: the delivery (created here if the fan-out has not committed yet), its round.
-  const delivery = await store.load({ eventId, endpointId });
+  const delivery = await store.load({ eventId, endpointId }, { round, firstRun: job.attemptsMade === 0 });
   if (!delivery) return 'event or endpoint no longer exists';
   if (delivery.round > round) return `superseded by redelivery round ${delivery.round}`;
   if (delivery.status !== 'pending') return `already ${delivery.status}`;

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { setCompletedRetention } from './catalogue.ts';
-import { fanOutEvents } from '../db/queries/webhooks.ts';
+import { fanOutEvents, loadDeliveryContexts } from '../db/queries/webhooks.ts';
 import {
   deliverWebhook,
   WEBHOOK_BACKOFF,
@@ -87,6 +87,9 @@ export function startWebhooks(o: {
     async dispatchEvents(trx, eventIds) {
       const targets = await fanOutEvents(trx, eventIds);
       if (targets.length === 0) return;
+      // What the jobs will need, read in the relay's transaction: their first run in this
+      // process reads nothing more once it has committed.
+      store.prime((await loadDeliveryContexts(trx, targets)).values(), trx.executionPromise);
       await queue.addBulk(
         targets.map((t) => {
           const data: WebhookJobData = { v: 1, ...t };

@@ -2,9 +2,9 @@
 // (with its event and endpoint) before the POST and records the attempt with its outcome after
 // it; on its own, each would be a round trip and a COMMIT (and its WAL flush) per job. Instead,
 // what the concurrent jobs ask for within a few milliseconds — and whatever arrives while a
-// transaction is in flight — goes into one transaction: the finished attempts in one multi-row
-// statement (plus the 410 disables and abandoned deliveries), then the contexts the starting jobs
-// need (each delivery, event and endpoint read once). A job is answered only after that
+// transaction is in flight — goes into one transaction: the contexts the starting jobs need (each
+// delivery, event and endpoint read once), then the finished attempts in one multi-row statement
+// (plus the 410 disables and abandoned deliveries). A job is answered only after that
 // transaction has committed, so a job completes only once its outcome is durable. If a shared
 // transaction fails as a whole, its requests are run one by one, so one bad request cannot fail
 // the others.
@@ -22,6 +22,9 @@ import {
 
 /** Most requests one shared transaction carries. */
 const MAX_GROUP = 500;
+/** How long, and how many, contexts read by the fan-out are kept for their jobs. */
+const PRIMED_MS = 10_000;
+const PRIMED_MAX = 5_000;
 
 type Request =
   | { kind: 'load'; key: DeliveryKey; resolve: (c: DeliveryContext | undefined) => void; reject: Rejecter }
@@ -51,8 +54,13 @@ export class DeliveryStore {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private readonly groupMs: number;
-  /** Transactions committed (for tests and the log). */
+  private readonly primed = new Map<
+    string,
+    { context: DeliveryContext; committed: Promise<boolean>; until: number }
+  >();
+  /** Transactions committed, and loads answered from the fan-out's reads (for tests). */
   transactions = 0;
+  primedHits = 0;
 
   constructor(
     private readonly db: Knex,
@@ -61,8 +69,45 @@ export class DeliveryStore {
     this.groupMs = o.groupMs ?? 5;
   }
 
-  /** The delivery of (event, endpoint) with its event and endpoint; undefined when either is gone. */
-  load(key: DeliveryKey): Promise<DeliveryContext | undefined> {
+  /**
+   * Contexts the fan-out read in its own transaction (the deliveries it has just created or made
+   * pending again), for the first run of their jobs in this process: usable once that transaction
+   * has committed, for a short while, once each.
+   */
+  prime(contexts: Iterable<DeliveryContext>, committed: Promise<unknown>): void {
+    const ok = committed.then(
+      () => true,
+      () => false,
+    );
+    const until = Date.now() + PRIMED_MS;
+    for (const c of contexts) {
+      this.primed.delete(deliveryKey(c.key));
+      this.primed.set(deliveryKey(c.key), { context: c, committed: ok, until });
+    }
+    if (this.primed.size > PRIMED_MAX) {
+      const now = Date.now();
+      for (const [k, p] of this.primed)
+        if (p.until < now || this.primed.size > PRIMED_MAX) this.primed.delete(k);
+    }
+  }
+
+  /**
+   * The delivery of (event, endpoint) with its event and endpoint; undefined when either is gone.
+   * A job's first run takes what the fan-out read for its round, if this process fanned it out.
+   */
+  async load(
+    key: DeliveryKey,
+    o: { round: number; firstRun: boolean } = { round: 0, firstRun: false },
+  ): Promise<DeliveryContext | undefined> {
+    const id = deliveryKey(key);
+    const p = this.primed.get(id);
+    if (p) {
+      this.primed.delete(id);
+      if (o.firstRun && p.context.round === o.round && (await p.committed) && p.until >= Date.now()) {
+        this.primedHits += 1;
+        return p.context;
+      }
+    }
     return new Promise((resolve, reject) => this.push({ kind: 'load', key, resolve, reject }));
   }
 
@@ -163,11 +208,13 @@ export class DeliveryStore {
         } else if (r.kind === 'abandon') abandons.push(r.item);
         else loads.push(r.key);
       }
-      // Writes first: a context read in the same transaction sees them.
+      // Reads first: a delivery not yet committed by the fan-out waits for the relay's
+      // transaction before this one holds any row lock the relay could wait for in turn.
+      const loaded = await loadDeliveryContexts(trx, loads);
       await recordAttempts(trx, outcomes);
       await disableEndpoints(trx, disables);
       await abandonDeliveries(trx, abandons);
-      return loadDeliveryContexts(trx, loads);
+      return loaded;
     });
     this.transactions += 1;
     return loaded;

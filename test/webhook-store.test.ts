@@ -3,7 +3,7 @@
 // request is answered only once committed, and one bad request fails only itself.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createCompany } from '../db/queries/companies.ts';
-import type { AttemptOutcome } from '../db/queries/webhooks.ts';
+import { loadDeliveryContexts, type AttemptOutcome } from '../db/queries/webhooks.ts';
 import { DeliveryStore } from '../jobs/webhook-store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
@@ -205,4 +205,68 @@ it('a request that fails fails alone: the others of its transaction are committe
     'delivered',
   ]);
   expect(await t.db('webhook_attempts').where({ deliveryId: ctx[2]!.deliveryId })).toHaveLength(0);
+});
+
+it("a job's first run takes what the fan-out read, once its transaction has committed", async () => {
+  const [b, c] = await events(2);
+  const store = new DeliveryStore(t.db, { groupMs: 0 });
+  // The fan-out's transaction: contexts read inside it, handed over before it commits.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let primed!: () => void;
+  const handedOver = new Promise<void>((r) => (primed = r));
+  const fanOut = t.db.transaction(async (trx) => {
+    await trx('webhook_deliveries').insert([
+      { eventId: b, endpointId, companyId, livemode: false },
+      { eventId: c, endpointId, companyId, livemode: false },
+    ]);
+    const keys = [
+      { eventId: b!, endpointId },
+      { eventId: c!, endpointId },
+    ];
+    store.prime((await loadDeliveryContexts(trx, keys)).values(), trx.executionPromise);
+    primed();
+    await held;
+  });
+  await handedOver;
+  const before = store.transactions;
+  const first = store.load({ eventId: b!, endpointId }, { round: 0, firstRun: true });
+  let answered = false;
+  void first.then(() => (answered = true));
+  await new Promise((r) => setTimeout(r, 50));
+  expect(answered).toBe(false); // waits for the fan-out's commit
+  release();
+  await fanOut;
+  const got = await first;
+  expect(got).toMatchObject({ status: 'pending', round: 0, attempts: 0, event: { id: b } });
+  expect(store.transactions).toBe(before);
+  expect(store.primedHits).toBe(1);
+  // Used once: a second load reads (a retry, or the same job run again).
+  await store.load({ eventId: b!, endpointId }, { round: 0, firstRun: true });
+  expect(store.transactions).toBe(before + 1);
+  // Not for a retry.
+  await store.load({ eventId: c!, endpointId }, { round: 0, firstRun: false });
+  expect(store.primedHits).toBe(1);
+});
+
+it('nothing the fan-out read is used when its transaction rolls back', async () => {
+  const [a] = await events(1);
+  const store = new DeliveryStore(t.db, { groupMs: 0 });
+  await expect(
+    t.db.transaction(async (trx) => {
+      await trx('webhook_deliveries').insert({ eventId: a, endpointId, companyId, livemode: false });
+      store.prime(
+        (await loadDeliveryContexts(trx, [{ eventId: a!, endpointId }])).values(),
+        trx.executionPromise,
+      );
+      throw new Error('Redis refused the jobs');
+    }),
+  ).rejects.toThrow(/Redis refused/);
+  const got = await store.load({ eventId: a!, endpointId }, { round: 0, firstRun: true });
+  expect(store.primedHits).toBe(0);
+  // Read (and created) by the job itself, as if the fan-out had not run.
+  expect(got).toMatchObject({ status: 'pending', attempts: 0 });
+  expect(await t.db('webhook_deliveries').where({ eventId: a }).first()).toMatchObject({
+    id: got!.deliveryId,
+  });
 });

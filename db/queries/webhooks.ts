@@ -257,6 +257,7 @@ export interface DeliveryEvent {
 
 /** What the delivery job needs. */
 export interface DeliveryContext {
+  key: DeliveryKey;
   deliveryId: number;
   status: DeliveryRow['status'];
   round: number;
@@ -343,7 +344,9 @@ export async function loadDeliveryContexts(
     const event = eventById.get(Number(s.eventId));
     const endpoint = endpointById.get(Number(s.endpointId));
     if (!event || !endpoint) continue;
-    out.set(deliveryKey({ eventId: event.id, endpointId: endpoint.id }), {
+    const key = { eventId: event.id, endpointId: endpoint.id };
+    out.set(deliveryKey(key), {
+      key,
       deliveryId: Number(s.deliveryId),
       status: s.status,
       round: s.round,

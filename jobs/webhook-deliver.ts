@@ -1,8 +1,9 @@
 // Job `webhook.deliver` (queue `webhooks`): one POST of one event to one endpoint.
 // Payload: ids only — { v: 1, eventId, endpointId, round }. Job id `webhook-<eventId>-<endpointId>`
 // (`…-r<round>` for redelivery rounds), so a repeated fan-out enqueues nothing twice.
-// The delivery is read before the POST and the attempt recorded with its outcome after it, both
-// through the process's group commit (webhook-store.ts): no commit of its own per job.
+// The delivery is read before the POST (on a first run, as the fan-out read it) and the attempt
+// recorded with its outcome after it, through the process's group commit (webhook-store.ts): no
+// commit of its own per job.
 // How it ends: 2xx → delivered; 410 Gone → the endpoint is disabled and the delivery failed
 // (no retry); anything else or a timeout → the attempt is recorded and the job throws, to be
 // retried by the `webhook` backoff (exponential with jitter) until its attempts are used up.

@@ -1,8 +1,8 @@
 // The webhooks part of a worker process: the `webhooks` queue, its Worker (with the custom
-// backoff strategy and error listeners) and the group commit its jobs share (webhook-store.ts),
-// the outbox relay's fan-out hook, which turns each
-// committed event into one job per subscribed endpoint inside the relay's transaction, and the
-// webhook reconciler (pending deliveries whose job Redis lost are enqueued again).
+// backoff strategy and error listeners) and the group commit its jobs share (webhook-store.ts);
+// the outbox relay's fan-out hook, which turns each committed event into one job per subscribed
+// endpoint inside the relay's transaction and hands what those jobs will read to the store; and
+// the webhook reconciler (pending deliveries whose job Redis lost are enqueued again).
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';

@@ -1,13 +1,14 @@
 // The webhooks part of a worker process: the `webhooks` queue, its Worker (with the custom
-// backoff strategy and error listeners), the outbox relay's fan-out hook, which turns each
-// committed event into one job per subscribed endpoint inside the relay's transaction, and the
-// webhook reconciler (pending deliveries whose job Redis lost are enqueued again).
+// backoff strategy and error listeners) and the group commit its jobs share (webhook-store.ts);
+// the outbox relay's fan-out hook, which turns each committed event into one job per subscribed
+// endpoint inside the relay's transaction and hands what those jobs will read to the store; and
+// the webhook reconciler (pending deliveries whose job Redis lost are enqueued again).
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { setCompletedRetention } from './catalogue.ts';
-import { fanOutEvents } from '../db/queries/webhooks.ts';
+import { fanOutEvents, loadDeliveryContexts } from '../db/queries/webhooks.ts';
 import {
   deliverWebhook,
   WEBHOOK_BACKOFF,
@@ -20,10 +21,13 @@ import {
 import { instrumentWorker } from './metrics.ts';
 import { reconcileWebhooksOnce } from './webhook-reconciler.ts';
 import { closeWebhookConnections } from './webhook-http.ts';
+import { DeliveryStore } from './webhook-store.ts';
 
 export interface WebhookRuntime {
   queue: Queue<WebhookJobData>;
   worker: Worker<WebhookJobData, string>;
+  /** The group commit the delivery jobs share. */
+  store: DeliveryStore;
   /** The outbox relay's `dispatchEvents` hook. */
   dispatchEvents(trx: Knex.Transaction, eventIds: number[]): Promise<void>;
   close(): Promise<void>;
@@ -37,12 +41,15 @@ export function startWebhooks(o: {
   lockDurationMs?: number;
   /** The webhook reconciler's period and staleness (false: off, as in most tests). */
   reconcile?: { everyMs: number; staleMs: number } | false;
+  /** How long a delivery's read or outcome waits for others to share its transaction (ms). */
+  groupMs?: number;
 }): WebhookRuntime {
   const prefix = o.config.queuePrefix;
   setCompletedRetention(o.config.queueKeepCompleted);
   const queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection: o.connection, prefix });
   queue.on('error', (err) => o.log.error({ err, queue: WEBHOOK_QUEUE }, 'queue error'));
-  const ctx = { db: o.db, log: o.log, config: o.config, now: () => new Date() };
+  const store = new DeliveryStore(o.db, { groupMs: o.groupMs });
+  const ctx = { log: o.log, config: o.config, now: () => new Date(), store };
   const strategy = webhookBackoffStrategy(o.config.webhooks.backoffBaseMs);
   const worker = new Worker<WebhookJobData, string>(WEBHOOK_QUEUE, (job) => deliverWebhook(job, ctx), {
     connection: o.connection,
@@ -76,9 +83,13 @@ export function startWebhooks(o: {
   return {
     queue,
     worker,
+    store,
     async dispatchEvents(trx, eventIds) {
       const targets = await fanOutEvents(trx, eventIds);
       if (targets.length === 0) return;
+      // What the jobs will need, read in the relay's transaction: their first run in this
+      // process reads nothing more once it has committed.
+      store.prime((await loadDeliveryContexts(trx, targets)).values(), trx.executionPromise);
       await queue.addBulk(
         targets.map((t) => {
           const data: WebhookJobData = { v: 1, ...t };
@@ -90,6 +101,7 @@ export function startWebhooks(o: {
       if (timer) clearInterval(timer);
       await pass;
       await worker.close();
+      await store.drain();
       await queue.close();
       closeWebhookConnections();
     },

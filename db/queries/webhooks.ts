@@ -2,7 +2,8 @@
 // soft-deleted (their delivery history stays). A delivery is one (event, endpoint) pair, created
 // by the fan-out or, if the job gets there first, by the job itself; `round` counts redelivery
 // requests and is part of the job id, so each request sends once more. Every POST is an attempt
-// row, written before the request leaves and completed when it ends.
+// row, written with its outcome once the request has ended (webhooks are at least once: a POST
+// cut off by a stopping worker leaves the delivery pending, and it is sent again).
 import type { Knex } from 'knex';
 import { tenantOnly, type Tenant } from './clients.ts';
 import { enqueueOutbox } from './events.ts';
@@ -141,13 +142,6 @@ export async function rotateEndpointSecret(
   return row as EndpointRow | undefined;
 }
 
-export async function disableEndpoint(db: Knex, endpointId: number, reason: string): Promise<void> {
-  await db('webhook_endpoints')
-    .where({ id: endpointId })
-    .whereNull('disabledAt')
-    .update({ disabledAt: db.fn.now(), disabledReason: reason, updatedAt: db.fn.now() });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Fan-out and redelivery
 
@@ -160,30 +154,32 @@ export interface DeliveryTarget {
 /**
  * Creates the deliveries of these events (one per subscribed, enabled endpoint of the event's
  * company and mode; existing ones are kept) and returns every pending delivery of them whose
- * endpoint is enabled: what the caller must enqueue.
+ * endpoint is enabled: what the caller must enqueue. One statement: the rows it inserts come
+ * back from the insert, those that existed from the select (which cannot see the insert's).
  */
 export async function fanOutEvents(trx: Knex.Transaction, eventIds: number[]): Promise<DeliveryTarget[]> {
   if (eventIds.length === 0) return [];
-  await trx.raw(
-    `insert into webhook_deliveries (event_id, endpoint_id, company_id, livemode)
-     select e.id, w.id, e.company_id, e.livemode
-       from events e
-       join webhook_endpoints w
-         on w.company_id = e.company_id and w.livemode = e.livemode
-        and w.deleted_at is null and w.disabled_at is null
-        and (e.type = any(w.events) or '*' = any(w.events))
-      where e.id = any(?::bigint[])
-     on conflict (event_id, endpoint_id) do nothing`,
-    [eventIds],
-  );
   const res = await trx.raw(
-    `select d.event_id as "eventId", d.endpoint_id as "endpointId", d.round
+    `with created as (
+       insert into webhook_deliveries (event_id, endpoint_id, company_id, livemode)
+       select e.id, w.id, e.company_id, e.livemode
+         from events e
+         join webhook_endpoints w
+           on w.company_id = e.company_id and w.livemode = e.livemode
+          and w.deleted_at is null and w.disabled_at is null
+          and (e.type = any(w.events) or '*' = any(w.events))
+        where e.id = any(?::bigint[])
+       on conflict (event_id, endpoint_id) do nothing
+       returning event_id, endpoint_id, round)
+     select event_id as "eventId", endpoint_id as "endpointId", round from created
+     union all
+     select d.event_id, d.endpoint_id, d.round
        from webhook_deliveries d
        join webhook_endpoints w on w.id = d.endpoint_id
       where d.event_id = any(?::bigint[]) and d.status = 'pending'
         and w.deleted_at is null and w.disabled_at is null
-      order by d.event_id, d.endpoint_id`,
-    [eventIds],
+     order by 1, 2`,
+    [eventIds, eventIds],
   );
   return (res.rows as DeliveryTarget[]).map((r) => ({
     eventId: Number(r.eventId),
@@ -229,13 +225,20 @@ export async function requestRedelivery(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The delivery job's steps
+// The delivery job's steps, for many jobs at once: the delivery jobs of a worker process share
+// one transaction for their reads and the outcomes they record (jobs/webhook-store.ts).
 
-/** What the delivery job needs, read in one statement. */
-export interface DeliveryContext {
-  deliveryId: number;
-  status: DeliveryRow['status'];
-  round: number;
+/** One (event, endpoint) pair: a delivery. */
+export interface DeliveryKey {
+  eventId: number;
+  endpointId: number;
+}
+
+export const deliveryKey = (k: DeliveryKey): string => `${k.eventId}-${k.endpointId}`;
+
+/** The endpoint as a delivery needs it: where, how to sign, whether it still receives. */
+export interface DeliveryEndpoint {
+  id: number;
   url: string;
   livemode: boolean;
   secretEnc: Buffer;
@@ -243,89 +246,116 @@ export interface DeliveryContext {
   previousSecretExpiresAt: Date | null;
   disabledAt: Date | null;
   deletedAt: Date | null;
-  event: { id: number; type: string; data: Record<string, unknown>; createdAt: Date };
 }
 
-async function readDeliveryContext(
-  db: Knex,
-  eventId: number,
-  endpointId: number,
-): Promise<DeliveryContext | undefined> {
-  const res = await db.raw(
-    `select d.id as "deliveryId", d.status, d.round, w.url, w.livemode, w.secret_enc as "secretEnc",
-            w.previous_secret_enc as "previousSecretEnc",
-            w.previous_secret_expires_at as "previousSecretExpiresAt",
-            w.disabled_at as "disabledAt", w.deleted_at as "deletedAt",
-            e.type as "eventType", e.data as "eventData", e.created_at as "eventCreatedAt"
+export interface DeliveryEvent {
+  id: number;
+  type: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** What the delivery job needs. */
+export interface DeliveryContext {
+  key: DeliveryKey;
+  deliveryId: number;
+  status: DeliveryRow['status'];
+  round: number;
+  /** Attempts recorded so far (all rounds): the next POST is attempt `attempts + 1`. */
+  attempts: number;
+  endpoint: DeliveryEndpoint;
+  event: DeliveryEvent;
+}
+
+interface StateRow {
+  deliveryId: string | number;
+  eventId: string | number;
+  endpointId: string | number;
+  status: DeliveryRow['status'];
+  round: number;
+  attempts: number;
+}
+
+async function readDeliveryStates(trx: Knex.Transaction, keys: DeliveryKey[]): Promise<StateRow[]> {
+  const res = await trx.raw(
+    `select d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.status,
+            d.round, d.attempts
        from webhook_deliveries d
-       join webhook_endpoints w on w.id = d.endpoint_id
-       join events e on e.id = d.event_id
-      where d.event_id = ? and d.endpoint_id = ?`,
-    [eventId, endpointId],
+       join unnest(?::bigint[], ?::bigint[]) as k(event_id, endpoint_id)
+         on d.event_id = k.event_id and d.endpoint_id = k.endpoint_id`,
+    [keys.map((k) => k.eventId), keys.map((k) => k.endpointId)],
   );
-  const r = res.rows[0] as
-    | (Omit<DeliveryContext, 'event'> & {
-        eventType: string;
-        eventData: Record<string, unknown>;
-        eventCreatedAt: Date;
-      })
-    | undefined;
-  if (!r) return undefined;
-  const { eventType, eventData, eventCreatedAt, ...rest } = r;
-  return {
-    ...rest,
-    deliveryId: Number(rest.deliveryId),
-    event: { id: eventId, type: eventType, data: eventData, createdAt: eventCreatedAt },
-  };
+  return res.rows as StateRow[];
 }
 
 /**
- * The delivery of (event, endpoint) with its endpoint and event; the delivery row is created
- * here if the fan-out's transaction has not committed yet (the job may run first).
+ * The deliveries of these pairs with their events and endpoints: each delivery, event and
+ * endpoint read once (three statements in the caller's transaction). A delivery the fan-out has
+ * not committed yet (its job may run first) is created here; a pair whose event or endpoint no
+ * longer exists is absent from the answer.
  */
-export async function loadDeliveryContext(
-  db: Knex,
-  eventId: number,
-  endpointId: number,
-): Promise<DeliveryContext | undefined> {
-  const found = await readDeliveryContext(db, eventId, endpointId);
-  if (found) return found;
-  await db.raw(
-    `insert into webhook_deliveries (event_id, endpoint_id, company_id, livemode)
-     select e.id, w.id, e.company_id, e.livemode
-       from events e join webhook_endpoints w on w.id = ? and w.company_id = e.company_id and w.livemode = e.livemode
-      where e.id = ?
-     on conflict (event_id, endpoint_id) do nothing`,
-    [endpointId, eventId],
-  );
-  return readDeliveryContext(db, eventId, endpointId);
-}
-
-const INTERRUPTED = 'interrupted: no outcome recorded (the worker stopped during the request)';
-
-/**
- * Counts the attempt and writes its row before the request leaves (one statement); an earlier
- * attempt left without an outcome (its worker stopped mid-request) is marked interrupted.
- */
-export async function beginAttempt(
-  db: Knex,
-  deliveryId: number,
-  round: number,
-): Promise<{ attemptId: number; attemptNumber: number }> {
-  const res = await db.raw(
-    `with interrupted as (
-       update webhook_attempts set error = ?
-        where delivery_id = ? and duration_ms is null and error is null),
-     d as (
-       update webhook_deliveries set attempts = attempts + 1, last_attempt_at = now(), updated_at = now()
-        where id = ? returning attempts)
-     insert into webhook_attempts (delivery_id, attempt_number, round)
-     select ?, attempts, ? from d
-     returning id as "attemptId", attempt_number as "attemptNumber"`,
-    [INTERRUPTED, deliveryId, deliveryId, deliveryId, round],
-  );
-  const row = res.rows[0] as { attemptId: string | number; attemptNumber: number };
-  return { attemptId: Number(row.attemptId), attemptNumber: row.attemptNumber };
+export async function loadDeliveryContexts(
+  trx: Knex.Transaction,
+  keys: DeliveryKey[],
+): Promise<Map<string, DeliveryContext>> {
+  const out = new Map<string, DeliveryContext>();
+  if (keys.length === 0) return out;
+  const unique = [...new Map(keys.map((k) => [deliveryKey(k), k])).values()];
+  const states = await readDeliveryStates(trx, unique);
+  if (states.length < unique.length) {
+    const found = new Set(
+      states.map((s) => deliveryKey({ eventId: Number(s.eventId), endpointId: Number(s.endpointId) })),
+    );
+    const missing = unique.filter((k) => !found.has(deliveryKey(k)));
+    // Waits, if the fan-out's transaction holds the same pair, for it to end.
+    await trx.raw(
+      `insert into webhook_deliveries (event_id, endpoint_id, company_id, livemode)
+       select e.id, w.id, e.company_id, e.livemode
+         from unnest(?::bigint[], ?::bigint[]) as k(event_id, endpoint_id)
+         join events e on e.id = k.event_id
+         join webhook_endpoints w on w.id = k.endpoint_id and w.company_id = e.company_id and w.livemode = e.livemode
+        order by e.id, w.id
+       on conflict (event_id, endpoint_id) do nothing`,
+      [missing.map((k) => k.eventId), missing.map((k) => k.endpointId)],
+    );
+    states.push(...(await readDeliveryStates(trx, missing)));
+  }
+  if (states.length === 0) return out;
+  const eventIds = [...new Set(states.map((s) => Number(s.eventId)))];
+  const endpointIds = [...new Set(states.map((s) => Number(s.endpointId)))];
+  const events = (
+    await trx.raw(
+      `select id, type, data, created_at as "createdAt" from events where id = any(?::bigint[])`,
+      [eventIds],
+    )
+  ).rows as (DeliveryEvent & { id: string | number })[];
+  const endpoints = (
+    await trx.raw(
+      `select id, url, livemode, secret_enc as "secretEnc", previous_secret_enc as "previousSecretEnc",
+              previous_secret_expires_at as "previousSecretExpiresAt", disabled_at as "disabledAt",
+              deleted_at as "deletedAt"
+         from webhook_endpoints where id = any(?::bigint[])`,
+      [endpointIds],
+    )
+  ).rows as (DeliveryEndpoint & { id: string | number })[];
+  const eventById = new Map(events.map((e) => [Number(e.id), { ...e, id: Number(e.id) }]));
+  const endpointById = new Map(endpoints.map((w) => [Number(w.id), { ...w, id: Number(w.id) }]));
+  for (const s of states) {
+    const event = eventById.get(Number(s.eventId));
+    const endpoint = endpointById.get(Number(s.endpointId));
+    if (!event || !endpoint) continue;
+    const key = { eventId: event.id, endpointId: endpoint.id };
+    out.set(deliveryKey(key), {
+      key,
+      deliveryId: Number(s.deliveryId),
+      status: s.status,
+      round: s.round,
+      attempts: s.attempts,
+      endpoint,
+      event,
+    });
+  }
+  return out;
 }
 
 export interface AttemptResult {
@@ -335,53 +365,98 @@ export interface AttemptResult {
   responseExcerpt: string | null;
 }
 
+/** One finished POST: its attempt row and where it leaves the delivery. */
+export interface AttemptOutcome {
+  deliveryId: number;
+  round: number;
+  startedAt: Date;
+  result: AttemptResult;
+  status: 'delivered' | 'failed' | 'pending';
+  nextAttemptAt: Date | null;
+}
+
 /**
- * Completes the attempt and moves the delivery (one statement): `delivered`, `failed` (no retry
- * left, or the endpoint is gone) or still `pending` with the time of the next try. The
- * delivery's state only moves while it is in this round (a newer redelivery round owns it
- * otherwise) and never away from `delivered`.
+ * Records finished attempts, at most one per delivery (one statement): each counts on its
+ * delivery and gets its attempt row (number, round, start, status, duration, error, excerpt);
+ * the delivery moves to `delivered`, `failed` or stays `pending` with the time of the next try
+ * — only while it is in the attempt's round (a newer redelivery round owns it otherwise) and
+ * never away from `delivered`. Written after the POST: a worker that stops mid-request leaves
+ * no row, the delivery stays pending and is sent again (at least once).
  */
-export async function finishAttempt(
-  db: Knex,
-  ids: { attemptId: number; deliveryId: number; round: number },
-  result: AttemptResult,
-  outcome: { status: 'delivered' | 'failed' | 'pending'; nextAttemptAt: Date | null },
-): Promise<void> {
-  await db.raw(
-    `with a as (
-       update webhook_attempts set status_code = ?, duration_ms = ?, error = ?, response_excerpt = ?
-        where id = ?)
-     update webhook_deliveries
-        set status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-            delivered_at = case when ? = 'delivered' then now() else null end, updated_at = now()
-      where id = ? and round = ? and status <> 'delivered'`,
+export async function recordAttempts(trx: Knex.Transaction, outcomes: AttemptOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  if (new Set(outcomes.map((o) => o.deliveryId)).size !== outcomes.length)
+    throw new Error('recordAttempts: one outcome per delivery');
+  await trx.raw(
+    `with x as (
+       select * from unnest(?::bigint[], ?::int[], ?::timestamptz[], ?::int[], ?::int[], ?::text[], ?::text[],
+                            ?::text[], ?::timestamptz[])
+         as x(delivery_id, round, started_at, status_code, duration_ms, error, excerpt, outcome, next_attempt_at)),
+     d as (
+       update webhook_deliveries d
+          set attempts = d.attempts + 1,
+              last_attempt_at = x.started_at,
+              status = case when d.round = x.round and d.status <> 'delivered' then x.outcome else d.status end,
+              last_status_code = case when d.round = x.round and d.status <> 'delivered'
+                                      then x.status_code else d.last_status_code end,
+              last_error = case when d.round = x.round and d.status <> 'delivered' then x.error else d.last_error end,
+              next_attempt_at = case when d.round = x.round and d.status <> 'delivered'
+                                     then x.next_attempt_at else d.next_attempt_at end,
+              delivered_at = case when d.round = x.round and d.status <> 'delivered'
+                                  then case when x.outcome = 'delivered' then now() end
+                                  else d.delivered_at end,
+              updated_at = now()
+         from x
+        where d.id = x.delivery_id
+       returning d.id, d.attempts)
+     insert into webhook_attempts
+       (delivery_id, attempt_number, round, started_at, status_code, duration_ms, error, response_excerpt)
+     select x.delivery_id, d.attempts, x.round, x.started_at, x.status_code, x.duration_ms, x.error, x.excerpt
+       from x join d on d.id = x.delivery_id`,
     [
-      result.statusCode,
-      result.durationMs,
-      result.error,
-      result.responseExcerpt,
-      ids.attemptId,
-      outcome.status,
-      result.statusCode,
-      result.error,
-      outcome.nextAttemptAt,
-      outcome.status,
-      ids.deliveryId,
-      ids.round,
-    ],
+      outcomes.map((o) => o.deliveryId),
+      outcomes.map((o) => o.round),
+      outcomes.map((o) => o.startedAt),
+      outcomes.map((o) => o.result.statusCode),
+      outcomes.map((o) => o.result.durationMs),
+      outcomes.map((o) => o.result.error),
+      outcomes.map((o) => o.result.responseExcerpt),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.nextAttemptAt),
+    ] as unknown as readonly Knex.RawBinding[],
   );
 }
 
-/** Marks a delivery failed without an attempt (its endpoint was disabled or deleted meanwhile). */
-export async function abandonDelivery(
-  db: Knex,
-  deliveryId: number,
-  round: number,
-  reason: string,
+/** Marks deliveries failed without an attempt (their endpoint was disabled or deleted meanwhile). */
+export async function abandonDeliveries(
+  trx: Knex.Transaction,
+  list: { deliveryId: number; round: number; reason: string }[],
 ): Promise<void> {
-  await db('webhook_deliveries')
-    .where({ id: deliveryId, round, status: 'pending' })
-    .update({ status: 'failed', lastError: reason, nextAttemptAt: null, updatedAt: db.fn.now() });
+  if (list.length === 0) return;
+  await trx.raw(
+    `update webhook_deliveries d
+        set status = 'failed', last_error = x.reason, next_attempt_at = null, updated_at = now()
+       from unnest(?::bigint[], ?::int[], ?::text[]) as x(delivery_id, round, reason)
+      where d.id = x.delivery_id and d.round = x.round and d.status = 'pending'`,
+    [list.map((a) => a.deliveryId), list.map((a) => a.round), list.map((a) => a.reason)],
+  );
+}
+
+/** Disables endpoints (a 410 Gone), each with its reason; one already disabled keeps its own. */
+export async function disableEndpoints(
+  trx: Knex.Transaction,
+  list: { endpointId: number; reason: string }[],
+): Promise<void> {
+  if (list.length === 0) return;
+  await trx.raw(
+    `update webhook_endpoints w
+        set disabled_at = now(), disabled_reason = x.reason, updated_at = now()
+       from (select distinct on (endpoint_id) endpoint_id, reason
+               from unnest(?::bigint[], ?::text[]) as u(endpoint_id, reason)
+              order by endpoint_id) x
+      where w.id = x.endpoint_id and w.disabled_at is null`,
+    [list.map((d) => d.endpointId), list.map((d) => d.reason)],
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

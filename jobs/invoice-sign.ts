@@ -57,6 +57,9 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
   const failed: { invoice: InvoiceRow; err: unknown; code: string | undefined }[] = [];
   let transient: unknown = null;
   for (const invoice of invoices) {
+    // Between documents the event loop turns: the job's lock renewal and the other jobs' I/O
+    // never wait for a whole chunk's signatures.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       const company = companyById.get(invoice.companyId);
       const client = clientById.get(invoice.clientId);

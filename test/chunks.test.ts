@@ -224,7 +224,7 @@ describe('a chunk of invoices', () => {
               .count('* as n')
           )[0]!.n,
         ) >= ids.length,
-      60_000,
+      120_000,
       50,
       'the chunk mid-submit',
     );
@@ -254,5 +254,5 @@ describe('a chunk of invoices', () => {
       await stopProcess(worker, 'SIGTERM');
       worker = null;
     }
-  }, 150_000);
+  }, 240_000);
 });

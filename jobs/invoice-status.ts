@@ -48,23 +48,33 @@ export async function pollChunkStatus(
     if (!clients.has(key)) clients.set(key, ctx.hacienda.reception(i.companyId, i.livemode));
     return clients.get(key)!;
   };
-  const polled = await mapLimit(invoices, STATUS_CONCURRENCY, async (invoice): Promise<Polled> => {
-    const client = await clientOf(invoice);
-    const s = await client.status(invoice.clave!);
-    if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
-    let resent = false;
-    let gaveUp = false;
-    if (!s.found) {
-      try {
-        resent = (await handleMissingClave(ctx, client, invoice)) === 'resent';
-      } catch (err) {
-        // Lost for good: recorded on that invoice (a person looks); the others go on.
-        if (!(err instanceof UnrecoverableError)) throw err;
-        gaveUp = true;
+  let unanswered: unknown = null;
+  const asked = await mapLimit(invoices, STATUS_CONCURRENCY, async (invoice): Promise<Polled | null> => {
+    try {
+      const client = await clientOf(invoice);
+      const s = await ctx.haciendaCalls.run(() => client.status(invoice.clave!));
+      if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
+      let resent = false;
+      let gaveUp = false;
+      if (!s.found) {
+        try {
+          resent = (await handleMissingClave(ctx, client, invoice)) === 'resent';
+        } catch (err) {
+          // Lost for good: recorded on that invoice (a person looks); the others go on.
+          if (!(err instanceof UnrecoverableError)) throw err;
+          gaveUp = true;
+        }
       }
+      return { invoice, s, resent, gaveUp };
+    } catch (err) {
+      // No answer about this one (a timeout, a 5xx): asked again at the next poll with the rest.
+      unanswered ??= err;
+      return null;
     }
-    return { invoice, s, resent, gaveUp };
   });
+  const polled = asked.filter((p): p is Polled => p !== null);
+  // Nobody answered at all: Hacienda (or its network) is away; retried with the job's backoff.
+  if (!polled.length) throw unanswered;
 
   // 3. The verdicts, in one transaction.
   const final = polled.filter(isFinal);
@@ -77,7 +87,7 @@ export async function pollChunkStatus(
   await updateHaciendaStates(db, moved);
 
   // 4. Not all final: look again later (soon after a re-send: the count starts again).
-  if (waiting.length) {
+  if (waiting.length || polled.length < invoices.length) {
     const polls = waiting.some((p) => p.resent) ? 1 : (job.data.polls ?? 0) + 1;
     await job.updateData({ ...job.data, polls });
     await job.moveToDelayed(

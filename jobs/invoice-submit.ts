@@ -93,7 +93,7 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
         const client = clients.get(`${w.invoice.companyId}:${w.invoice.livemode}`)!;
         const invoiceId = w.invoice.id;
         try {
-          if (attemptedBefore && (await client.status(w.invoice.clave!)).found)
+          if (attemptedBefore && (await ctx.haciendaCalls.run(() => client.status(w.invoice.clave!))).found)
             return {
               invoiceId,
               attemptId,
@@ -102,7 +102,7 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
               end: { outcome: 'received', httpStatus: 200, detail: 'status' },
             };
           const doc = submissionOf(ctx.config, w.invoice, w.emisor, w.receptor, w.signedXml!);
-          const c = await submitAndConfirm(client, doc);
+          const c = await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc));
           const duplicate = c.via === 'duplicate';
           return {
             invoiceId,

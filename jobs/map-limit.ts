@@ -16,3 +16,25 @@ export async function mapLimit<T, R>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return results;
 }
+
+/** At most `limit` calls of `run` in flight at once across every caller; the rest wait their turn. */
+export interface Limiter {
+  run<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export function createLimiter(limit: number): Limiter {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async run(fn) {
+      if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+      active += 1;
+      try {
+        return await fn();
+      } finally {
+        active -= 1;
+        waiting.shift()?.();
+      }
+    },
+  };
+}

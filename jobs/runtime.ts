@@ -24,6 +24,7 @@ import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { startEmails, type EmailRuntime } from './email-runtime.ts';
 import { Redis, type RedisOptions } from 'ioredis';
 import { instrumentWorker, startMetricsPublisher } from './metrics.ts';
+import { createLimiter } from './map-limit.ts';
 
 export interface RuntimeOptions {
   config: Config;
@@ -54,6 +55,9 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** Hacienda calls in flight per worker process (chunks' POSTs and status GETs together). */
+const HACIENDA_CALLS_PER_PROCESS = 32;
+
 const DEFAULT_CONCURRENCY: Record<InvoiceStep, number> = { sign: 2, submit: 16, accounting: 4, status: 16 };
 
 export function createQueues(connection: ConnectionOptions, prefix: string): Record<InvoiceStep, Queue> {
@@ -72,6 +76,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     hacienda: o.hacienda ?? createHaciendaAccess(o.db, o.config),
     now: () => new Date(),
     statusPoll: o.statusPoll ?? { baseMs: 1000, maxMs: 5 * 60_000 },
+    haciendaCalls: createLimiter(HACIENDA_CALLS_PER_PROCESS),
   };
   const queues = createQueues(o.connection, prefix);
   const flows = new FlowProducer({ connection: o.connection, prefix });

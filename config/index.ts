@@ -77,6 +77,8 @@ export interface Config {
     reconcileStaleMs: number;
     /** Lock of an active job; a killed worker's jobs return to the queue after it. */
     lockMs: number;
+    /** Most invoices one flow carries (the relay chunks whatever is ready, up to this). */
+    chunkSize: number;
     /**
      * A clave Hacienda received and then answers 404 for (it lost the document): after this long
      * the same signed bytes are sent again (and again each time this long passes)…
@@ -365,6 +367,7 @@ export function loadConfig(env: Env = process.env): Config {
       reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 30_000, 100, 86_400_000),
       reconcileStaleMs: int(env, 'RECONCILE_STALE_MS', 120_000, 100, 86_400_000),
       lockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
+      chunkSize: int(env, 'WORKER_CHUNK_SIZE', 50, 1, 1000),
       // A 404 right after a POST is normal for a moment; ten minutes is far past that. An hour of
       // re-sends that Hacienda keeps losing is an incident for a person, not for more retries.
       missingResendMs: int(env, 'HACIENDA_MISSING_RESEND_MS', 600_000, 100, 86_400_000),

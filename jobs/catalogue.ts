@@ -33,14 +33,52 @@ export const JOB_NAMES = {
 
 export type InvoiceStep = keyof typeof QUEUES;
 
-export interface InvoiceJobData {
-  v: 1;
-  invoiceId: number;
-  requestId?: string | null;
+/**
+ * The payload of every invoice step: a chunk of invoices of one company and mode, named by a
+ * deterministic id (`chunkName`), so the same chunk added twice starts nothing twice. Version 1
+ * (one invoice per flow, `invoiceId`) is still read: jobs added before chunks finish as chunks of one.
+ */
+export interface ChunkJobData {
+  v: 2;
+  chunk: string;
+  invoiceIds: number[];
   /** Status polls made so far (status job only). */
   polls?: number;
 }
 
+/** A job added before chunks: one invoice. */
+export interface InvoiceJobData {
+  v: 1;
+  invoiceId: number;
+  requestId?: string | null;
+  polls?: number;
+}
+
+export type StepJobData = ChunkJobData | InvoiceJobData;
+
+/** The invoices a step job carries. */
+export function chunkInvoiceIds(data: StepJobData): number[] {
+  return data.v === 1 ? [data.invoiceId] : data.invoiceIds;
+}
+
+/** A chunk's name from its invoices: the same invoices always make the same name. */
+export function chunkName(invoiceIds: readonly number[]): string {
+  const sorted = [...invoiceIds].sort((a, b) => a - b);
+  let h = 0x811c9dc5; // FNV-1a over the ids: short, stable, no collision that matters at this size
+  for (const id of sorted) {
+    for (const ch of `${id},`) {
+      h ^= ch.charCodeAt(0);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+  }
+  return `${sorted[0]}n${sorted.length}h${h.toString(36)}`;
+}
+
+export function chunkJobId(chunk: string, step: InvoiceStep): string {
+  return `chunk-${chunk}-${step}`;
+}
+
+/** Job ids of flows added before chunks (one invoice each). */
 export function invoiceJobId(invoiceId: number, step: InvoiceStep): string {
   return `invoice-${invoiceId}-${step}`;
 }

@@ -12,6 +12,7 @@ import {
 } from '../hacienda/client/index.ts';
 import { open, openSigningMaterial } from '../hacienda/secret-box.ts';
 import { createSigner, type XadesSigner } from '../hacienda/signer.ts';
+import type { Limiter } from './map-limit.ts';
 import { instrumentReception } from './metrics.ts';
 
 export interface JobContext {
@@ -22,6 +23,11 @@ export interface JobContext {
   now: () => Date;
   /** Status polling schedule: first delay and cap, in ms. */
   statusPoll: { baseMs: number; maxMs: number };
+  /**
+   * Calls to Hacienda in flight from this process, across every job (chunks send and poll side by
+   * side; this keeps a process's burst within what Hacienda and the connection pool take).
+   */
+  haciendaCalls: Limiter;
 }
 
 export class MissingCredentialsError extends Error {}

@@ -1,41 +1,74 @@
-// The flow of one invoice: sign → submit → accounting, then status polling until Hacienda
-// answers. BullMQ runs children before parents, so the chain is nested from the last step
-// outwards. A child that fails for good fails the chain, visibly.
+// The flow of a chunk of invoices: sign → submit → accounting, then status polling until
+// Hacienda answers every one. BullMQ runs children before parents, so the chain is nested from the
+// last step outwards. Each step is one job over the whole chunk; a step that fails for good
+// fails the chain, visibly. Which invoices a step still has to do is read from Postgres (their
+// state columns), never from the job: a chunk retried or re-created redoes only what is left.
 import type { FlowJob } from 'bullmq';
 import {
+  chunkJobId,
+  chunkName,
   DEFAULT_JOB_OPTIONS,
-  invoiceJobId,
   JOB_NAMES,
   QUEUES,
-  type InvoiceJobData,
+  type ChunkJobData,
   type InvoiceStep,
 } from './catalogue.ts';
 
 /** The steps of an invoice's flow, in the order they run. */
 export const FLOW_STEPS: readonly InvoiceStep[] = ['sign', 'submit', 'accounting', 'status'];
 
+/** An invoice ready for a flow: what chunking needs to know about it. */
+export interface FlowItem {
+  invoiceId: number;
+  companyId: number;
+  livemode: boolean;
+}
+
+export interface Chunk {
+  name: string;
+  invoiceIds: number[];
+}
+
 /**
- * The flow of one invoice from step `from` on (the reconciler re-creates only what an invoice still
- * needs: steps before `from` are done for good, since an invoice's state only moves forward).
+ * Whatever is ready, grouped by company and mode (one signer and one Hacienda account per chunk),
+ * in order, cut into chunks of at most `size`. One ready invoice makes a chunk of one.
  */
-export function invoiceFlow(
-  invoiceId: number,
-  requestId: string | null = null,
-  from: InvoiceStep = 'sign',
-): FlowJob {
-  const data: InvoiceJobData = { v: 1, invoiceId, requestId };
+export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
+  const groups = new Map<string, FlowItem[]>();
+  for (const item of items) {
+    const key = `${item.companyId}:${item.livemode}`;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  const chunks: Chunk[] = [];
+  for (const group of groups.values()) {
+    for (let i = 0; i < group.length; i += size) {
+      const part = group.slice(i, i + size);
+      const invoiceIds = [...new Set(part.map((p) => p.invoiceId))].sort((a, b) => a - b);
+      chunks.push({ name: chunkName(invoiceIds), invoiceIds });
+    }
+  }
+  return chunks;
+}
+
+/**
+ * The flow of one chunk from step `from` on (the reconciler re-creates only what its invoices
+ * still need: steps before `from` are done for good, since an invoice's state only moves forward).
+ */
+export function chunkFlow(chunk: Chunk, from: InvoiceStep = 'sign'): FlowJob {
+  const data: ChunkJobData = { v: 2, chunk: chunk.name, invoiceIds: chunk.invoiceIds };
   const job = (step: InvoiceStep, children?: FlowJob[]): FlowJob => ({
     name: JOB_NAMES[step],
     queueName: QUEUES[step],
     data,
     opts: {
       ...DEFAULT_JOB_OPTIONS,
-      jobId: invoiceJobId(invoiceId, step),
+      jobId: chunkJobId(chunk.name, step),
       ...(step === 'status' ? {} : { failParentOnFailure: true }),
     },
     ...(children?.length ? { children } : {}),
   });
-  // Nested from the last step outwards: each step is the parent of the one before it.
   const steps = FLOW_STEPS.slice(FLOW_STEPS.indexOf(from));
   let node: FlowJob | null = null;
   for (const step of steps) node = job(step, node ? [node] : undefined);

@@ -60,7 +60,7 @@ export interface SendOptions {
   askFirst: 'if-attempted' | 'never';
 }
 
-/** The reception request of an issued, signed invoice. */
+/** The reception request of an issued, signed invoice (its identifications read here). */
 export async function buildSubmission(
   db: Knex,
   ctx: Pick<JobContext, 'config'>,
@@ -69,13 +69,26 @@ export async function buildSubmission(
 ): Promise<SubmitDocument> {
   const company = await db('companies').where({ id: invoice.companyId }).first('id_type', 'id_number');
   const receptor = await db('clients').where({ id: invoice.clientId }).first('id_type', 'id_number');
+  return submissionOf(ctx.config, invoice, company, receptor, signedXml);
+}
+
+type Identification = { idType: string; idNumber: string };
+
+/** The reception request of an issued, signed invoice, from what the caller loaded. */
+export function submissionOf(
+  config: Pick<JobContext['config'], 'publicUrl' | 'secretsKey'>,
+  invoice: InvoiceRow,
+  emisor: Identification,
+  receptor: Identification,
+  signedXml: Buffer,
+): SubmitDocument {
   const clave = invoice.clave!;
   return {
     clave,
     fecha: formatCrDateTime(new Date(invoice.issuedAt!)),
-    emisor: { tipoIdentificacion: company.idType, numeroIdentificacion: company.idNumber },
+    emisor: { tipoIdentificacion: emisor.idType, numeroIdentificacion: emisor.idNumber },
     receptor: { tipoIdentificacion: receptor.idType, numeroIdentificacion: receptor.idNumber },
-    callbackUrl: `${ctx.config.publicUrl}/hacienda/callback?t=${callbackToken(ctx.config.secretsKey, clave)}`,
+    callbackUrl: `${config.publicUrl}/hacienda/callback?t=${callbackToken(config.secretsKey, clave)}`,
     comprobanteXml: signedXml.toString('base64'),
   };
 }

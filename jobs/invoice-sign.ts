@@ -1,58 +1,88 @@
-// invoice.sign: builds the FacturaElectronica and signs it with the company's key (XAdES-EPES).
-// The signed bytes are stored once and never re-serialised; a second run finds them and stops.
+// invoice.sign over a chunk: builds each FacturaElectronica and signs it with its company's key
+// (XAdES-EPES). The signed bytes are stored once and never re-serialised; invoices already signed
+// are not loaded at all, so a retried or re-created chunk signs only what is left.
 import { UnrecoverableError, type Job } from 'bullmq';
-import { getInvoiceDocument, type InvoiceRow } from '../db/queries/invoices.ts';
+import { invoicesToSign, storeSignedDocuments } from '../db/queries/invoice-flow.ts';
+import { Client, Company } from '../db/models/index.ts';
+import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { DomainValidationError } from '../domain/errors.ts';
-import type { InvoiceJobData } from './catalogue.ts';
-import { MissingCredentialsError, type JobContext } from './context.ts';
-import { buildInvoiceXml, DocumentDataError, loadFacturaDocument } from './invoice-document.ts';
-import { recordProcessingError } from './processing-error.ts';
 import { SchemaViolationError } from '../hacienda/xsd-compiled.ts';
 import { XmlCharacterError } from '../hacienda/xml/writer.ts';
+import type { XadesSigner } from '../hacienda/signer.ts';
+import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
+import { MissingCredentialsError, type JobContext } from './context.ts';
+import { buildInvoiceXml, DocumentDataError, facturaDocument } from './invoice-document.ts';
+import { recordProcessingError } from './processing-error.ts';
 
-export async function signInvoice(job: Job<InvoiceJobData>, ctx: JobContext): Promise<string> {
+/** Why a document can never be signed as it stands (recorded on the invoice, not retried). */
+function permanentCode(err: unknown): string | undefined | null {
+  if (err instanceof SchemaViolationError || err instanceof XmlCharacterError) return 'schema_invalid';
+  if (
+    err instanceof MissingCredentialsError ||
+    err instanceof DocumentDataError ||
+    err instanceof DomainValidationError
+  )
+    return undefined;
+  return null; // not permanent
+}
+
+export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise<string> {
   const { db } = ctx;
-  // 1. State check: nothing to do for drafts, or when the signed bytes already exist.
-  const invoice = (await db('invoices').where({ id: job.data.invoiceId }).first()) as InvoiceRow | undefined;
-  if (!invoice) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
-  if (invoice.status === 'borrador') throw new UnrecoverableError(`invoice ${invoice.id} is a draft`);
-  const existing = await getInvoiceDocument(db, invoice.id);
-  if (existing?.signedXml) return 'already signed';
+  const ids = chunkInvoiceIds(job.data);
+  // 1. What is left to sign, with its companies and clients: three queries for the chunk.
+  const invoices = await invoicesToSign(db, ids);
+  if (!invoices.length) return 'already signed';
+  const [companies, clients] = await Promise.all([
+    Company.query(db).findByIds([...new Set(invoices.map((i) => i.companyId))]),
+    Client.query(db)
+      .findByIds([...new Set(invoices.map((i) => i.clientId))])
+      .withGraphFetched('addresses(ordered)')
+      .modifiers({ ordered: (b) => b.orderBy('position') }),
+  ]);
+  const companyById = new Map(companies.map((c) => [Number(c.id), c]));
+  const clientById = new Map(clients.map((c) => [Number(c.id), c]));
+  const signers = new Map<string, Promise<XadesSigner>>();
+  const signerOf = (invoice: InvoiceRow) => {
+    const key = `${invoice.companyId}:${invoice.livemode}`;
+    let signer = signers.get(key);
+    if (!signer) {
+      signer = ctx.hacienda.signer(invoice.companyId, invoice.livemode);
+      signers.set(key, signer);
+    }
+    return signer;
+  };
 
-  // 2. Build and sign (permanent problems are recorded on the invoice and end the flow).
-  let signed: string;
-  try {
-    const doc = await loadFacturaDocument(db, ctx.config, invoice);
-    const signer = await ctx.hacienda.signer(invoice.companyId, invoice.livemode);
-    const xml = await buildInvoiceXml(doc, ctx.config.xsdDir);
-    signed = await signer.sign(xml, { signingTime: ctx.now() });
-  } catch (err) {
-    if (err instanceof SchemaViolationError || err instanceof XmlCharacterError) {
-      // A document that fails the XSD is never signed nor sent; the message names the rule.
-      await recordProcessingError(db, invoice.id, 'sign', err, true, 'schema_invalid');
-      throw new UnrecoverableError(err.message);
+  // 2. Build and sign each; a document that can never be signed is its own problem.
+  const signed: { invoiceId: number; xml: string }[] = [];
+  const failed: { invoice: InvoiceRow; err: unknown; code: string | undefined }[] = [];
+  let transient: unknown = null;
+  for (const invoice of invoices) {
+    // Between documents the event loop turns: the job's lock renewal and the other jobs' I/O
+    // never wait for a whole chunk's signatures.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      const company = companyById.get(invoice.companyId);
+      const client = clientById.get(invoice.clientId);
+      if (!company || !client)
+        throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
+      const doc = facturaDocument(ctx.config, invoice, company, client);
+      const signer = await signerOf(invoice);
+      const xml = await buildInvoiceXml(doc, ctx.config.xsdDir);
+      signed.push({ invoiceId: invoice.id, xml: await signer.sign(xml, { signingTime: ctx.now() }) });
+    } catch (err) {
+      const code = permanentCode(err);
+      if (code === null) transient ??= err;
+      else failed.push({ invoice, err, code });
     }
-    if (
-      err instanceof MissingCredentialsError ||
-      err instanceof DocumentDataError ||
-      err instanceof DomainValidationError
-    ) {
-      await recordProcessingError(db, invoice.id, 'sign', err, true);
-      throw new UnrecoverableError((err as Error).message);
-    }
-    throw err;
   }
 
-  // 3. Store the exact bytes; the first writer wins.
-  await db.transaction(async (trx) => {
-    await trx('invoice_documents')
-      .insert({ invoiceId: invoice.id, signedXml: Buffer.from(signed, 'utf8') })
-      .onConflict('invoice_id')
-      .merge({ signedXml: trx.raw('coalesce(invoice_documents.signed_xml, excluded.signed_xml)') });
-    await trx('invoices')
-      .where({ id: invoice.id })
-      .whereNull('signed_at')
-      .update({ signedAt: trx.fn.now(), processingError: null });
-  });
-  return 'signed';
+  // 3. Store the exact bytes in one transaction (the first writer wins), then the failures.
+  if (signed.length) await db.transaction((trx) => storeSignedDocuments(trx, signed));
+  for (const f of failed) await recordProcessingError(db, f.invoice.id, 'sign', f.err, true, f.code);
+  if (transient) throw transient; // retried: the next run signs only what is still unsigned
+  if (!signed.length && failed.length === ids.length) {
+    // No invoice of the chunk can go on: its flow ends here, visibly.
+    throw new UnrecoverableError((failed[0]!.err as Error).message);
+  }
+  return `signed ${signed.length}${failed.length ? `, ${failed.length} failed for good` : ''}`;
 }

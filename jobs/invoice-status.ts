@@ -1,47 +1,94 @@
-// invoice.status: asks Hacienda for the verdict on the clave until it is final, waiting longer
-// between polls (the job moves itself to delayed; Hacienda's callback promotes it at once).
-// Acceptance and rejection are business outcomes: recorded with their events, never thrown.
-// A rejection writes the reversing entry and lowers the client's balance in the same transaction.
-// A clave Hacienda answers 404 for after receiving it is sent again, and past a bound reported
-// as a processing error (jobs/lost-document.ts).
+// invoice.status over a chunk: asks Hacienda for the verdict on each clave still `enviada`, side
+// by side, until every one is final, waiting longer between polls (the job moves itself to
+// delayed; Hacienda's callback for any of its claves promotes it at once). Acceptance and
+// rejection are business outcomes: the chunk's verdicts are recorded with their events in one
+// transaction, never thrown. A rejection writes the reversing entry and lowers the client's
+// balance in the same transaction. A clave Hacienda answers 404 for after receiving it is sent
+// again, and past a bound reported as that invoice's processing error (jobs/lost-document.ts).
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { explainMensajeHacienda } from '../hacienda/rejection-reasons.ts';
+import type { Knex } from 'knex';
+import { invoicesAwaitingVerdict, updateHaciendaStates } from '../db/queries/invoice-flow.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { clearHaciendaMissing } from '../db/queries/submissions.ts';
-import type { InvoiceJobData } from './catalogue.ts';
+import type { ReceptionClient, StatusResult } from '../hacienda/client/index.ts';
+import { explainMensajeHacienda } from '../hacienda/rejection-reasons.ts';
+import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
 import type { JobContext } from './context.ts';
+import { scheduleAcceptanceEmail } from './invoice-email.ts';
 import { reverseInvoice, transition } from './invoice-state.ts';
 import { handleMissingClave } from './lost-document.ts';
-import { scheduleAcceptanceEmail } from './invoice-email.ts';
+import { mapLimit } from './map-limit.ts';
+
+/** Status requests of one chunk in flight at once. */
+const STATUS_CONCURRENCY = 16;
 
 export function nextPollDelay(polls: number, baseMs: number, maxMs: number): number {
   return Math.min(maxMs, baseMs * 2 ** Math.min(polls, 20));
 }
 
-export async function pollInvoiceStatus(
-  job: Job<InvoiceJobData>,
+type Found = Extract<StatusResult, { found: true }>;
+type Polled = { invoice: InvoiceRow; s: StatusResult; resent: boolean; gaveUp: boolean };
+type Final = Polled & { s: Found };
+const isFinal = (p: Polled): p is Final => p.s.found && p.s.terminal;
+
+export async function pollChunkStatus(
+  job: Job<StepJobData>,
   ctx: JobContext,
   token?: string,
 ): Promise<string> {
   const { db } = ctx;
-  // 1. State check.
-  const invoice = (await db('invoices').where({ id: job.data.invoiceId }).first()) as InvoiceRow | undefined;
-  if (!invoice) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
-  if (invoice.status === 'aceptada' || invoice.status === 'rechazada') return `already ${invoice.status}`;
-  if (invoice.status !== 'enviada')
-    throw new Error(`invoice ${invoice.id} is ${invoice.status}, not enviada yet`);
+  // 1. What still waits for a verdict.
+  const invoices = await invoicesAwaitingVerdict(db, chunkInvoiceIds(job.data));
+  if (!invoices.length) return 'all final';
 
-  // 2. Ask Hacienda.
-  const client = await ctx.hacienda.reception(invoice.companyId, invoice.livemode);
-  const s = await client.status(invoice.clave!);
-  if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
-  if (!s.found || !s.terminal) {
-    // After a re-send the count starts again, so the next look comes soon.
-    const resent = !s.found && (await handleMissingClave(ctx, client, invoice)) === 'resent';
-    const polls = resent ? 1 : (job.data.polls ?? 0) + 1;
-    if (s.found && s.state !== invoice.haciendaStatus) {
-      await db('invoices').where({ id: invoice.id, status: 'enviada' }).update({ haciendaStatus: s.state });
+  // 2. Ask Hacienda about every one.
+  const clients = new Map<string, Promise<ReceptionClient>>();
+  const clientOf = (i: InvoiceRow) => {
+    const key = `${i.companyId}:${i.livemode}`;
+    if (!clients.has(key)) clients.set(key, ctx.hacienda.reception(i.companyId, i.livemode));
+    return clients.get(key)!;
+  };
+  let unanswered: unknown = null;
+  const asked = await mapLimit(invoices, STATUS_CONCURRENCY, async (invoice): Promise<Polled | null> => {
+    try {
+      const client = await clientOf(invoice);
+      const s = await ctx.haciendaCalls.run(() => client.status(invoice.clave!));
+      if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
+      let resent = false;
+      let gaveUp = false;
+      if (!s.found) {
+        try {
+          resent = (await handleMissingClave(ctx, client, invoice)) === 'resent';
+        } catch (err) {
+          // Lost for good: recorded on that invoice (a person looks); the others go on.
+          if (!(err instanceof UnrecoverableError)) throw err;
+          gaveUp = true;
+        }
+      }
+      return { invoice, s, resent, gaveUp };
+    } catch (err) {
+      // No answer about this one (a timeout, a 5xx): asked again at the next poll with the rest.
+      unanswered ??= err;
+      return null;
     }
+  });
+  const polled = asked.filter((p): p is Polled => p !== null);
+  // Nobody answered at all: Hacienda (or its network) is away; retried with the job's backoff.
+  if (!polled.length) throw unanswered;
+
+  // 3. The verdicts, in one transaction.
+  const final = polled.filter(isFinal);
+  if (final.length) await db.transaction((trx) => recordVerdicts(trx, final));
+  const waiting = polled.filter((p) => !isFinal(p) && !p.gaveUp);
+  const moved: { invoiceId: number; state: string }[] = [];
+  for (const p of waiting)
+    if (p.s.found && p.s.state !== p.invoice.haciendaStatus)
+      moved.push({ invoiceId: p.invoice.id, state: p.s.state });
+  await updateHaciendaStates(db, moved);
+
+  // 4. Not all final: look again later (soon after a re-send: the count starts again).
+  if (waiting.length || polled.length < invoices.length) {
+    const polls = waiting.some((p) => p.resent) ? 1 : (job.data.polls ?? 0) + 1;
     await job.updateData({ ...job.data, polls });
     await job.moveToDelayed(
       Date.now() + nextPollDelay(polls - 1, ctx.statusPoll.baseMs, ctx.statusPoll.maxMs),
@@ -49,10 +96,22 @@ export async function pollInvoiceStatus(
     );
     throw new DelayedError();
   }
+  const lost = polled.filter((p) => p.gaveUp);
+  if (lost.length && !final.length)
+    throw new UnrecoverableError(
+      `Hacienda lost ${lost.length} document(s) for good; see their processing errors`,
+    );
+  const counts = new Map<string, number>();
+  for (const p of final) counts.set(p.s.state, (counts.get(p.s.state) ?? 0) + 1);
+  if (invoices.length === 1 && final.length === 1) return final[0]!.s.state;
+  const summary = [...counts].map(([state, n]) => `${state} ${n}`);
+  if (lost.length) summary.push(`lost ${lost.length}`);
+  return summary.join(', ');
+}
 
-  // 3. Record the verdict.
-  const responseXml = s.responseXml ?? null;
-  await db.transaction(async (trx) => {
+async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<void> {
+  for (const { invoice, s } of final) {
+    const responseXml = s.responseXml ?? null;
     if (responseXml) {
       await trx('invoice_documents')
         .where({ invoiceId: invoice.id })
@@ -70,7 +129,7 @@ export async function pollInvoiceStatus(
       // The receptor's email, recorded with the acceptance and sent by its own job: whatever
       // becomes of it, the acceptance and its journal stand.
       if (accepted) await scheduleAcceptanceEmail(trx, accepted);
-      return;
+      continue;
     }
     const reason = responseXml
       ? explainMensajeHacienda(responseXml)
@@ -96,6 +155,5 @@ export async function pollInvoiceStatus(
       'invoice.rejected',
     );
     if (row) await reverseInvoice(trx, row);
-  });
-  return s.state;
+  }
 }

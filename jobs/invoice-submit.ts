@@ -1,96 +1,194 @@
-// invoice.submit: sends the signed bytes to Hacienda's reception API and records `enviada`.
-// A repeat of the clave is "received", never a failure. Every attempt is recorded before its
-// POST leaves (jobs/hacienda-send.ts), so after an unknown outcome — a 5xx, a timeout, or this
-// job's worker killed mid-POST — the next attempt asks Hacienda for the clave before sending.
+// invoice.submit over a chunk: sends each signed document to Hacienda's reception API and records
+// `enviada`. A repeat of the clave is "received", never a failure. The chunk's attempts are
+// recorded (with a lease on each invoice) in one transaction before any POST leaves, the POSTs go
+// out side by side, and what came of them is written in one transaction: so after an unknown
+// outcome — a 5xx, a timeout, or this job's worker killed mid-POST — the next attempt asks
+// Hacienda for the clave before sending. One invoice's trouble never holds the others: a refusal
+// is recorded on that invoice; a transient failure is retried with the chunk, which then finds
+// only the invoices still `pendiente`.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { getInvoiceDocument, type InvoiceRow } from '../db/queries/invoices.ts';
-import { HaciendaAuthError, HaciendaRejectedError } from '../hacienda/client/index.ts';
-import type { InvoiceJobData } from './catalogue.ts';
+import { invoicesToSubmit, transitionMany, type SubmitWork } from '../db/queries/invoice-flow.ts';
+import {
+  beginSubmissions,
+  finishSubmissions,
+  renewSubmissionLeases,
+  type SubmissionEnd,
+} from '../db/queries/submissions.ts';
+import {
+  HaciendaAuthError,
+  HaciendaRejectedError,
+  submitAndConfirm,
+  type ReceptionClient,
+} from '../hacienda/client/index.ts';
+import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
 import { MissingCredentialsError, type JobContext } from './context.ts';
-import { sendInvoiceDocument, SubmissionInFlightError } from './hacienda-send.ts';
-import { recordProcessingError } from './processing-error.ts';
+import { SUBMISSION_LEASE_MS, submissionFailure, submissionOf } from './hacienda-send.ts';
 import { reverseInvoice, transition } from './invoice-state.ts';
+import { mapLimit } from './map-limit.ts';
+import { isPermanentError, recordProcessingError } from './processing-error.ts';
 
-export async function submitInvoice(
-  job: Job<InvoiceJobData>,
-  ctx: JobContext,
-  token?: string,
-): Promise<string> {
+/** POSTs of one chunk in flight at once. */
+const SUBMIT_CONCURRENCY = 16;
+
+type Sent =
+  | { invoiceId: number; attemptId: number; end: SubmissionEnd; ok: true; via: string }
+  | { invoiceId: number; attemptId: number; end: SubmissionEnd; ok: false; err: unknown };
+
+export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?: string): Promise<string> {
   const { db } = ctx;
-  // 1. State check.
-  const invoice = (await db('invoices').where({ id: job.data.invoiceId }).first()) as InvoiceRow | undefined;
-  if (!invoice) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
-  if (invoice.status !== 'pendiente') return `already ${invoice.status}`;
-  const doc = await getInvoiceDocument(db, invoice.id);
-  if (!doc?.signedXml) throw new Error(`invoice ${invoice.id} is not signed yet`);
+  const ids = chunkInvoiceIds(job.data);
+  // 1. What is still `pendiente`, with its bytes and identifications: one query.
+  const work = await invoicesToSubmit(db, ids);
+  if (!work.length) return 'already sent';
+  const unsigned = work.filter((w) => !w.signedXml && !isPermanentError(w.invoice.processingError));
+  let failedForGood = work.filter((w) => !w.signedXml).length - unsigned.length;
 
-  let client;
-  try {
-    client = await ctx.hacienda.reception(invoice.companyId, invoice.livemode);
-  } catch (err) {
-    if (err instanceof MissingCredentialsError) {
-      await recordProcessingError(db, invoice.id, 'submit', err, true);
-      throw new UnrecoverableError(err.message);
+  // 2. One reception client per company and mode; no credentials is that company's invoices' problem.
+  const clients = new Map<string, ReceptionClient>();
+  const sendable: SubmitWork[] = [];
+  for (const w of work.filter((x) => x.signedXml)) {
+    const key = `${w.invoice.companyId}:${w.invoice.livemode}`;
+    try {
+      if (!clients.has(key))
+        clients.set(key, await ctx.hacienda.reception(w.invoice.companyId, w.invoice.livemode));
+      sendable.push(w);
+    } catch (err) {
+      if (!(err instanceof MissingCredentialsError)) throw err;
+      await recordProcessingError(db, w.invoice.id, 'submit', err, true);
+      failedForGood += 1;
     }
-    throw err;
   }
 
-  // 2. Send, asking first when an earlier attempt (finished or not) may have reached Hacienda.
-  let via: string;
-  try {
-    via = await sendInvoiceDocument(ctx, client, invoice, doc.signedXml, {
-      reason: 'submit',
-      askFirst: 'if-attempted',
+  // 3. Every attempt recorded before anything leaves; invoices another sender holds wait.
+  const begun = await beginSubmissions(
+    db,
+    sendable.map((w) => ({ invoiceId: w.invoice.id, clave: w.invoice.clave!, reason: 'submit' as const })),
+    SUBMISSION_LEASE_MS,
+  );
+  let busyMs = 0;
+  const attempts: { w: SubmitWork; attemptId: number; attemptedBefore: boolean }[] = [];
+  for (const w of sendable) {
+    const b = begun.get(w.invoice.id)!;
+    if ('busyMs' in b) busyMs = Math.max(busyMs, b.busyMs);
+    else attempts.push({ w, attemptId: b.id, attemptedBefore: b.attemptedBefore });
+  }
+  const renewal = setInterval(() => {
+    renewSubmissionLeases(
+      db,
+      attempts.map((a) => a.attemptId),
+      SUBMISSION_LEASE_MS,
+    ).catch(() => {
+      // A missed renewal shortens the leases; the next one (or the answers) settles them.
     });
-  } catch (err) {
-    if (err instanceof SubmissionInFlightError) {
-      // Another job's attempt is waiting for Hacienda: look again once its lease has run out.
-      await job.moveToDelayed(Date.now() + err.retryAfterMs + 250, token);
-      throw new DelayedError();
-    }
-    if (err instanceof HaciendaRejectedError) {
-      // Refused at reception (HTTP 400, not a repeat): the document will never be processed.
-      await db.transaction(async (trx) => {
-        const row = await transition(
-          trx,
-          invoice.id,
-          ['pendiente'],
-          'rechazada',
-          {
-            rejectedAt: trx.fn.now(),
-            hacienda_status: 'rechazado',
-            balanceDue: 0,
-            rejectionReason: JSON.stringify({
-              summary: {
-                es: `Hacienda no recibió el comprobante: ${err.message}`,
-                en: `Hacienda refused to receive the document: ${err.message}`,
-              },
-              items: [],
-              raw: err.message,
-            }),
-          },
-          'invoice.rejected',
-          job.data.requestId ?? null,
-        );
-        if (row) await reverseInvoice(trx, row);
-      });
-      throw new UnrecoverableError(`refused at reception: ${err.message}`);
-    }
-    if (err instanceof HaciendaAuthError) await recordProcessingError(db, invoice.id, 'submit', err, false);
-    throw err;
+  }, SUBMISSION_LEASE_MS / 3);
+  renewal.unref();
+
+  // 4. Look first where an earlier attempt may have reached Hacienda; send the rest.
+  let sent: Sent[];
+  try {
+    sent = await mapLimit(
+      attempts,
+      SUBMIT_CONCURRENCY,
+      async ({ w, attemptId, attemptedBefore }): Promise<Sent> => {
+        const client = clients.get(`${w.invoice.companyId}:${w.invoice.livemode}`)!;
+        const invoiceId = w.invoice.id;
+        try {
+          if (attemptedBefore && (await ctx.haciendaCalls.run(() => client.status(w.invoice.clave!))).found)
+            return {
+              invoiceId,
+              attemptId,
+              ok: true,
+              via: 'status',
+              end: { outcome: 'received', httpStatus: 200, detail: 'status' },
+            };
+          const doc = submissionOf(ctx.config, w.invoice, w.emisor, w.receptor, w.signedXml!);
+          const c = await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc));
+          const duplicate = c.via === 'duplicate';
+          return {
+            invoiceId,
+            attemptId,
+            ok: true,
+            via: c.via,
+            end: {
+              outcome: duplicate ? 'duplicate' : 'received',
+              httpStatus: duplicate ? 400 : c.via === 'post' ? 202 : 200,
+              detail: `${c.via}; ${c.attempts} POST${c.attempts === 1 ? '' : 's'}`,
+            },
+          };
+        } catch (err) {
+          return { invoiceId, attemptId, ok: false, err, end: submissionFailure(err) };
+        }
+      },
+    );
+  } finally {
+    clearInterval(renewal);
   }
 
-  // 3. Received: record `enviada` with its event.
+  // 5. What came of it, in one transaction: attempts finished, `enviada` with its events, refusals.
+  const received = sent.filter((s) => s.ok).map((s) => s.invoiceId);
+  const refused = sent.filter((s) => !s.ok && s.err instanceof HaciendaRejectedError);
+  const byId = new Map(work.map((w) => [w.invoice.id, w.invoice]));
   await db.transaction(async (trx) => {
-    await transition(
+    await finishSubmissions(
       trx,
-      invoice.id,
+      sent.map((s) => ({ id: s.attemptId, ...s.end })),
+    );
+    await transitionMany(
+      trx,
+      received,
       ['pendiente'],
       'enviada',
       { submittedAt: trx.fn.now(), haciendaStatus: 'recibido', processingError: null },
       'invoice.sent',
-      job.data.requestId ?? null,
+      true,
     );
+    for (const r of refused) {
+      // Refused at reception (HTTP 400, not a repeat): the document will never be processed.
+      const message = (r as { err: Error }).err.message;
+      const row = await transition(
+        trx,
+        r.invoiceId,
+        ['pendiente'],
+        'rechazada',
+        {
+          rejectedAt: trx.fn.now(),
+          hacienda_status: 'rechazado',
+          balanceDue: 0,
+          rejectionReason: JSON.stringify({
+            summary: {
+              es: `Hacienda no recibió el comprobante: ${message}`,
+              en: `Hacienda refused to receive the document: ${message}`,
+            },
+            items: [],
+            raw: message,
+          }),
+        },
+        'invoice.rejected',
+        byId.get(r.invoiceId)?.requestId ?? null,
+      );
+      if (row) await reverseInvoice(trx, row);
+    }
   });
-  return `received via ${via}`;
+  const failed = sent.filter((s) => !s.ok && !(s.err instanceof HaciendaRejectedError)) as Extract<
+    Sent,
+    { ok: false }
+  >[];
+  for (const f of failed)
+    if (f.err instanceof HaciendaAuthError)
+      await recordProcessingError(db, f.invoiceId, 'submit', f.err, false);
+
+  // 6. How the job ends: waiting for another sender, retried for what failed, or done.
+  if (busyMs > 0) {
+    await job.moveToDelayed(Date.now() + busyMs + 250, token);
+    throw new DelayedError();
+  }
+  if (failed.length) throw failed[0]!.err; // retried: the next run sends only what is still pendiente
+  if (unsigned.length) throw new Error(`${unsigned.length} invoice(s) of the chunk are not signed yet`);
+  if (!received.length && refused.length + failedForGood === work.length) {
+    const first = refused[0]
+      ? `refused at reception: ${(refused[0] as { err: Error }).err.message}`
+      : 'no credentials';
+    throw new UnrecoverableError(first);
+  }
+  return `received ${received.length}${refused.length ? `, refused ${refused.length}` : ''}`;
 }

@@ -7,8 +7,9 @@ import type { FlowProducer, Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
 import { batchJob } from './catalogue.ts';
-import { invoiceFlow } from './flow.ts';
+import { chunkFlow, makeChunks } from './flow.ts';
 
 export interface RelayOptions {
   db: Knex;
@@ -16,6 +17,8 @@ export interface RelayOptions {
   flows: FlowProducer;
   log: Logger;
   batchSize?: number;
+  /** Most invoices in one flow (WORKER_CHUNK_SIZE). */
+  chunkSize?: number;
   pollMs?: number;
   /** The batches queue: `batch.process` rows become `batch-<id>` jobs. */
   batches?: Queue;
@@ -37,11 +40,15 @@ interface OutboxRow {
   kind: string;
   payload: { invoiceId?: number; eventId?: number; batchId?: number; emailId?: number };
   requestId: string | null;
+  /** Of the invoice of an `invoice.flow` row. */
+  companyId: number | null;
+  livemode: boolean | null;
 }
 
 export function createRelay(options: RelayOptions): Relay {
   const { db, flows, log } = options;
   const batchSize = options.batchSize ?? 500;
+  const chunkSize = options.chunkSize ?? 50;
   const pollMs = options.pollMs ?? 1000;
   let running = false;
   let wake: (() => void) | null = null;
@@ -50,18 +57,42 @@ export function createRelay(options: RelayOptions): Relay {
 
   async function runOnce(): Promise<number> {
     return db.transaction(async (trx) => {
-      const rows = (await trx('outbox')
-        .whereNull('processed_at')
-        .orderBy('id')
-        .limit(batchSize)
-        .forUpdate()
-        .skipLocked()
-        .select('id', 'kind', 'payload', 'request_id')) as OutboxRow[];
+      // The invoice's company and mode come with the claim: flows are chunked by them.
+      const claimed = await trx.raw(
+        `select o.id, o.kind, o.payload, o.request_id, i.company_id, i.livemode
+           from outbox o
+           left join invoices i on o.kind = 'invoice.flow' and i.id = (o.payload->>'invoiceId')::bigint
+          where o.processed_at is null
+          order by o.id
+          limit ?
+          for update of o skip locked`,
+        [batchSize],
+      );
+      const rows = (claimed.rows as Record<string, unknown>[]).map((r): OutboxRow => ({
+        id: Number(r.id),
+        kind: r.kind as string,
+        payload: r.payload as OutboxRow['payload'],
+        requestId: (r.request_id as string | null) ?? null,
+        companyId: r.company_id === null ? null : Number(r.company_id),
+        livemode: (r.livemode as boolean | null) ?? null,
+      }));
       if (rows.length === 0) return 0;
-      const flowJobs = rows
-        .filter((r) => r.kind === 'invoice.flow' && r.payload.invoiceId)
-        .map((r) => invoiceFlow(r.payload.invoiceId!, r.requestId));
-      if (flowJobs.length) await flows.addBulk(flowJobs);
+      // Whatever is ready, in chunks: each invoice's chunk is written with the claim, so the
+      // reconciler and Hacienda's callback find the jobs that carry it.
+      const chunks = makeChunks(
+        rows
+          .filter((r) => r.kind === 'invoice.flow' && r.payload.invoiceId && r.companyId !== null)
+          .map((r) => ({
+            invoiceId: r.payload.invoiceId!,
+            companyId: r.companyId!,
+            livemode: r.livemode!,
+          })),
+        chunkSize,
+      );
+      if (chunks.length) {
+        await assignFlowChunks(trx, chunks);
+        await flows.addBulk(chunks.map((c) => chunkFlow(c)));
+      }
       const batchIds = rows
         .filter((r) => r.kind === 'batch.process' && r.payload.batchId)
         .map((r) => r.payload.batchId!);

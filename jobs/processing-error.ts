@@ -11,6 +11,13 @@ import type { InvoiceRow } from '../db/queries/invoices.ts';
 
 export const PROCESSING_FAILED_EVENT = 'invoice.processing_failed';
 
+/** A recorded processing error that waits for a person (the flow does not go on by itself). */
+export function isPermanentError(error: Record<string, unknown> | string | null): boolean {
+  if (!error) return false;
+  const e = typeof error === 'string' ? (JSON.parse(error) as Record<string, unknown>) : error;
+  return e.permanent === true;
+}
+
 export async function recordProcessingError(
   db: Knex,
   invoiceId: number,

@@ -9,8 +9,9 @@ import {
   processingBatchesPage,
   type InFlightInvoice,
 } from '../db/queries/in-flight.ts';
-import { batchJob, invoiceJobId, type InvoiceStep } from './catalogue.ts';
-import { FLOW_STEPS, invoiceFlow } from './flow.ts';
+import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
+import { batchJob, chunkJobId, invoiceJobId, type InvoiceStep } from './catalogue.ts';
+import { chunkFlow, FLOW_STEPS, makeChunks } from './flow.ts';
 import type { JobRef } from './reconcile-detect.ts';
 
 export interface TrackedWork<Row extends { id: number }> {
@@ -43,21 +44,43 @@ export function batchWork(db: Knex, batches: Queue): TrackedWork<{ id: number }>
 }
 
 /**
- * Today's layout: one flow per invoice, sign → submit → accounting under its status job. Lost
- * work is re-created from the first step still needed: fewer jobs to add, none that would only
- * find its work done.
+ * Invoices travel in chunks (flow.ts): an invoice's work is carried by the four step jobs of the
+ * chunk written on it (`flow_chunk`; flows added before chunks used the invoice's own id). Lost
+ * invoices are gathered into new chunks by company, mode and the first step still needed (fewer
+ * jobs to add, none that would only find its work done), written on the invoices, then added.
  */
 export function invoiceWork(
   db: Knex,
   flows: FlowProducer,
   queues: Record<InvoiceStep, Queue>,
+  chunkSize: number,
 ): TrackedWork<InFlightInvoice> {
   return {
     name: 'invoices',
     page: (afterId, limit, staleMs) => inFlightInvoicesPage(db, afterId, limit, staleMs),
-    jobsOf: (row) => FLOW_STEPS.map((step) => ({ queue: queues[step], id: invoiceJobId(row.id, step) })),
+    jobsOf: (row) =>
+      FLOW_STEPS.map((step) => ({
+        queue: queues[step],
+        id: row.flowChunk ? chunkJobId(row.flowChunk, step) : invoiceJobId(row.id, step),
+      })),
     async recreate(rows) {
-      await flows.addBulk(rows.map((r) => invoiceFlow(r.id, r.requestId, remainingFrom(r))));
+      const byStep = new Map<InvoiceStep, InFlightInvoice[]>();
+      for (const r of rows) {
+        const step = remainingFrom(r);
+        byStep.set(step, [...(byStep.get(step) ?? []), r]);
+      }
+      const added = [...byStep].map(([step, group]) => ({
+        step,
+        chunks: makeChunks(
+          group.map((r) => ({ invoiceId: r.id, companyId: r.companyId, livemode: r.livemode })),
+          chunkSize,
+        ),
+      }));
+      await assignFlowChunks(
+        db,
+        added.flatMap((a) => a.chunks),
+      );
+      await flows.addBulk(added.flatMap((a) => a.chunks.map((c) => chunkFlow(c, a.step))));
     },
   };
 }

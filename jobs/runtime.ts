@@ -8,15 +8,15 @@ import {
   BATCH_QUEUE,
   QUEUES,
   setCompletedRetention,
-  type InvoiceJobData,
   type InvoiceStep,
+  type StepJobData,
 } from './catalogue.ts';
 import { processBatch, type BatchJobData } from './batch-process.ts';
 import { createHaciendaAccess, type HaciendaAccess, type JobContext } from './context.ts';
-import { accountInvoice } from './invoice-accounting.ts';
-import { signInvoice } from './invoice-sign.ts';
-import { pollInvoiceStatus } from './invoice-status.ts';
-import { submitInvoice } from './invoice-submit.ts';
+import { accountChunk } from './invoice-accounting.ts';
+import { signChunk } from './invoice-sign.ts';
+import { pollChunkStatus } from './invoice-status.ts';
+import { submitChunk } from './invoice-submit.ts';
 import { createRelay, type Relay } from './outbox-relay.ts';
 import { startReconciler, type ReconcilerLoop } from './reconcile-loop.ts';
 import { batchWork, invoiceWork } from './reconcile-work.ts';
@@ -24,6 +24,7 @@ import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { startEmails, type EmailRuntime } from './email-runtime.ts';
 import { Redis, type RedisOptions } from 'ioredis';
 import { instrumentWorker, startMetricsPublisher } from './metrics.ts';
+import { createLimiter } from './map-limit.ts';
 
 export interface RuntimeOptions {
   config: Config;
@@ -54,7 +55,10 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-const DEFAULT_CONCURRENCY: Record<InvoiceStep, number> = { sign: 2, submit: 32, accounting: 8, status: 32 };
+/** Hacienda calls in flight per worker process (chunks' POSTs and status GETs together). */
+const HACIENDA_CALLS_PER_PROCESS = 32;
+
+const DEFAULT_CONCURRENCY: Record<InvoiceStep, number> = { sign: 2, submit: 16, accounting: 4, status: 16 };
 
 export function createQueues(connection: ConnectionOptions, prefix: string): Record<InvoiceStep, Queue> {
   return Object.fromEntries(
@@ -72,6 +76,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     hacienda: o.hacienda ?? createHaciendaAccess(o.db, o.config),
     now: () => new Date(),
     statusPoll: o.statusPoll ?? { baseMs: 1000, maxMs: 5 * 60_000 },
+    haciendaCalls: createLimiter(HACIENDA_CALLS_PER_PROCESS),
   };
   const queues = createQueues(o.connection, prefix);
   const flows = new FlowProducer({ connection: o.connection, prefix });
@@ -79,15 +84,15 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   for (const q of Object.values(queues))
     q.on('error', (err) => o.log.error({ err, queue: q.name }, 'queue error'));
 
-  const handlers: Record<InvoiceStep, (job: Job<InvoiceJobData>, token?: string) => Promise<string>> = {
-    sign: (job) => signInvoice(job, ctx),
-    submit: (job, token) => submitInvoice(job, ctx, token),
-    accounting: (job) => accountInvoice(job, ctx),
-    status: (job, token) => pollInvoiceStatus(job, ctx, token),
+  const handlers: Record<InvoiceStep, (job: Job<StepJobData>, token?: string) => Promise<string>> = {
+    sign: (job) => signChunk(job, ctx),
+    submit: (job, token) => submitChunk(job, ctx, token),
+    accounting: (job) => accountChunk(job, ctx),
+    status: (job, token) => pollChunkStatus(job, ctx, token),
   };
   const concurrency = { ...DEFAULT_CONCURRENCY, ...(o.concurrency ?? {}) };
   const workers = (Object.keys(QUEUES) as InvoiceStep[]).map((step) => {
-    const w = new Worker<InvoiceJobData, string>(QUEUES[step], (job, token) => handlers[step](job, token), {
+    const w = new Worker<StepJobData, string>(QUEUES[step], (job, token) => handlers[step](job, token), {
       connection: o.connection,
       prefix,
       concurrency: concurrency[step],
@@ -100,10 +105,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       o.log.warn({ jobId, queue: QUEUES[step] }, 'job stalled (its worker died?); back to the queue'),
     );
     w.on('failed', (job, err) =>
-      o.log.warn(
-        { err: err.message, jobId: job?.id, attempts: job?.attemptsMade, requestId: job?.data.requestId },
-        'job failed',
-      ),
+      o.log.warn({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'job failed'),
     );
     return w;
   });
@@ -149,6 +151,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     databaseUrl: o.config.databaseUrl,
     flows,
     log: o.log,
+    chunkSize: o.config.workers.chunkSize,
     pollMs: o.relayPollMs,
     batches,
   });
@@ -173,7 +176,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       redis: reconcileRedis,
       queuePrefix: prefix,
       log: o.log,
-      work: [batchWork(o.db, batches), invoiceWork(o.db, flows, queues)],
+      work: [batchWork(o.db, batches), invoiceWork(o.db, flows, queues, o.config.workers.chunkSize)],
       staleMs: r.staleMs,
       budgetMs: Math.max(500, r.everyMs / 2),
       everyMs: r.everyMs,

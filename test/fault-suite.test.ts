@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../db/connection.ts';
 import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
 import { verifyWebhookSignature } from '../domain/webhook-signature.ts';
+import { chunkJobId } from '../jobs/catalogue.ts';
 import { buildSimulator, type SimulatorApp } from '../simulator/app.ts';
 import { TEST_SECRETS_KEY, testConfig } from './helpers/app.ts';
 import { seedIssuer } from './helpers/e2e.ts';
@@ -356,12 +357,15 @@ describe('fault suite', () => {
     let recoveryMs = -1;
     try {
       const allCarried = async () => {
-        const ids = (await db!('invoices')
+        // An invoice is carried by the chunk written on it (none yet: not carried).
+        const chunks = (await db!('invoices')
           .whereIn('status', ['pendiente', 'enviada'])
-          .pluck('id')) as number[];
+          .pluck('flow_chunk')) as (string | null)[];
+        if (chunks.includes(null)) return false;
         const batches = (await db!('batches').where({ status: 'processing' }).pluck('id')) as number[];
         const p = probe.pipeline();
-        for (const id of ids) p.exists(`${PREFIX}:invoice-status:invoice-${id}-status`);
+        for (const chunk of new Set(chunks))
+          p.exists(`${PREFIX}:invoice-status:${chunkJobId(chunk!, 'status')}`);
         for (const id of batches) p.exists(`${PREFIX}:invoice-batches:batch-${id}`);
         const res = (await p.exec()) ?? [];
         return res.every(([err, n]) => !err && n === 1);

@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRETS_KEY } from './helpers/app.ts';
-import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { api, flowJobId, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { startWorkerProcess, stopProcess } from './helpers/processes.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -183,7 +183,10 @@ describe('a document Hacienda loses after answering 202', () => {
 
     // The status job ended (failed, kept for operators); the invoice says why through the API.
     await waitFor(
-      async () => Boolean(await (await statusQueue.getJob(`invoice-${id}-status`))?.isFailed()),
+      async () => {
+        const jobId = await flowJobId(e.db, id, 'status');
+        return Boolean(jobId && (await (await statusQueue.getJob(jobId))?.isFailed()));
+      },
       20_000,
       50,
       'the status job to end',

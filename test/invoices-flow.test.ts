@@ -5,7 +5,7 @@ import { Decimal } from 'decimal.js';
 import { validateXml } from './helpers/xsd.ts';
 import { testCaCertificate } from '../hacienda/test-certificates.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
-import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { api, flowJobId, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 
 let e: E2E;
@@ -190,9 +190,12 @@ describe('waiting and callbacks', () => {
     // Hacienda takes 1.5 s: the first poll finds it still processing and the job sleeps 60 s.
     e.sim.simulator.configure({ processingDelayMs: 1500 });
     const res = await api(e, 'POST', '/api/v1/invoices', s.key, body());
-    const jobId = `invoice-${Number(res.json.id.slice(4))}-status`;
+    const invoiceId = Number(res.json.id.slice(4));
     await waitFor(
-      async () => Boolean(await (await e.runtime!.queues.status.getJob(jobId))?.isDelayed()),
+      async () => {
+        const jobId = await flowJobId(e.db, invoiceId, 'status');
+        return Boolean(jobId && (await (await e.runtime!.queues.status.getJob(jobId))?.isDelayed()));
+      },
       10_000,
       20,
       'a sleeping status job',

@@ -4,7 +4,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { invoiceJobId } from '../../jobs/catalogue.ts';
+import { chunkJobId, invoiceJobId } from '../../jobs/catalogue.ts';
+import { flowOfClave } from '../../db/queries/invoice-flow.ts';
 import { callbackToken } from '../../jobs/callback-token.ts';
 import type { AppDeps } from '../app.ts';
 
@@ -33,9 +34,13 @@ export default async function haciendaCallbackRoute(app: FastifyInstance, deps: 
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         return reply.code(202).send({ received: false });
       }
-      const invoice = await deps.db('invoices').where({ clave }).first('id');
+      const invoice = await flowOfClave(deps.db, clave);
       if (invoice && deps.statusQueue) {
-        const job = await deps.statusQueue.getJob(invoiceJobId(invoice.id, 'status'));
+        // The status job of the chunk that carries the invoice (or of its own flow, before chunks).
+        const jobId = invoice.flowChunk
+          ? chunkJobId(invoice.flowChunk, 'status')
+          : invoiceJobId(invoice.id, 'status');
+        const job = await deps.statusQueue.getJob(jobId);
         if (job && (await job.isDelayed())) await job.promote().catch(() => {});
       }
       return reply.code(202).send({ received: true });

@@ -8,9 +8,13 @@ import type { Knex } from 'knex';
 export interface InFlightInvoice {
   id: number;
   requestId: string | null;
+  companyId: number;
+  livemode: boolean;
   status: 'pendiente' | 'enviada';
   signed: boolean;
   accounted: boolean;
+  /** The chunk whose flow carries it (null: no flow yet, or one added before chunks). */
+  flowChunk: string | null;
 }
 
 export async function inFlightInvoicesPage(
@@ -29,9 +33,21 @@ export async function inFlightInvoicesPage(
   const rows = (await q
     .orderBy('id')
     .limit(limit)
-    .select('id', 'request_id', 'status', 'signed_at', 'accounted_at')) as {
+    .select(
+      'id',
+      'request_id',
+      'company_id',
+      'livemode',
+      'status',
+      'signed_at',
+      'accounted_at',
+      'flow_chunk',
+    )) as {
     id: string | number;
     requestId: string | null;
+    companyId: string | number;
+    livemode: boolean;
+    flowChunk: string | null;
     status: 'pendiente' | 'enviada';
     signedAt: Date | null;
     accountedAt: Date | null;
@@ -39,6 +55,9 @@ export async function inFlightInvoicesPage(
   return rows.map((r) => ({
     id: Number(r.id),
     requestId: r.requestId,
+    companyId: Number(r.companyId),
+    livemode: r.livemode,
+    flowChunk: r.flowChunk,
     status: r.status,
     signed: r.signedAt !== null,
     accounted: r.accountedAt !== null,

@@ -129,3 +129,92 @@ export async function countLostResends(db: Knex, invoiceId: number): Promise<num
     .count<{ n: string }[]>('* as n');
   return Number(r[0]?.n ?? 0);
 }
+
+/** The outcome of beginning one invoice's attempt in a chunk. */
+export type BegunSubmission = { id: number; attemptedBefore: boolean } | SubmissionBusy;
+
+/**
+ * `beginSubmission` for a chunk of invoices in one transaction: every invoice row locked (in id
+ * order), their earlier attempts read in one query, the new attempts inserted in one statement.
+ * An invoice whose unfinished attempt still holds a live lease gets `busyMs` and no new attempt.
+ */
+export async function beginSubmissions(
+  db: Knex,
+  starts: SubmissionStart[],
+  leaseMs: number,
+): Promise<Map<number, BegunSubmission>> {
+  const result = new Map<number, BegunSubmission>();
+  if (!starts.length) return result;
+  const ids = starts.map((s) => s.invoiceId);
+  return db.transaction(async (trx) => {
+    await trx.raw('select 1 from invoices where id = any(?::bigint[]) order by id for update', [ids]);
+    const prior = await trx.raw(
+      `select invoice_id,
+              ceil(extract(epoch from max(lease_until) filter (where finished_at is null) - now())
+                   * 1000)::bigint as ms
+         from hacienda_submissions
+        where invoice_id = any(?::bigint[])
+        group by invoice_id`,
+      [ids],
+    );
+    const before = new Map<number, number | null>(
+      (prior.rows as { invoice_id: string; ms: string | null }[]).map((r) => [
+        Number(r.invoice_id),
+        r.ms === null ? null : Number(r.ms),
+      ]),
+    );
+    const fresh: SubmissionStart[] = [];
+    for (const s of starts) {
+      const ms = before.get(s.invoiceId);
+      if (ms !== undefined && ms !== null && ms > 0) result.set(s.invoiceId, { busyMs: ms });
+      else fresh.push(s);
+    }
+    if (fresh.length) {
+      const rows = (await trx('hacienda_submissions')
+        .insert(
+          fresh.map((s) => ({
+            ...s,
+            outcome: 'sending',
+            leaseUntil: trx.raw(`now() + ? * interval '1 millisecond'`, [leaseMs]),
+          })),
+        )
+        .returning(['id', 'invoice_id'])) as { id: string | number; invoiceId: string | number }[];
+      for (const r of rows) {
+        const invoiceId = Number(r.invoiceId);
+        result.set(invoiceId, { id: Number(r.id), attemptedBefore: before.has(invoiceId) });
+      }
+    }
+    return result;
+  });
+}
+
+/** The senders of these attempts are alive and still waiting: leases run `leaseMs` from now. */
+export async function renewSubmissionLeases(db: Knex, ids: number[], leaseMs: number): Promise<void> {
+  if (!ids.length) return;
+  await db('hacienda_submissions')
+    .whereIn('id', ids)
+    .whereNull('finishedAt')
+    .update({ leaseUntil: db.raw(`now() + ? * interval '1 millisecond'`, [leaseMs]) });
+}
+
+/** Finishes several attempts with what came of each, in one statement. */
+export async function finishSubmissions(
+  db: Knex | Knex.Transaction,
+  ends: (SubmissionEnd & { id: number })[],
+): Promise<void> {
+  if (!ends.length) return;
+  await db.raw(
+    `update hacienda_submissions s
+        set outcome = v.outcome, http_status = v.http_status, detail = v.detail,
+            finished_at = now(), lease_until = null
+       from (select * from unnest(?::bigint[], ?::text[], ?::int[], ?::text[])
+               as t(id, outcome, http_status, detail)) v
+      where s.id = v.id`,
+    [
+      ends.map((e) => e.id),
+      ends.map((e) => e.outcome),
+      ends.map((e) => e.httpStatus),
+      ends.map((e) => e.detail),
+    ] as unknown as readonly Knex.Value[],
+  );
+}

@@ -16,7 +16,7 @@ import { sealSigningMaterial } from '../../hacienda/secret-box.ts';
 import { certificateInfo } from '../../hacienda/signing-key.ts';
 import { buildSimulator, type SimulatorApp, type SimulatorOptions } from '../../simulator/app.ts';
 import { createTestCertificate } from '../../hacienda/test-certificates.ts';
-import { QUEUES } from '../../jobs/catalogue.ts';
+import { chunkJobId, QUEUES, type InvoiceStep } from '../../jobs/catalogue.ts';
 import { metricsTotalsKey } from '../../jobs/metrics.ts';
 import { bullConnection, createRedis, waitForRedis } from '../../jobs/redis.ts';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../jobs/runtime.ts';
@@ -226,4 +226,11 @@ export async function api(
     json = null;
   }
   return { status: res.status, headers: res.headers, json, text };
+}
+
+/** The id of the job that carries an invoice's step: its chunk's (null until the relay added it). */
+export async function flowJobId(db: Db, invoiceId: number, step: InvoiceStep): Promise<string | null> {
+  const row = (await db('invoices').where({ id: invoiceId }).first('flow_chunk')) as
+    { flowChunk: string | null } | undefined;
+  return row?.flowChunk ? chunkJobId(row.flowChunk, step) : null;
 }

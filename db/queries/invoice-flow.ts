@@ -1,0 +1,204 @@
+// The SQL of the invoice flow's steps, each over a chunk of invoices: one query loads what a
+// step needs for the whole chunk, multi-row statements write what it did, and the caller commits
+// once. Per-invoice state columns stay the truth: every load selects only the invoices still
+// waiting for that step, every write is guarded by the state it expects.
+import type { Knex } from 'knex';
+import { invoiceObject } from '../public-objects.ts';
+import type { InvoiceRow } from './invoices.ts';
+import type { InvoiceState } from '../../domain/invoice-states.ts';
+
+/** Writes which chunk's flow carries each invoice (the callback and the reconciler read it). */
+export async function assignFlowChunks(
+  trx: Knex | Knex.Transaction,
+  chunks: { name: string; invoiceIds: number[] }[],
+): Promise<void> {
+  const pairs = chunks.flatMap((c) => c.invoiceIds.map((id) => [id, c.name] as const));
+  if (!pairs.length) return;
+  await trx.raw(
+    `update invoices i set flow_chunk = v.chunk
+       from (select * from unnest(?::bigint[], ?::text[]) as t(id, chunk)) v
+      where i.id = v.id`,
+    [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+  );
+}
+
+/** The flow chunk of the invoice with this clave (Hacienda's callback), if it has one. */
+export async function flowOfClave(
+  db: Knex,
+  clave: string,
+): Promise<{ id: number; flowChunk: string | null } | undefined> {
+  const row = (await db('invoices').where({ clave }).first('id', 'flow_chunk')) as
+    { id: string | number; flowChunk: string | null } | undefined;
+  return row ? { id: Number(row.id), flowChunk: row.flowChunk } : undefined;
+}
+
+export interface EventRow {
+  companyId: number;
+  livemode: boolean;
+  type: string;
+  data: Record<string, unknown>;
+  requestId?: string | null;
+}
+
+/** Events with their outbox rows, in three statements whatever their number. */
+export async function recordEvents(trx: Knex.Transaction, events: EventRow[]): Promise<void> {
+  if (!events.length) return;
+  const ids = (await trx('events')
+    .insert(
+      events.map((e) => ({
+        companyId: e.companyId,
+        livemode: e.livemode,
+        type: e.type,
+        data: JSON.stringify(e.data),
+        requestId: e.requestId ?? null,
+      })),
+    )
+    .returning(['id', 'request_id'])) as { id: number; requestId: string | null }[];
+  await trx('outbox').insert(
+    ids.map((r) => ({
+      kind: 'event.dispatch',
+      payload: JSON.stringify({ eventId: r.id }),
+      requestId: r.requestId,
+    })),
+  );
+  await trx.raw(`select pg_notify('outbox', '')`);
+}
+
+/**
+ * Moves every invoice of `ids` that is in one of `from` to `to` with the same patch, each with
+ * its event (`requestId` of the invoice's creation when `withRequestId`). Returns the rows moved.
+ */
+export async function transitionMany(
+  trx: Knex.Transaction,
+  ids: number[],
+  from: InvoiceState[],
+  to: InvoiceState,
+  patch: Record<string, unknown>,
+  event: string | null,
+  withRequestId = false,
+): Promise<InvoiceRow[]> {
+  if (!ids.length) return [];
+  const rows = (await trx('invoices')
+    .whereIn('id', ids)
+    .whereIn('status', from)
+    .update({ ...patch, status: to, updatedAt: trx.fn.now() })
+    .returning('*')) as InvoiceRow[];
+  if (event) {
+    await recordEvents(
+      trx,
+      rows.map((row) => ({
+        companyId: row.companyId,
+        livemode: row.livemode,
+        type: event,
+        data: invoiceObject(row),
+        requestId: withRequestId ? row.requestId : null,
+      })),
+    );
+  }
+  return rows;
+}
+
+/** Invoices of the chunk that still need a signature (issued, no signed bytes yet). */
+export async function invoicesToSign(db: Knex, ids: number[]): Promise<InvoiceRow[]> {
+  return (await db('invoices as i')
+    .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
+    .whereIn('i.id', ids)
+    .whereNot('i.status', 'borrador')
+    .whereNull('d.signed_xml')
+    .orderBy('i.id')
+    .select('i.*')) as InvoiceRow[];
+}
+
+/** The signed bytes of a chunk, with the invoices to store them on. */
+export async function storeSignedDocuments(
+  trx: Knex.Transaction,
+  signed: { invoiceId: number; xml: string }[],
+): Promise<void> {
+  if (!signed.length) return;
+  await trx('invoice_documents')
+    .insert(signed.map((s) => ({ invoiceId: s.invoiceId, signedXml: Buffer.from(s.xml, 'utf8') })))
+    .onConflict('invoice_id')
+    .merge({ signedXml: trx.raw('coalesce(invoice_documents.signed_xml, excluded.signed_xml)') });
+  await trx('invoices')
+    .whereIn(
+      'id',
+      signed.map((s) => s.invoiceId),
+    )
+    .whereNull('signed_at')
+    .update({ signedAt: trx.fn.now(), processingError: null });
+}
+
+export interface SubmitWork {
+  invoice: InvoiceRow;
+  signedXml: Buffer | null;
+  emisor: { idType: string; idNumber: string };
+  receptor: { idType: string; idNumber: string };
+}
+
+/** `pendiente` invoices of the chunk, with their signed bytes and both identifications: one query. */
+export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitWork[]> {
+  const rows = (await db('invoices as i')
+    .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
+    .join('companies as co', 'co.id', 'i.company_id')
+    .join('clients as cl', 'cl.id', 'i.client_id')
+    .whereIn('i.id', ids)
+    .where('i.status', 'pendiente')
+    .orderBy('i.id')
+    .select(
+      'i.*',
+      'd.signed_xml as doc_signed_xml',
+      'co.id_type as emisor_id_type',
+      'co.id_number as emisor_id_number',
+      'cl.id_type as receptor_id_type',
+      'cl.id_number as receptor_id_number',
+    )) as (InvoiceRow & {
+    docSignedXml: Buffer | null;
+    emisorIdType: string;
+    emisorIdNumber: string;
+    receptorIdType: string;
+    receptorIdNumber: string;
+  })[];
+  return rows.map(
+    ({ docSignedXml, emisorIdType, emisorIdNumber, receptorIdType, receptorIdNumber, ...invoice }) => ({
+      invoice: invoice as InvoiceRow,
+      signedXml: docSignedXml,
+      emisor: { idType: emisorIdType, idNumber: emisorIdNumber },
+      receptor: { idType: receptorIdType, idNumber: receptorIdNumber },
+    }),
+  );
+}
+
+/** Invoices of the chunk in one of `statuses`, locked until the transaction ends (ordered: no deadlock). */
+export async function lockInvoices(
+  trx: Knex.Transaction,
+  ids: number[],
+  statuses?: InvoiceState[],
+): Promise<InvoiceRow[]> {
+  const q = trx('invoices').whereIn('id', ids);
+  if (statuses) q.whereIn('status', statuses);
+  return (await q.orderBy('id').forUpdate().select('*')) as InvoiceRow[];
+}
+
+/** `enviada` invoices of the chunk that no person has to look at first. */
+export async function invoicesAwaitingVerdict(db: Knex, ids: number[]): Promise<InvoiceRow[]> {
+  return (await db('invoices')
+    .whereIn('id', ids)
+    .where('status', 'enviada')
+    .whereRaw(`not coalesce((processing_error->>'permanent')::boolean, false)`)
+    .orderBy('id')
+    .select('*')) as InvoiceRow[];
+}
+
+/** Hacienda's interim states of several invoices (`procesando`, …), where they changed. */
+export async function updateHaciendaStates(
+  db: Knex,
+  states: { invoiceId: number; state: string }[],
+): Promise<void> {
+  if (!states.length) return;
+  await db.raw(
+    `update invoices i set hacienda_status = v.state
+       from (select * from unnest(?::bigint[], ?::text[]) as t(id, state)) v
+      where i.id = v.id and i.status = 'enviada' and i.hacienda_status is distinct from v.state`,
+    [states.map((s) => s.invoiceId), states.map((s) => s.state)],
+  );
+}

@@ -7,7 +7,7 @@ import type { CredentialSummary } from './queries/companies.ts';
 import { redactedKey } from '../domain/api-key-secret.ts';
 import { formatId } from '../domain/ids.ts';
 import { IVA_RATES, isCodigoTarifaIVA, isUnidadMedida, unitKind } from '../domain/codes.ts';
-import type { InvoiceRow } from './queries/invoices.ts';
+import type { InvoiceRow, PublicInvoiceRow } from './queries/invoices.ts';
 import type { PaymentRow } from './queries/payments.ts';
 import type { DeliveryWithAttempts, EndpointRow } from './queries/webhooks.ts';
 import type { EventRow } from './queries/event-log.ts';
@@ -127,7 +127,7 @@ export function companyObject(c: Company, livemode: boolean, credentials: Creden
 const m2 = (v: string | null | undefined) => money2(v ?? '0');
 
 /** The API's invoice object. `lang` picks the language of `rejection_reason.message`. */
-export function invoiceObject(row: InvoiceRow, lang: 'es' | 'en' = 'es') {
+export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
   const t = row.summary;
   const s = t.summary;
   const reason = row.rejectionReason as {

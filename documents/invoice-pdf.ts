@@ -22,8 +22,7 @@ export interface InvoicePdfInput {
   haciendaStatus: string | null;
 }
 
-/** Bumped when the layout changes, so cached PDFs of the old layout are rendered again. */
-export const PDF_LAYOUT_VERSION = 1;
+export { PDF_LAYOUT_VERSION } from './layout-version.ts';
 
 const MARGIN = 40;
 const WIDTH = 612 - 2 * MARGIN;

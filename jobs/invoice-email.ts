@@ -139,7 +139,9 @@ export async function sendInvoiceEmail(job: Job<EmailJobData>, ctx: EmailContext
   await countAttempt(db, email.id);
   const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   try {
-    const info = await smtpTransport(smtpUrl).sendMail({
+    const info = await (
+      await smtpTransport(smtpUrl)
+    ).sendMail({
       from: { name: sender, address: ctx.config.email.from },
       to: email.recipients,
       bcc: company.emailBcc ?? [],

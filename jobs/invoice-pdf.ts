@@ -1,14 +1,16 @@
 // The PDF of an issued invoice, for the API's `/pdf` route and the email job: rebuilt from the
 // same rows the signer used (jobs/invoice-document.ts), rendered by documents/, and cached in
 // Postgres under a key made of the layout version and the document's states, so a change of
-// Hacienda state (or of the layout) makes the next read render it again.
+// Hacienda state (or of the layout) makes the next read render it again. The renderer (pdfkit,
+// fonts, QR encoder) is loaded on the first render, so a process that only serves cached copies,
+// or never renders, does not hold it.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.ts';
 import { getCachedPdf, storeCachedPdf } from '../db/queries/invoice-pdfs.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { isTipoComprobante } from '../domain/codes.ts';
 import type { InvoiceState } from '../domain/invoice-states.ts';
-import { PDF_LAYOUT_VERSION, renderInvoicePdf } from '../documents/invoice-pdf.ts';
+import { PDF_LAYOUT_VERSION } from '../documents/layout-version.ts';
 import { DocumentDataError, loadFacturaDocument } from './invoice-document.ts';
 
 /** What a cached copy must have been rendered for to be served. */
@@ -32,6 +34,7 @@ export async function invoicePdf(db: Knex, config: Config, invoice: InvoiceRow):
   const document = await loadFacturaDocument(db, config, invoice);
   if (!isTipoComprobante(invoice.docType))
     throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
+  const { renderInvoicePdf } = await import('../documents/invoice-pdf.ts');
   const pdf = await renderInvoicePdf({
     document,
     docType: invoice.docType,

@@ -1,14 +1,19 @@
 // SMTP transports (nodemailer), one pooled transport per URL and process, and how an SMTP
 // answer is read: 5xx is a permanent refusal (a bounce: the address or the message will never be
-// accepted), 4xx and network failures are transient (retried with backoff).
-import nodemailer, { type Transporter } from 'nodemailer';
+// accepted), 4xx and network failures are transient (retried with backoff). nodemailer is loaded
+// with the first transport, so processes that never send mail do not hold it.
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 
 const transports = new Map<string, Transporter<SMTPTransport.SentMessageInfo>>();
 
-export function smtpTransport(url: string): Transporter<SMTPTransport.SentMessageInfo> {
+export async function smtpTransport(url: string): Promise<Transporter<SMTPTransport.SentMessageInfo>> {
   let t = transports.get(url);
   if (!t) {
+    const { default: nodemailer } = await import('nodemailer');
+    // Another caller may have made it while nodemailer loaded.
+    t = transports.get(url);
+    if (t) return t;
     t = nodemailer.createTransport({
       url,
       pool: true,

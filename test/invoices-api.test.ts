@@ -515,6 +515,12 @@ describe('reading', () => {
       after = page.json.data.at(-1).id;
     }
     expect(seen).toEqual([draft, ...mine]);
+    // A list reads only the columns of the public object: each item is the invoice exactly as
+    // GET /invoices/:id returns it (no field missing or different).
+    for (const item of byClient.json.data.slice(0, 2)) {
+      const one = await api(e, 'GET', `/api/v1/invoices/${item.id}`, s.key);
+      expect(item).toEqual(one.json);
+    }
     const future = await api(
       e,
       'GET',

@@ -183,13 +183,63 @@ export interface InvoiceFilters {
   limit: number;
 }
 
+/**
+ * The columns the public invoice object is made of (invoiceObject in db/public-objects.ts): what a
+ * list reads, so a page of 20 does not carry the series, numbering and bookkeeping columns only the
+ * workers use.
+ */
+export const PUBLIC_INVOICE_COLUMNS = [
+  'id',
+  'livemode',
+  'status',
+  'docType',
+  'consecutivo',
+  'clave',
+  'clientId',
+  'currency',
+  'exchangeRate',
+  'condition',
+  'creditDays',
+  'paymentMethods',
+  'paymentMethodOther',
+  'issuedAt',
+  'lines',
+  'summary',
+  'total',
+  'paymentStatus',
+  'balanceDue',
+  'rejectionReason',
+  'processingError',
+  'externalId',
+  'metadata',
+  'emailRecipients',
+  'emailStatus',
+  'emailedAt',
+  'emailBounces',
+  'haciendaStatus',
+  'signedAt',
+  'submittedAt',
+  'acceptedAt',
+  'rejectedAt',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof InvoiceRow)[];
+
+export type PublicInvoiceRow = Pick<InvoiceRow, (typeof PUBLIC_INVOICE_COLUMNS)[number]>;
+
+/**
+ * A page of invoices, newest first: keyset pagination (`starting_after` → id below it), each
+ * filter an equality or range the (company, mode, …) indexes answer in order, so a page reads
+ * its own rows and no count is taken (`has_more` comes from fetching one row more).
+ */
 export async function listInvoices(
   db: Knex,
   tenant: Tenant,
   f: InvoiceFilters,
-): Promise<{ rows: InvoiceRow[]; hasMore: boolean }> {
+): Promise<{ rows: PublicInvoiceRow[]; hasMore: boolean }> {
   const t = tenantOnly(tenant);
   const q = db('invoices')
+    .select(PUBLIC_INVOICE_COLUMNS)
     .where(t)
     .orderBy([
       { column: 'companyId', order: 'desc' },
@@ -205,7 +255,7 @@ export async function listInvoices(
   if (f.updatedGte) q.where('updatedAt', '>=', f.updatedGte);
   if (f.updatedLt) q.where('updatedAt', '<', f.updatedLt);
   if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);
-  const rows = (await q) as InvoiceRow[];
+  const rows = (await q) as PublicInvoiceRow[];
   return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
 }
 

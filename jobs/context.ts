@@ -1,6 +1,7 @@
 // What every job handler gets (graphile's `(payload, helpers)` habit): the database, a logger,
 // configuration, Hacienda clients per (company, environment), signers per company key, a clock.
 // External systems are reached only through here, so tests can point them at the simulator.
+import type { Job } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
@@ -28,6 +29,8 @@ export interface JobContext {
    * side; this keeps a process's burst within what Hacienda and the connection pool take).
    */
   haciendaCalls: Limiter;
+  /** After a status job put itself to sleep: wakes it again if Hacienda's callback came meanwhile. */
+  wakeIfNoted?: (job: Job) => Promise<boolean>;
 }
 
 export class MissingCredentialsError extends Error {}

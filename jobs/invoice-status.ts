@@ -94,6 +94,8 @@ export async function pollChunkStatus(
       Date.now() + nextPollDelay(polls - 1, ctx.statusPoll.baseMs, ctx.statusPoll.maxMs),
       token,
     );
+    // Hacienda's callback may have come while this job was asking: then it looks again at once.
+    await ctx.wakeIfNoted?.(job);
     throw new DelayedError();
   }
   const lost = polled.filter((p) => p.gaveUp);

@@ -25,6 +25,7 @@ import { startEmails, type EmailRuntime } from './email-runtime.ts';
 import { Redis, type RedisOptions } from 'ioredis';
 import { instrumentWorker, startMetricsPublisher } from './metrics.ts';
 import { createLimiter } from './map-limit.ts';
+import { wakeIfNoted } from './status-wake.ts';
 
 export interface RuntimeOptions {
   config: Config;
@@ -79,6 +80,10 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     haciendaCalls: createLimiter(HACIENDA_CALLS_PER_PROCESS),
   };
   const queues = createQueues(o.connection, prefix);
+  // Notes left by Hacienda's callback for status jobs that were not asleep yet (status-wake.ts).
+  const notesRedis = new Redis({ ...(o.connection as RedisOptions), maxRetriesPerRequest: 1 });
+  notesRedis.on('error', (err) => o.log.debug({ err: err.message }, 'wake-note Redis connection error'));
+  ctx.wakeIfNoted = (job) => wakeIfNoted(queues.status, notesRedis, job).catch(() => false);
   const flows = new FlowProducer({ connection: o.connection, prefix });
   flows.on('error', (err) => o.log.error({ err }, 'flow producer error'));
   for (const q of Object.values(queues))
@@ -217,6 +222,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       await Promise.all(workers.map((w) => w.close()));
       await publisher.stop();
       metricsRedis.disconnect();
+      notesRedis.disconnect();
       await flows.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       await batches.close();

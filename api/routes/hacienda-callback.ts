@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import { chunkJobId, invoiceJobId } from '../../jobs/catalogue.ts';
 import { flowOfClave } from '../../db/queries/invoice-flow.ts';
 import { callbackToken } from '../../jobs/callback-token.ts';
+import { wakeStatusJob } from '../../jobs/status-wake.ts';
 import type { AppDeps } from '../app.ts';
 
 const Body = Type.Object(
@@ -40,8 +41,7 @@ export default async function haciendaCallbackRoute(app: FastifyInstance, deps: 
         const jobId = invoice.flowChunk
           ? chunkJobId(invoice.flowChunk, 'status')
           : invoiceJobId(invoice.id, 'status');
-        const job = await deps.statusQueue.getJob(jobId);
-        if (job && (await job.isDelayed())) await job.promote().catch(() => {});
+        await wakeStatusJob(deps.statusQueue, deps.redis, jobId);
       }
       return reply.code(202).send({ received: true });
     },

@@ -1,0 +1,34 @@
+// Hacienda's callback wakes the status job of the chunk that carries its clave. A delayed job is
+// promoted at once; a job that is not asleep yet (still asking Hacienda, or waiting for its
+// turn) would miss the callback and then sleep a whole poll interval, so the callback leaves a
+// note (a Redis key in the queue's own hash slot, one minute long) that the job reads right after
+// it has put itself to sleep: a note means wake up again now. Either the callback finds the job
+// asleep, or the job finds the note.
+import type { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+const NOTE_MS = 60_000;
+
+const noteKey = (statusQueue: Pick<Queue, 'toKey'>, jobId: string) => statusQueue.toKey(`woken:${jobId}`);
+
+/** The API's side: promote the sleeping job, or leave the note for one that is not asleep yet. */
+export async function wakeStatusJob(statusQueue: Queue, redis: Redis, jobId: string): Promise<void> {
+  const job = await statusQueue.getJob(jobId);
+  if (job && (await job.isDelayed())) {
+    await job.promote().catch(() => {});
+    return;
+  }
+  await redis.set(noteKey(statusQueue, jobId), '1', 'PX', NOTE_MS);
+}
+
+/** The worker's side, right after the job moved itself to delayed: a note promotes it again. */
+export async function wakeIfNoted(
+  statusQueue: Pick<Queue, 'toKey'>,
+  redis: Redis,
+  job: Job,
+): Promise<boolean> {
+  const noted = await redis.getdel(noteKey(statusQueue, job.id!));
+  if (!noted) return false;
+  await job.promote().catch(() => {});
+  return true;
+}

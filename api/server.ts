@@ -7,7 +7,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import { BATCH_QUEUE } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { EMAIL_QUEUE } from '../jobs/invoice-email.ts';
-import { createQueues } from '../jobs/runtime.ts';
+import { createQueues } from '../jobs/queues.ts';
 import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { buildApp } from './app.ts';
 

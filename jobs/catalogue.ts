@@ -88,7 +88,7 @@ export function invoiceJobId(invoiceId: number, step: InvoiceStep): string {
  * work, not only failures); Postgres keeps the record for good. Set per process from the
  * configuration (QUEUE_KEEP_COMPLETED_SECONDS, QUEUE_KEEP_COMPLETED_COUNT) by the runtime that
  * adds jobs, before it adds any. A kept job keeps its id: the reconciler removes finished jobs
- * in the way of work it re-creates (jobs/reconcile-detect.ts).
+ * in the way of work it re-creates (workers/reconcile-detect.ts).
  */
 export const KEEP_COMPLETED = { age: 3600, count: 1000 };
 

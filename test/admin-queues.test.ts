@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../api/app.ts';
 import { QUEUES } from '../jobs/catalogue.ts';
 import { bullConnection } from '../jobs/redis.ts';
-import { createQueues } from '../jobs/runtime.ts';
+import { createQueues } from '../jobs/queues.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';
 

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { FlowProducer } from 'bullmq';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelay } from '../jobs/outbox-relay.ts';
+import { createRelay } from '../workers/outbox-relay.ts';
 import { createRedis } from '../jobs/redis.ts';
 import { TEST_SECRETS_KEY } from './helpers/app.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';

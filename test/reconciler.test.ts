@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../db/connection.ts';
 import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
 import { createRedis } from '../jobs/redis.ts';
-import { markerKey, RECONCILER_LOCK, reconcileOnce, type ReconcilerOptions } from '../jobs/reconciler.ts';
-import { startReconciler } from '../jobs/reconcile-loop.ts';
-import { batchWork, invoiceWork } from '../jobs/reconcile-work.ts';
-import { createQueues } from '../jobs/runtime.ts';
+import { markerKey, RECONCILER_LOCK, reconcileOnce, type ReconcilerOptions } from '../workers/reconciler.ts';
+import { startReconciler } from '../workers/reconcile-loop.ts';
+import { batchWork, invoiceWork } from '../workers/reconcile-work.ts';
+import { createQueues } from '../jobs/queues.ts';
 import { api, flowJobId, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 

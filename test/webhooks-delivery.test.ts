@@ -8,7 +8,7 @@ import { formatId } from '../domain/ids.ts';
 import { EVENT_KINDS } from '../domain/webhook-events.ts';
 import { pino } from 'pino';
 import { webhookJobId, WEBHOOK_JOB } from '../jobs/webhook-deliver.ts';
-import { reconcileWebhooksOnce } from '../jobs/webhook-reconciler.ts';
+import { reconcileWebhooksOnce } from '../workers/webhook-reconciler.ts';
 import { postWebhook } from '../jobs/webhook-http.ts';
 import { createApiKey } from '../db/queries/api-keys.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';

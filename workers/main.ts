@@ -6,7 +6,7 @@ import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
 import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
-import { startRuntime } from '../jobs/runtime.ts';
+import { startRuntime } from './runtime.ts';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel, base: { process: 'worker' } });

@@ -12,6 +12,12 @@ export const ENTRY = {
   simulator: 'simulator/main.ts',
 } as const;
 
+/**
+ * Node options of the worker process, as the Procfile starts it: a bounded V8 heap, so a busy
+ * worker collects garbage before its memory grows instead of after (its live data is far smaller).
+ */
+export const WORKER_NODE_OPTIONS = '--max-old-space-size=192';
+
 /** An entry of the compiled build (`npm run build`), which the Procfile runs with plain node. */
 export function compiledEntry(entry: string): string {
   return `dist/${entry.replace(/\.ts$/, '.js')}`;

@@ -5,7 +5,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { bullConnection } from '../../jobs/redis.ts';
-import { markerKey } from '../../jobs/reconciler.ts';
+import { markerKey } from '../../workers/reconciler.ts';
 import type { BenchParams } from './params.ts';
 import { freePort, startChild, stopChild, waitUntil, type Child } from './processes.ts';
 import {
@@ -16,6 +16,7 @@ import {
   WATCHED_QUEUES,
   simulatorAdminHeaders,
   simulatorEnv,
+  WORKER_NODE_OPTIONS,
 } from './service-layout.ts';
 
 export interface Service {
@@ -89,7 +90,12 @@ export async function startService(o: ServiceOptions): Promise<Service> {
         marker.disconnect();
       }
       const started = Array.from({ length: count }, (_, i) =>
-        startChild(count === 1 ? 'worker' : `worker-${i + 1}`, entry(ENTRY.worker), env, profile('worker')),
+        startChild(
+          count === 1 ? 'worker' : `worker-${i + 1}`,
+          entry(ENTRY.worker),
+          { ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${WORKER_NODE_OPTIONS}`.trim() },
+          profile('worker'),
+        ),
       );
       const want = children.workers.length + count;
       const probes = READINESS_QUEUES.map((q) => new Queue(q, { connection, prefix: o.queuePrefix }));

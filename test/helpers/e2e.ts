@@ -19,7 +19,7 @@ import { createTestCertificate } from '../../hacienda/test-certificates.ts';
 import { chunkJobId, QUEUES, type InvoiceStep } from '../../jobs/catalogue.ts';
 import { metricsTotalsKey } from '../../jobs/metrics.ts';
 import { bullConnection, createRedis, waitForRedis } from '../../jobs/redis.ts';
-import { startRuntime, type Runtime, type RuntimeOptions } from '../../jobs/runtime.ts';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../workers/runtime.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { testConfig } from './app.ts';

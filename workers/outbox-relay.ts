@@ -8,8 +8,8 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
-import { batchJob } from './catalogue.ts';
-import { chunkFlow, makeChunks } from './flow.ts';
+import { batchJob } from '../jobs/catalogue.ts';
+import { chunkFlow, makeChunks } from '../jobs/flow.ts';
 
 export interface RelayOptions {
   db: Knex;

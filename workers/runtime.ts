@@ -10,22 +10,23 @@ import {
   setCompletedRetention,
   type InvoiceStep,
   type StepJobData,
-} from './catalogue.ts';
-import { processBatch, type BatchJobData } from './batch-process.ts';
-import { createHaciendaAccess, type HaciendaAccess, type JobContext } from './context.ts';
-import { accountChunk } from './invoice-accounting.ts';
-import { signChunk } from './invoice-sign.ts';
-import { pollChunkStatus } from './invoice-status.ts';
-import { submitChunk } from './invoice-submit.ts';
+} from '../jobs/catalogue.ts';
+import { processBatch, type BatchJobData } from '../jobs/batch-process.ts';
+import { createHaciendaAccess, type HaciendaAccess, type JobContext } from '../jobs/context.ts';
+import { accountChunk } from '../jobs/invoice-accounting.ts';
+import { signChunk } from '../jobs/invoice-sign.ts';
+import { pollChunkStatus } from '../jobs/invoice-status.ts';
+import { submitChunk } from '../jobs/invoice-submit.ts';
 import { createRelay, type Relay } from './outbox-relay.ts';
 import { startReconciler, type ReconcilerLoop } from './reconcile-loop.ts';
 import { batchWork, invoiceWork } from './reconcile-work.ts';
 import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { startEmails, type EmailRuntime } from './email-runtime.ts';
 import { Redis, type RedisOptions } from 'ioredis';
-import { instrumentWorker, startMetricsPublisher } from './metrics.ts';
-import { createLimiter } from './map-limit.ts';
-import { wakeIfNoted } from './status-wake.ts';
+import { instrumentWorker, startMetricsPublisher } from '../jobs/metrics.ts';
+import { createLimiter } from '../jobs/map-limit.ts';
+import { createQueues } from '../jobs/queues.ts';
+import { wakeIfNoted } from '../jobs/status-wake.ts';
 
 export interface RuntimeOptions {
   config: Config;
@@ -60,12 +61,6 @@ export interface Runtime {
 const HACIENDA_CALLS_PER_PROCESS = 32;
 
 const DEFAULT_CONCURRENCY: Record<InvoiceStep, number> = { sign: 2, submit: 16, accounting: 4, status: 16 };
-
-export function createQueues(connection: ConnectionOptions, prefix: string): Record<InvoiceStep, Queue> {
-  return Object.fromEntries(
-    (Object.keys(QUEUES) as InvoiceStep[]).map((s) => [s, new Queue(QUEUES[s], { connection, prefix })]),
-  ) as Record<InvoiceStep, Queue>;
-}
 
 export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   const prefix = o.config.queuePrefix;

@@ -10,8 +10,8 @@ import {
   type InFlightInvoice,
 } from '../db/queries/in-flight.ts';
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
-import { batchJob, chunkJobId, invoiceJobId, type InvoiceStep } from './catalogue.ts';
-import { chunkFlow, FLOW_STEPS, makeChunks } from './flow.ts';
+import { batchJob, chunkJobId, invoiceJobId, type InvoiceStep } from '../jobs/catalogue.ts';
+import { chunkFlow, FLOW_STEPS, makeChunks } from '../jobs/flow.ts';
 import type { JobRef } from './reconcile-detect.ts';
 
 export interface TrackedWork<Row extends { id: number }> {

@@ -22,7 +22,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { findLostWork } from './reconcile-detect.ts';
 import type { TrackedWork } from './reconcile-work.ts';
-import { luaScript, runScript } from './redis-keys.ts';
+import { luaScript, runScript } from '../jobs/redis-keys.ts';
 
 /** The two int4 keys of the reconciler's advisory lock: "fact"(ura) and the reconciler's number. */
 export const RECONCILER_LOCK: readonly [number, number] = [0x66616374, 1];

@@ -7,7 +7,7 @@ import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { setCompletedRetention } from './catalogue.ts';
+import { setCompletedRetention } from '../jobs/catalogue.ts';
 import { fanOutEvents, loadDeliveryContexts } from '../db/queries/webhooks.ts';
 import {
   deliverWebhook,
@@ -17,11 +17,11 @@ import {
   webhookBackoffStrategy,
   webhookJobOptions,
   type WebhookJobData,
-} from './webhook-deliver.ts';
-import { instrumentWorker } from './metrics.ts';
+} from '../jobs/webhook-deliver.ts';
+import { instrumentWorker } from '../jobs/metrics.ts';
 import { reconcileWebhooksOnce } from './webhook-reconciler.ts';
-import { closeWebhookConnections } from './webhook-http.ts';
-import { DeliveryStore } from './webhook-store.ts';
+import { closeWebhookConnections } from '../jobs/webhook-http.ts';
+import { DeliveryStore } from '../jobs/webhook-store.ts';
 
 export interface WebhookRuntime {
   queue: Queue<WebhookJobData>;

@@ -8,7 +8,12 @@ import type { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { WEBHOOK_JOB, webhookJobId, webhookJobOptions, type WebhookJobData } from './webhook-deliver.ts';
+import {
+  WEBHOOK_JOB,
+  webhookJobId,
+  webhookJobOptions,
+  type WebhookJobData,
+} from '../jobs/webhook-deliver.ts';
 
 export interface WebhookReconcileOptions {
   db: Knex;

@@ -13,9 +13,9 @@ import {
   emailJobOptions,
   sendInvoiceEmail,
   type EmailJobData,
-} from './invoice-email.ts';
-import { instrumentWorker } from './metrics.ts';
-import { closeSmtpTransports } from './smtp.ts';
+} from '../jobs/invoice-email.ts';
+import { instrumentWorker } from '../jobs/metrics.ts';
+import { closeSmtpTransports } from '../jobs/smtp.ts';
 
 export interface EmailRuntime {
   queue: Queue<EmailJobData>;

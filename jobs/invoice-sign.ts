@@ -12,7 +12,7 @@ import type { XadesSigner } from '../hacienda/signer.ts';
 import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
 import { MissingCredentialsError, type JobContext } from './context.ts';
 import { buildInvoiceXml, DocumentDataError, facturaDocument } from './invoice-document.ts';
-import { recordProcessingError } from './processing-error.ts';
+import { recordProcessingError } from '../db/queries/processing-error.ts';
 
 /** Why a document can never be signed as it stands (recorded on the invoice, not retried). */
 function permanentCode(err: unknown): string | undefined | null {

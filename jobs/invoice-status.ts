@@ -7,7 +7,11 @@
 // again, and past a bound reported as that invoice's processing error (jobs/lost-document.ts).
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
-import { invoicesAwaitingVerdict, updateHaciendaStates } from '../db/queries/invoice-flow.ts';
+import {
+  invoicesAwaitingVerdict,
+  storeResponseXml,
+  updateHaciendaStates,
+} from '../db/queries/invoice-flow.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { clearHaciendaMissing } from '../db/queries/submissions.ts';
 import type { ReceptionClient, StatusResult } from '../hacienda/client/index.ts';
@@ -15,7 +19,7 @@ import { explainMensajeHacienda } from '../hacienda/rejection-reasons.ts';
 import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
 import type { JobContext } from './context.ts';
 import { scheduleAcceptanceEmail } from './invoice-email.ts';
-import { reverseInvoice, transition } from './invoice-state.ts';
+import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
 import { handleMissingClave } from './lost-document.ts';
 import { mapLimit } from './map-limit.ts';
 
@@ -114,11 +118,7 @@ export async function pollChunkStatus(
 async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<void> {
   for (const { invoice, s } of final) {
     const responseXml = s.responseXml ?? null;
-    if (responseXml) {
-      await trx('invoice_documents')
-        .where({ invoiceId: invoice.id })
-        .update({ responseXml, responseAt: trx.fn.now(), updatedAt: trx.fn.now() });
-    }
+    if (responseXml) await storeResponseXml(trx, invoice.id, responseXml);
     if (s.state === 'aceptado') {
       const accepted = await transition(
         trx,

@@ -23,9 +23,9 @@ import {
 import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
 import { MissingCredentialsError, type JobContext } from './context.ts';
 import { SUBMISSION_LEASE_MS, submissionFailure, submissionOf } from './hacienda-send.ts';
-import { reverseInvoice, transition } from './invoice-state.ts';
+import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
 import { mapLimit } from './map-limit.ts';
-import { isPermanentError, recordProcessingError } from './processing-error.ts';
+import { isPermanentError, recordProcessingError } from '../db/queries/processing-error.ts';
 
 /** POSTs of one chunk in flight at once. */
 const SUBMIT_CONCURRENCY = 16;

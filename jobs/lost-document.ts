@@ -14,7 +14,7 @@ import { countLostResends, markHaciendaMissing, msSinceLastAttempt } from '../db
 import { HaciendaAuthError, HaciendaRejectedError, type ReceptionClient } from '../hacienda/client/index.ts';
 import type { JobContext } from './context.ts';
 import { sendInvoiceDocument } from './hacienda-send.ts';
-import { recordProcessingError } from './processing-error.ts';
+import { recordProcessingError } from '../db/queries/processing-error.ts';
 
 export const DOCUMENT_LOST = 'hacienda_document_lost';
 

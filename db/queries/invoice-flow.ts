@@ -202,3 +202,14 @@ export async function updateHaciendaStates(
     [states.map((s) => s.invoiceId), states.map((s) => s.state)],
   );
 }
+
+/** Hacienda's answer (the signed MensajeHacienda) beside the invoice's signed document. */
+export async function storeResponseXml(
+  trx: Knex.Transaction,
+  invoiceId: number,
+  responseXml: string,
+): Promise<void> {
+  await trx('invoice_documents')
+    .where({ invoiceId })
+    .update({ responseXml, responseAt: trx.fn.now(), updatedAt: trx.fn.now() });
+}

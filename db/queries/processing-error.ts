@@ -5,9 +5,9 @@
 // transaction, once per failure: a later permanent error on an invoice that already carries one
 // changes nothing until an operator clears it.
 import type { Knex } from 'knex';
-import { invoiceObject } from '../db/public-objects.ts';
-import { recordEvent } from '../db/queries/events.ts';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { invoiceObject } from '../public-objects.ts';
+import { recordEvent } from './events.ts';
+import type { InvoiceRow } from './invoices.ts';
 
 export const PROCESSING_FAILED_EVENT = 'invoice.processing_failed';
 

@@ -2,16 +2,16 @@
 // (`update … where id = ? and status = <from>`), and the bookkeeping that goes with them:
 // the issue entry (exactly once) and the reversing entry on rejection (exactly once).
 import type { Knex } from 'knex';
-import { invoiceObject } from '../db/public-objects.ts';
-import { recordEvent } from '../db/queries/events.ts';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { invoiceObject } from '../public-objects.ts';
+import { recordEvent } from './events.ts';
+import type { InvoiceRow } from './invoices.ts';
 import {
   invoicePostingFromTotals,
   postingTotal,
   reversal,
   type PostingLine,
-} from '../domain/chart-of-accounts.ts';
-import type { InvoiceState } from '../domain/invoice-states.ts';
+} from '../../domain/chart-of-accounts.ts';
+import type { InvoiceState } from '../../domain/invoice-states.ts';
 
 export async function transition(
   trx: Knex.Transaction,

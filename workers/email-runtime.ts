@@ -1,7 +1,7 @@
 // The emails part of a worker process: the `emails` queue and its Worker (exponential backoff
 // from EMAIL_BACKOFF_BASE_MS), the outbox relay's hook that turns committed `email.send` rows
 // into jobs, and a reconciler that enqueues again pending emails whose job Redis lost.
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type Worker } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
@@ -14,8 +14,8 @@ import {
   sendInvoiceEmail,
   type EmailJobData,
 } from '../jobs/invoice-email.ts';
-import { instrumentWorker } from '../jobs/metrics.ts';
 import { closeSmtpTransports } from '../jobs/smtp.ts';
+import { buildWorker } from './worker-build.ts';
 
 export interface EmailRuntime {
   queue: Queue<EmailJobData>;
@@ -39,17 +39,13 @@ export function startEmails(o: {
   const queue = new Queue<EmailJobData>(EMAIL_QUEUE, { connection: o.connection, prefix });
   queue.on('error', (err) => o.log.error({ err, queue: EMAIL_QUEUE }, 'queue error'));
   const ctx = { db: o.db, log: o.log, config: o.config };
-  const worker = new Worker<EmailJobData, string>(EMAIL_QUEUE, (job) => sendInvoiceEmail(job, ctx), {
+  const worker = buildWorker<EmailJobData>(EMAIL_QUEUE, (job) => sendInvoiceEmail(job, ctx), {
     connection: o.connection,
     prefix,
+    log: o.log,
     concurrency: 8,
-    lockDuration: Math.max(o.lockDurationMs ?? 30_000, 60_000),
+    lockDurationMs: Math.max(o.lockDurationMs ?? 30_000, 60_000),
   });
-  worker.on('error', (err) => o.log.error({ err, queue: EMAIL_QUEUE }, 'worker error'));
-  instrumentWorker(worker as unknown as Worker);
-  worker.on('failed', (job, err) =>
-    o.log.warn({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'email attempt failed'),
-  );
 
   const add = (ids: number[], attemptsLeft?: (id: number) => number) =>
     queue.addBulk(

@@ -1,30 +1,22 @@
 // Everything a worker process runs, as one start/stop pair so tests can run it in-process:
-// one BullMQ Worker per queue (with error listeners), the outbox relay and the reconciler.
-import { FlowProducer, Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+// every BullMQ Worker (built from the job catalogue, jobs/job-catalogue.ts, by worker-build.ts),
+// the outbox relay and the reconcilers.
+import { FlowProducer, Queue, type ConnectionOptions, type Worker } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import {
-  BATCH_QUEUE,
-  QUEUES,
-  setCompletedRetention,
-  type InvoiceStep,
-  type StepJobData,
-} from '../jobs/catalogue.ts';
-import { processBatch, type BatchJobData } from '../jobs/batch-process.ts';
+import { BATCH_QUEUE, setCompletedRetention, type InvoiceStep } from '../jobs/catalogue.ts';
 import { createHaciendaAccess, type HaciendaAccess, type JobContext } from '../jobs/context.ts';
-import { accountChunk } from '../jobs/invoice-accounting.ts';
-import { signChunk } from '../jobs/invoice-sign.ts';
-import { pollChunkStatus } from '../jobs/invoice-status.ts';
-import { submitChunk } from '../jobs/invoice-submit.ts';
 import { createRelay, type Relay } from './outbox-relay.ts';
 import { startReconciler, type ReconcilerLoop } from './reconcile-loop.ts';
 import { batchWork, invoiceWork } from './reconcile-work.ts';
 import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { startEmails, type EmailRuntime } from './email-runtime.ts';
 import { Redis, type RedisOptions } from 'ioredis';
-import { instrumentWorker, startMetricsPublisher } from '../jobs/metrics.ts';
+import { startMetricsPublisher } from '../jobs/metrics.ts';
 import { createLimiter } from '../jobs/map-limit.ts';
+import { BATCH_JOB, INVOICE_JOBS, type JobDefinition } from '../jobs/job-catalogue.ts';
+import { buildWorker } from './worker-build.ts';
 import { createQueues } from '../jobs/queues.ts';
 import { wakeIfNoted } from '../jobs/status-wake.ts';
 
@@ -60,8 +52,6 @@ export interface Runtime {
 /** Hacienda calls in flight per worker process (chunks' POSTs and status GETs together). */
 const HACIENDA_CALLS_PER_PROCESS = 32;
 
-const DEFAULT_CONCURRENCY: Record<InvoiceStep, number> = { sign: 2, submit: 16, accounting: 4, status: 16 };
-
 export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   const prefix = o.config.queuePrefix;
   setCompletedRetention(o.config.queueKeepCompleted);
@@ -84,47 +74,26 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   for (const q of Object.values(queues))
     q.on('error', (err) => o.log.error({ err, queue: q.name }, 'queue error'));
 
-  const handlers: Record<InvoiceStep, (job: Job<StepJobData>, token?: string) => Promise<string>> = {
-    sign: (job) => signChunk(job, ctx),
-    submit: (job, token) => submitChunk(job, ctx, token),
-    accounting: (job) => accountChunk(job, ctx),
-    status: (job, token) => pollChunkStatus(job, ctx, token),
-  };
-  const concurrency = { ...DEFAULT_CONCURRENCY, ...(o.concurrency ?? {}) };
-  const workers = (Object.keys(QUEUES) as InvoiceStep[]).map((step) => {
-    const w = new Worker<StepJobData, string>(QUEUES[step], (job, token) => handlers[step](job, token), {
+  // Every Worker of the invoice flow and of batches, from the job catalogue.
+  const lockDurationMs = o.lockDurationMs ?? 30_000;
+  const build = (def: JobDefinition<never>, concurrency: number) =>
+    buildWorker<never>(def.queue, (job, token) => def.handler(job, ctx, token), {
       connection: o.connection,
       prefix,
-      concurrency: concurrency[step],
-      lockDuration: o.lockDurationMs ?? 30_000,
-      stalledInterval: Math.min(30_000, o.lockDurationMs ?? 30_000),
-    });
-    w.on('error', (err) => o.log.error({ err, queue: QUEUES[step] }, 'worker error'));
-    instrumentWorker(w);
-    w.on('stalled', (jobId) =>
-      o.log.warn({ jobId, queue: QUEUES[step] }, 'job stalled (its worker died?); back to the queue'),
-    );
-    w.on('failed', (job, err) =>
-      o.log.warn({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'job failed'),
-    );
-    return w;
-  });
-
-  // Batches: recorded in chunks by one job per batch.
+      log: o.log,
+      concurrency,
+      lockDurationMs: Math.max(lockDurationMs, def.minLockMs ?? 0),
+      versions: def.versions,
+    }) as unknown as Worker;
+  const workers = (Object.keys(INVOICE_JOBS) as InvoiceStep[]).map((step) =>
+    build(
+      INVOICE_JOBS[step] as JobDefinition<never>,
+      o.concurrency?.[step] ?? INVOICE_JOBS[step].concurrency,
+    ),
+  );
   const batches = new Queue(BATCH_QUEUE, { connection: o.connection, prefix });
   batches.on('error', (err) => o.log.error({ err, queue: BATCH_QUEUE }, 'queue error'));
-  const batchWorker = new Worker<BatchJobData, string>(BATCH_QUEUE, (job) => processBatch(job, ctx), {
-    connection: o.connection,
-    prefix,
-    concurrency: 2,
-    lockDuration: Math.max(o.lockDurationMs ?? 30_000, 30_000),
-  });
-  batchWorker.on('error', (err) => o.log.error({ err, queue: BATCH_QUEUE }, 'worker error'));
-  instrumentWorker(batchWorker as unknown as Worker);
-  batchWorker.on('failed', (job, err) =>
-    o.log.warn({ err: err.message, jobId: job?.id }, 'batch job failed'),
-  );
-  workers.push(batchWorker as unknown as Worker);
+  workers.push(build(BATCH_JOB as JobDefinition<never>, BATCH_JOB.concurrency));
 
   const webhooks = startWebhooks({
     config: o.config,

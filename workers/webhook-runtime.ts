@@ -3,7 +3,7 @@
 // the outbox relay's fan-out hook, which turns each committed event into one job per subscribed
 // endpoint inside the relay's transaction and hands what those jobs will read to the store; and
 // the webhook reconciler (pending deliveries whose job Redis lost are enqueued again).
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type Worker } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
@@ -18,10 +18,10 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../jobs/webhook-deliver.ts';
-import { instrumentWorker } from '../jobs/metrics.ts';
 import { reconcileWebhooksOnce } from './webhook-reconciler.ts';
 import { closeWebhookConnections } from '../jobs/webhook-http.ts';
 import { DeliveryStore } from '../jobs/webhook-store.ts';
+import { buildWorker } from './worker-build.ts';
 
 export interface WebhookRuntime {
   queue: Queue<WebhookJobData>;
@@ -51,22 +51,18 @@ export function startWebhooks(o: {
   const store = new DeliveryStore(o.db, { groupMs: o.groupMs });
   const ctx = { log: o.log, config: o.config, now: () => new Date(), store };
   const strategy = webhookBackoffStrategy(o.config.webhooks.backoffBaseMs);
-  const worker = new Worker<WebhookJobData, string>(WEBHOOK_QUEUE, (job) => deliverWebhook(job, ctx), {
+  const worker = buildWorker<WebhookJobData>(WEBHOOK_QUEUE, (job) => deliverWebhook(job, ctx), {
     connection: o.connection,
     prefix,
+    log: o.log,
     concurrency: o.config.webhooks.concurrency,
-    lockDuration: o.lockDurationMs ?? 30_000,
-    stalledInterval: Math.min(30_000, o.lockDurationMs ?? 30_000),
+    lockDurationMs: o.lockDurationMs ?? 30_000,
     settings: {
       backoffStrategy: (attemptsMade, type, err, job) =>
         type === WEBHOOK_BACKOFF ? strategy(attemptsMade, type, err, job) : 1000 * 2 ** (attemptsMade - 1),
     },
+    failedLevel: 'debug',
   });
-  worker.on('error', (err) => o.log.error({ err, queue: WEBHOOK_QUEUE }, 'worker error'));
-  instrumentWorker(worker as unknown as Worker);
-  worker.on('failed', (job, err) =>
-    o.log.debug({ err: err.message, jobId: job?.id, attempts: job?.attemptsMade }, 'webhook attempt failed'),
-  );
 
   let timer: NodeJS.Timeout | null = null;
   let pass: Promise<unknown> | null = null;

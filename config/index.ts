@@ -23,16 +23,11 @@ function packageRoot(from: string): string {
 }
 
 /**
- * Hacienda's XSDs live in `shared/hacienda/xsd` beside the checkout. A checkout nested deeper (a
- * git worktree in a subfolder) finds the same copy beside any folder above it; when none exists
- * the usual place is named, so the error says where the schemas were expected.
+ * Hacienda's official XSDs ship with the service (`hacienda/xsd/`, the 2024 and 2026 sets as
+ * Hacienda publishes them), so a fresh clone validates documents with nothing else installed.
  */
 function defaultXsdDir(): string {
-  for (let dir = dirname(projectRoot); ; dir = dirname(dir)) {
-    const candidate = join(dir, 'shared/hacienda/xsd');
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) return resolve(projectRoot, '../shared/hacienda/xsd');
-  }
+  return join(projectRoot, 'hacienda/xsd');
 }
 
 export interface HaciendaEndpoints {

@@ -6,7 +6,7 @@
 //   SIMULATOR_USERS  "user:password,user2:password2" (default: accept any credentials)
 //   SIMULATOR_HOST   listen address (default 127.0.0.1)
 //   SIMULATOR_PORT   listen port (default 4010; the service's sandbox URLs default to it too)
-//   XSD_DIR          root of the official XSDs (default ../shared/hacienda/xsd); schema check when it exists
+//   XSD_DIR          root of the official XSDs (default hacienda/xsd, shipped with the service); schema check when it exists
 //   LOG_LEVEL        pino level (default info; silent when NODE_ENV=test)
 //   SIMULATOR_CABYS_FILE   Hacienda's CABYS catalogue as text (CSV export of the published
 //                    spreadsheet); with it every CodigoCABYS must be in the catalogue
@@ -142,7 +142,7 @@ export function loadSimulatorConfig(env: Env = process.env): SimulatorEnvConfig 
   return {
     host: env.SIMULATOR_HOST || '127.0.0.1',
     port: parsePort(env.SIMULATOR_PORT),
-    xsdDir: resolve(projectRoot, env.XSD_DIR || '../shared/hacienda/xsd'),
+    xsdDir: resolve(projectRoot, env.XSD_DIR || 'hacienda/xsd'),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     adminToken: parseAdminToken(env),
     users: parseUsers(env.SIMULATOR_USERS),

@@ -16,6 +16,7 @@ import {
 } from '../jobs/invoice-email.ts';
 import { closeSmtpTransports } from '../jobs/smtp.ts';
 import { buildWorker } from './worker-build.ts';
+import { everyWithoutOverlap, type PeriodicPass } from './periodic-pass.ts';
 
 export interface EmailRuntime {
   queue: Queue<EmailJobData>;
@@ -72,18 +73,12 @@ export function startEmails(o: {
     return live.length;
   }
 
-  let timer: NodeJS.Timeout | null = null;
-  let pass: Promise<unknown> | null = null;
+  let reconciler: PeriodicPass | null = null;
   if (o.reconcile !== false) {
     const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
     // An email waiting out its backoff is untouched for up to EMAIL_BACKOFF_BASE_MS × 2^(attempts−2).
     const staleMs = Math.max(r.staleMs, o.config.email.backoffBaseMs * 2 ** (o.config.email.maxAttempts - 1));
-    timer = setInterval(() => {
-      if (pass) return;
-      pass = reconcileOnce(staleMs)
-        .catch((err: unknown) => o.log.warn({ err }, 'email reconciler pass failed'))
-        .finally(() => (pass = null));
-    }, r.everyMs);
+    reconciler = everyWithoutOverlap(r.everyMs, () => reconcileOnce(staleMs), o.log, 'email reconciler');
   }
 
   return {
@@ -92,8 +87,7 @@ export function startEmails(o: {
     dispatchEmails: (ids) => add(ids).then(() => undefined),
     reconcileOnce,
     async close() {
-      if (timer) clearInterval(timer);
-      await pass;
+      await reconciler?.stop();
       await worker.close();
       await queue.close();
       closeSmtpTransports();

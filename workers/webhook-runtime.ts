@@ -22,6 +22,7 @@ import { reconcileWebhooksOnce } from './webhook-reconciler.ts';
 import { closeWebhookConnections } from '../jobs/webhook-http.ts';
 import { DeliveryStore } from '../jobs/webhook-store.ts';
 import { buildWorker } from './worker-build.ts';
+import { everyWithoutOverlap, type PeriodicPass } from './periodic-pass.ts';
 
 export interface WebhookRuntime {
   queue: Queue<WebhookJobData>;
@@ -64,16 +65,12 @@ export function startWebhooks(o: {
     failedLevel: 'debug',
   });
 
-  let timer: NodeJS.Timeout | null = null;
-  let pass: Promise<unknown> | null = null;
+  let reconciler: PeriodicPass | null = null;
   if (o.reconcile !== false) {
     const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
-    timer = setInterval(() => {
-      if (pass) return; // passes never overlap
-      pass = reconcileWebhooksOnce({ db: o.db, queue, config: o.config, log: o.log, staleMs: r.staleMs })
-        .catch((err: unknown) => o.log.warn({ err }, 'webhook reconciler pass failed'))
-        .finally(() => (pass = null));
-    }, r.everyMs);
+    const pass = () =>
+      reconcileWebhooksOnce({ db: o.db, queue, config: o.config, log: o.log, staleMs: r.staleMs });
+    reconciler = everyWithoutOverlap(r.everyMs, pass, o.log, 'webhook reconciler');
   }
 
   return {
@@ -94,8 +91,7 @@ export function startWebhooks(o: {
       );
     },
     async close() {
-      if (timer) clearInterval(timer);
-      await pass;
+      await reconciler?.stop();
       await worker.close();
       await store.drain();
       await queue.close();

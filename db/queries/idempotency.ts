@@ -103,3 +103,39 @@ export async function insertIdempotent(
     .returning('key');
   if (written.length === 0) throw new IdempotencyKeyInUse();
 }
+
+/** The answer to a request whose key another transaction still holds. */
+export const KEY_IN_USE = {
+  status: 409,
+  code: 'idempotency_key_in_use',
+  detail: 'A request with this key is still being processed',
+} as const;
+
+/** The answer to a request whose key finished with another request. */
+export const KEY_REUSED = {
+  status: 422,
+  code: 'idempotency_key_reused',
+  detail: 'This idempotency key was used with a different request',
+} as const;
+
+/** A finished request's stored row, as the grouped and bulk invoice writers read it. */
+export interface StoredKey {
+  hash: Buffer;
+  route: string;
+  status: unknown;
+  body: Record<string, unknown> | null;
+}
+
+export type StoredDecision =
+  { kind: 'reused' } | { kind: 'replayed'; invoiceId: number | null; response: StoredResponse };
+
+/**
+ * What a request under a finished key gets: the stored response when it is the same request on
+ * the same route (with the invoice id it names), `reused` otherwise.
+ */
+export function decideStored(stored: StoredKey, idem: IdempotencyInput): StoredDecision {
+  if (!stored.hash.equals(idem.hash) || stored.route !== idem.route) return { kind: 'reused' };
+  const body = stored.body ?? {};
+  const id = typeof body.id === 'string' ? Number(body.id.slice(4)) : null;
+  return { kind: 'replayed', invoiceId: id, response: { status: Number(stored.status ?? 201), body } };
+}

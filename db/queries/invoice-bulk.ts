@@ -7,6 +7,7 @@ import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/c
 import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
+import { decideStored, KEY_IN_USE, KEY_REUSED } from './idempotency.ts';
 
 export interface BulkItem {
   position: number;
@@ -138,15 +139,7 @@ export async function createInvoicesBulk(
     );
     for (const item of keyed) {
       if (!busy.has(item.idempotency!.key)) continue;
-      outcomes.set(item.position, {
-        position: item.position,
-        kind: 'failed',
-        problem: {
-          status: 409,
-          code: 'idempotency_key_in_use',
-          detail: 'A request with this key is still being processed',
-        },
-      });
+      outcomes.set(item.position, { position: item.position, kind: 'failed', problem: { ...KEY_IN_USE } });
     }
     keyed = keyed.filter((i) => !outcomes.has(i.position));
   }
@@ -163,25 +156,16 @@ export async function createInvoicesBulk(
     for (const item of keyed) {
       const d = byKey.get(item.idempotency!.key);
       if (!d) continue;
-      if (!(d.requestHash as Buffer).equals(item.idempotency!.hash) || d.route !== item.idempotency!.route) {
-        outcomes.set(item.position, {
-          position: item.position,
-          kind: 'failed',
-          problem: {
-            status: 422,
-            code: 'idempotency_key_reused',
-            detail: 'This idempotency key was used with a different request',
-          },
-        });
-      } else {
-        const id = typeof d.responseBody?.id === 'string' ? Number(String(d.responseBody.id).slice(4)) : null;
-        outcomes.set(item.position, {
-          position: item.position,
-          kind: 'replayed',
-          invoiceId: id,
-          response: { status: Number(d.responseStatus ?? 201), body: d.responseBody },
-        });
-      }
+      const decided = decideStored(
+        { hash: d.requestHash as Buffer, route: d.route, status: d.responseStatus, body: d.responseBody },
+        item.idempotency!,
+      );
+      outcomes.set(
+        item.position,
+        decided.kind === 'reused'
+          ? { position: item.position, kind: 'failed', problem: { ...KEY_REUSED } }
+          : { position: item.position, ...decided },
+      );
     }
   }
 

@@ -33,6 +33,7 @@ import { tenantOnly, type Tenant } from './clients.ts';
 import { invoiceInsertRow, type ItemProblem } from './invoice-bulk.ts';
 import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
+import { decideStored, KEY_IN_USE, KEY_REUSED } from './idempotency.ts';
 
 /** Most invoices one shared transaction records. */
 const MAX_GROUP = 64;
@@ -220,35 +221,19 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   for (const m of members) {
     if (!m.idempotency) continue;
     if (busy.has(m.idempotency.key)) {
-      outcomes.set(m.position, {
-        kind: 'failed',
-        problem: {
-          status: 409,
-          code: 'idempotency_key_in_use',
-          detail: 'A request with this key is still being processed',
-        },
-      });
+      outcomes.set(m.position, { kind: 'failed', problem: { ...KEY_IN_USE } });
       continue;
     }
     const d = done.get(m.idempotency.key);
     if (!d) continue;
-    if (!Buffer.from(d.hash, 'hex').equals(m.idempotency.hash) || d.route !== m.idempotency.route) {
-      outcomes.set(m.position, {
-        kind: 'failed',
-        problem: {
-          status: 422,
-          code: 'idempotency_key_reused',
-          detail: 'This idempotency key was used with a different request',
-        },
-      });
-    } else {
-      const id = typeof d.body?.id === 'string' ? Number(String(d.body.id).slice(4)) : null;
-      outcomes.set(m.position, {
-        kind: 'replayed',
-        invoiceId: id,
-        response: { status: Number(d.status ?? 201), body: d.body },
-      });
-    }
+    const decided = decideStored(
+      { hash: Buffer.from(d.hash, 'hex'), route: d.route, status: d.status, body: d.body },
+      m.idempotency,
+    );
+    outcomes.set(
+      m.position,
+      decided.kind === 'reused' ? { kind: 'failed', problem: { ...KEY_REUSED } } : decided,
+    );
   }
 
   // Prepare each remaining request from the catalogue rows read above.

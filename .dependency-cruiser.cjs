@@ -14,6 +14,8 @@
 //   imports jobs/ (and db/, hacienda/, domain/). Nothing of the layers imports api/ or workers/.
 // - cli/, scripts/, bench/ and test/ are entry points: they may import anything, no layer imports
 //   them, and only test/ imports test/ (its helpers are for tests).
+// - telemetry/ sets up a process's OpenTelemetry SDK: only api/server.ts, workers/main.ts and the
+//   entry-point folders import it; it imports nothing of ours.
 // - config/ reads the environment. Every process validates it once at boot in its entry point
 //   (api/server.ts, workers/main.ts, db/migrate.ts, the simulator's main.ts, and the entry-point
 //   folders) and passes plain options down; a module called config.ts is a process's own config
@@ -27,7 +29,7 @@ const SIMULATOR = '^(hacienda/simulator|simulator)/';
 const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
 const LAYERS = '^(domain|db|hacienda|documents|jobs|api|workers|config)/';
 const OURS =
-  '^(api|bench|cli|config|db|documents|domain|hacienda|jobs|mail-catcher|scripts|simulator|test|workers)/|^[^/]+\\.ts$';
+  '^(api|bench|cli|config|db|documents|domain|hacienda|jobs|mail-catcher|scripts|simulator|telemetry|test|workers)/|^[^/]+\\.ts$';
 /** Where a process reads its configuration (value imports of config/ allowed). */
 const CONFIG_EDGE = [
   '^api/server\\.ts$',
@@ -143,6 +145,22 @@ module.exports = {
       severity: 'error',
       from: { path: LAYERS },
       to: { path: '^mail-catcher/' },
+    },
+    {
+      name: 'telemetry-at-the-edge',
+      comment:
+        "telemetry/ registers a process's tracer provider: only entry points (api/server.ts, workers/main.ts, " +
+        'cli/, scripts/, bench/, test/) import it; the layers use @opentelemetry/api (jobs/tracing.ts).',
+      severity: 'error',
+      from: { path: LAYERS, pathNot: '^(api/server|workers/main)\\.ts$' },
+      to: { path: '^telemetry/' },
+    },
+    {
+      name: 'telemetry-imports-nothing-of-ours',
+      comment: 'telemetry/ is the OpenTelemetry SDK set-up alone.',
+      severity: 'error',
+      from: { path: '^telemetry/' },
+      to: { path: OURS, pathNot: '^telemetry/' },
     },
     // simulator: its own rule goes here (what the Hacienda simulator may import).
   ],

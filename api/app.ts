@@ -23,6 +23,7 @@ import { registerJsonBodyParser } from './json-body.ts';
 import { isApiRequest } from './request-path.ts';
 import { httpServerOptions, registerConnectionLimits } from './http-limits.ts';
 import { registerInvoiceWaits } from './invoice-waits.ts';
+import { registerTracing } from './tracing.ts';
 import healthRoutes from './routes/health.ts';
 import keyRoutes from './routes/keys/index.ts';
 import companyRoutes from './routes/company/index.ts';
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   });
 
   registerConnectionLimits(app, deps.config.http);
+  registerTracing(app);
 
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (r) => {

@@ -10,8 +10,16 @@ import { EMAIL_QUEUE } from '../jobs/invoice-email.ts';
 import { createQueues } from '../jobs/queues.ts';
 import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { buildApp } from './app.ts';
+import { enableTracing } from '../jobs/tracing.ts';
+import { startTracing } from '../telemetry/tracing.ts';
 
 const config = loadConfig();
+// Tracing first, so every queue and request made below carries it (off without an OTLP endpoint).
+const tracing = startTracing({
+  serviceName: config.tracing.serviceName ?? 'factura-api',
+  tracesUrl: config.tracing.tracesUrl,
+});
+if (tracing) enableTracing();
 const db = createDb({ url: config.databaseUrl, poolMax: 10, applicationName: 'factura-web' });
 try {
   await db.raw('select 1');
@@ -55,6 +63,7 @@ async function shutdown(signal: string) {
     await Promise.all(allQueues.map((q) => q.close()));
     await db.destroy();
     redis.disconnect();
+    await tracing?.shutdown();
   } finally {
     clearTimeout(force);
     process.exit(0);

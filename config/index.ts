@@ -128,6 +128,12 @@ export interface Config {
   };
   /** The local mail catcher `npm start` runs outside production (mail-catcher/README.md). */
   mailCatcher: { smtpPort: number; httpPort: number; embedded: boolean };
+  /**
+   * OpenTelemetry tracing: spans are exported over OTLP/HTTP to this endpoint's `/v1/traces`
+   * (OTEL_EXPORTER_OTLP_ENDPOINT, or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as the full URL); null
+   * turns tracing off (no spans are made at all).
+   */
+  tracing: { tracesUrl: string | null; serviceName: string | null };
 }
 
 /** How one API process treats its HTTP connections (see api/http-limits.ts). */
@@ -164,6 +170,18 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+function tracingConfig(env: Env): Config['tracing'] {
+  const protocols = ['http:', 'https:'];
+  const full = str(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', '');
+  const base = str(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', '');
+  const tracesUrl = full
+    ? url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', full, protocols)
+    : base
+      ? `${url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', base, protocols).replace(/\/+$/, '')}/v1/traces`
+      : null;
+  return { tracesUrl, serviceName: str(env, 'OTEL_SERVICE_NAME', '') || null };
+}
 
 function str(env: Env, name: string, fallback: string): string {
   const v = env[name];
@@ -294,6 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST', '0.0.0.0'),
     port,
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    tracing: tracingConfig(env),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/factura', [
       'postgres:',
       'postgresql:',

@@ -22,11 +22,15 @@ export interface FlowItem {
   invoiceId: number;
   companyId: number;
   livemode: boolean;
+  /** The invoice's stored trace context (jobs/tracing.ts), when it has one. */
+  traceContext?: string | null;
 }
 
 export interface Chunk {
   name: string;
   invoiceIds: number[];
+  /** The trace the chunk's jobs are spans of: its first invoice's that has one. */
+  traceContext?: string | null;
 }
 
 /**
@@ -46,7 +50,8 @@ export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
     for (let i = 0; i < group.length; i += size) {
       const part = group.slice(i, i + size);
       const invoiceIds = [...new Set(part.map((p) => p.invoiceId))].sort((a, b) => a - b);
-      chunks.push({ name: chunkName(invoiceIds), invoiceIds });
+      const traceContext = part.find((p) => p.traceContext)?.traceContext;
+      chunks.push({ name: chunkName(invoiceIds), invoiceIds, ...(traceContext ? { traceContext } : {}) });
     }
   }
   return chunks;
@@ -66,6 +71,7 @@ export function chunkFlow(chunk: Chunk, from: InvoiceStep = 'sign'): FlowJob {
       ...DEFAULT_JOB_OPTIONS,
       jobId: chunkJobId(chunk.name, step),
       ...(step === 'status' ? {} : { failParentOnFailure: true }),
+      ...(chunk.traceContext ? { telemetry: { metadata: chunk.traceContext } } : {}),
     },
     ...(children?.length ? { children } : {}),
   });

@@ -22,6 +22,7 @@ import { scheduleAcceptanceEmail } from './invoice-email.ts';
 import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
 import { handleMissingClave } from './lost-document.ts';
 import { mapLimit } from './map-limit.ts';
+import { inInvoiceTrace } from './tracing.ts';
 
 /** Status requests of one chunk in flight at once. */
 const STATUS_CONCURRENCY = 16;
@@ -53,29 +54,31 @@ export async function pollChunkStatus(
     return clients.get(key)!;
   };
   let unanswered: unknown = null;
-  const asked = await mapLimit(invoices, STATUS_CONCURRENCY, async (invoice): Promise<Polled | null> => {
-    try {
-      const client = await clientOf(invoice);
-      const s = await ctx.haciendaCalls.run(() => client.status(invoice.clave!));
-      if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
-      let resent = false;
-      let gaveUp = false;
-      if (!s.found) {
-        try {
-          resent = (await handleMissingClave(ctx, client, invoice)) === 'resent';
-        } catch (err) {
-          // Lost for good: recorded on that invoice (a person looks); the others go on.
-          if (!(err instanceof UnrecoverableError)) throw err;
-          gaveUp = true;
+  const asked = await mapLimit(invoices, STATUS_CONCURRENCY, (invoice): Promise<Polled | null> =>
+    inInvoiceTrace(invoice.traceContext, async () => {
+      try {
+        const client = await clientOf(invoice);
+        const s = await ctx.haciendaCalls.run(() => client.status(invoice.clave!));
+        if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
+        let resent = false;
+        let gaveUp = false;
+        if (!s.found) {
+          try {
+            resent = (await handleMissingClave(ctx, client, invoice)) === 'resent';
+          } catch (err) {
+            // Lost for good: recorded on that invoice (a person looks); the others go on.
+            if (!(err instanceof UnrecoverableError)) throw err;
+            gaveUp = true;
+          }
         }
+        return { invoice, s, resent, gaveUp };
+      } catch (err) {
+        // No answer about this one (a timeout, a 5xx): asked again at the next poll with the rest.
+        unanswered ??= err;
+        return null;
       }
-      return { invoice, s, resent, gaveUp };
-    } catch (err) {
-      // No answer about this one (a timeout, a 5xx): asked again at the next poll with the rest.
-      unanswered ??= err;
-      return null;
-    }
-  });
+    }),
+  );
   const polled = asked.filter((p): p is Polled => p !== null);
   // Nobody answered at all: Hacienda (or its network) is away; retried with the job's backoff.
   if (!polled.length) throw unanswered;

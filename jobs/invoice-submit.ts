@@ -26,6 +26,7 @@ import { SUBMISSION_LEASE_MS, submissionFailure, submissionOf } from './hacienda
 import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
 import { mapLimit } from './map-limit.ts';
 import { isPermanentError, recordProcessingError } from '../db/queries/processing-error.ts';
+import { inInvoiceTrace } from './tracing.ts';
 
 /** POSTs of one chunk in flight at once. */
 const SUBMIT_CONCURRENCY = 16;
@@ -86,10 +87,8 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
   // 4. Look first where an earlier attempt may have reached Hacienda; send the rest.
   let sent: Sent[];
   try {
-    sent = await mapLimit(
-      attempts,
-      SUBMIT_CONCURRENCY,
-      async ({ w, attemptId, attemptedBefore }): Promise<Sent> => {
+    sent = await mapLimit(attempts, SUBMIT_CONCURRENCY, ({ w, attemptId, attemptedBefore }): Promise<Sent> =>
+      inInvoiceTrace(w.invoice.traceContext, async () => {
         const client = clients.get(`${w.invoice.companyId}:${w.invoice.livemode}`)!;
         const invoiceId = w.invoice.id;
         try {
@@ -118,7 +117,7 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
         } catch (err) {
           return { invoiceId, attemptId, ok: false, err, end: submissionFailure(err) };
         }
-      },
+      }),
     );
   } finally {
     clearInterval(renewal);

@@ -20,6 +20,8 @@ import {
   HaciendaUnknownOutcomeError,
 } from '../hacienda/client/index.ts';
 import { taggedPrefix } from './redis-keys.ts';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from './tracing.ts';
 
 export const workerRegistry = new Registry();
 
@@ -100,27 +102,42 @@ function errorOutcome(err: unknown): string {
 
 /** The same client, with each submit and status call timed and labelled by its outcome. */
 export function instrumentReception(client: ReceptionClient, environment: string): ReceptionClient {
-  const timed = async <T>(operation: string, fn: () => Promise<T>, outcome: (r: T) => string) => {
-    const started = performance.now();
-    try {
-      const result = await fn();
-      metrics.haciendaCall(operation, environment, outcome(result), (performance.now() - started) / 1000);
-      return result;
-    } catch (err) {
-      metrics.haciendaCall(operation, environment, errorOutcome(err), (performance.now() - started) / 1000);
-      throw err;
-    }
-  };
+  // Each call is also a client span of the trace it runs in (the invoice's: see jobs/tracing.ts).
+  const timed = <T>(operation: string, clave: string, fn: () => Promise<T>, outcome: (r: T) => string) =>
+    inSpan(
+      `hacienda ${operation}`,
+      { kind: SpanKind.CLIENT, attributes: { 'hacienda.clave': clave, 'hacienda.environment': environment } },
+      async (span) => {
+        const started = performance.now();
+        try {
+          const result = await fn();
+          span.setAttribute('hacienda.outcome', outcome(result));
+          metrics.haciendaCall(operation, environment, outcome(result), (performance.now() - started) / 1000);
+          return result;
+        } catch (err) {
+          span.setAttribute('hacienda.outcome', errorOutcome(err));
+          metrics.haciendaCall(
+            operation,
+            environment,
+            errorOutcome(err),
+            (performance.now() - started) / 1000,
+          );
+          throw err;
+        }
+      },
+    );
   return {
     submit: (doc) =>
       timed(
         'submit',
+        doc.clave,
         () => client.submit(doc),
         (r) => (r.duplicate ? 'duplicate' : 'received'),
       ),
     status: (clave) =>
       timed(
         'status',
+        clave,
         () => client.status(clave),
         (r) => (r.found ? r.state : 'not_found'),
       ),

@@ -21,6 +21,8 @@ import { open } from '../hacienda/secret-box.ts';
 import { postWebhook } from './webhook-http.ts';
 import type { DeliveryStore } from './webhook-store.ts';
 import { metrics, webhookOutcome } from './metrics.ts';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from './tracing.ts';
 
 export const WEBHOOK_QUEUE = 'webhooks';
 export const WEBHOOK_JOB = 'webhook.deliver';
@@ -128,20 +130,35 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
 
   // 3. Send. The attempt is recorded with its outcome afterwards: a worker stopping mid-request
   // leaves the delivery pending, to be sent again (its retry, or the webhook reconciler).
-  const result = await postWebhook({
-    url: endpoint.url,
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'service-signature': signature,
-      'service-event-id': formatId('event', eventId),
-      'service-delivery-id': formatId('webhookDelivery', delivery.deliveryId),
-      'service-delivery-attempt': String(delivery.attempts + 1),
+  const post = () =>
+    postWebhook({
+      url: endpoint.url,
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'service-signature': signature,
+        'service-event-id': formatId('event', eventId),
+        'service-delivery-id': formatId('webhookDelivery', delivery.deliveryId),
+        'service-delivery-attempt': String(delivery.attempts + 1),
+      },
+      timeoutMs: ctx.config.webhooks.timeoutMs,
+      publicOnly: endpoint.livemode || !ctx.config.webhooks.sandboxAllowPrivate,
+    });
+  // A client span of the event's trace (its invoice's, when the job carries it).
+  const result = await inSpan(
+    'webhook POST',
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { 'webhook.event_id': formatId('event', eventId), 'webhook.endpoint_id': endpointId },
     },
-    timeoutMs: ctx.config.webhooks.timeoutMs,
-    publicOnly: endpoint.livemode || !ctx.config.webhooks.sandboxAllowPrivate,
-  });
+    async (span) => {
+      const r = await post();
+      if (r.statusCode !== null) span.setAttribute('http.response.status_code', r.statusCode);
+      if (r.error) span.setAttribute('webhook.error', r.error);
+      return r;
+    },
+  );
 
   // 4. The outcome, durable before the job completes (or throws for its retry).
   const attempt = { deliveryId: delivery.deliveryId, round, startedAt, result };

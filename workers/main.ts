@@ -7,8 +7,16 @@ import { createDb } from '../db/connection.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
 import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { startRuntime } from './runtime.ts';
+import { enableTracing } from '../jobs/tracing.ts';
+import { startTracing } from '../telemetry/tracing.ts';
 
 const config = loadConfig();
+// Tracing first, so every Worker, queue and flow made below carries it (off without an OTLP endpoint).
+const tracing = startTracing({
+  serviceName: config.tracing.serviceName ?? 'factura-worker',
+  tracesUrl: config.tracing.tracesUrl,
+});
+if (tracing) enableTracing();
 const log = pino({ level: config.logLevel, base: { process: 'worker' } });
 const db = createDb({ url: config.databaseUrl, poolMax: 10, applicationName: 'factura-worker' });
 try {
@@ -48,6 +56,7 @@ async function shutdown(signal: string) {
   try {
     await runtime.close();
     await db.destroy();
+    await tracing?.shutdown();
   } finally {
     clearTimeout(force);
     process.exit(0);

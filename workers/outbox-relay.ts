@@ -43,6 +43,7 @@ interface OutboxRow {
   /** Of the invoice of an `invoice.flow` row. */
   companyId: number | null;
   livemode: boolean | null;
+  traceContext: string | null;
 }
 
 export function createRelay(options: RelayOptions): Relay {
@@ -59,7 +60,7 @@ export function createRelay(options: RelayOptions): Relay {
     return db.transaction(async (trx) => {
       // The invoice's company and mode come with the claim: flows are chunked by them.
       const claimed = await trx.raw(
-        `select o.id, o.kind, o.payload, o.request_id, i.company_id, i.livemode
+        `select o.id, o.kind, o.payload, o.request_id, i.company_id, i.livemode, i.trace_context
            from outbox o
            left join invoices i on o.kind = 'invoice.flow' and i.id = (o.payload->>'invoiceId')::bigint
           where o.processed_at is null
@@ -75,6 +76,7 @@ export function createRelay(options: RelayOptions): Relay {
         requestId: (r.request_id as string | null) ?? null,
         companyId: r.company_id === null ? null : Number(r.company_id),
         livemode: (r.livemode as boolean | null) ?? null,
+        traceContext: (r.trace_context as string | null) ?? null,
       }));
       if (rows.length === 0) return 0;
       // Whatever is ready, in chunks: each invoice's chunk is written with the claim, so the
@@ -86,6 +88,7 @@ export function createRelay(options: RelayOptions): Relay {
             invoiceId: r.payload.invoiceId!,
             companyId: r.companyId!,
             livemode: r.livemode!,
+            traceContext: r.traceContext,
           })),
         chunkSize,
       );

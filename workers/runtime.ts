@@ -19,6 +19,7 @@ import { BATCH_JOB, INVOICE_JOBS, type JobDefinition } from '../jobs/job-catalog
 import { buildWorker } from './worker-build.ts';
 import { createQueues } from '../jobs/queues.ts';
 import { wakeIfNoted } from '../jobs/status-wake.ts';
+import { queueTelemetry } from '../jobs/tracing.ts';
 
 export interface RuntimeOptions {
   config: Config;
@@ -69,7 +70,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   const notesRedis = new Redis({ ...(o.connection as RedisOptions), maxRetriesPerRequest: 1 });
   notesRedis.on('error', (err) => o.log.debug({ err: err.message }, 'wake-note Redis connection error'));
   ctx.wakeIfNoted = (job) => wakeIfNoted(queues.status, notesRedis, job).catch(() => false);
-  const flows = new FlowProducer({ connection: o.connection, prefix });
+  const flows = new FlowProducer({ connection: o.connection, prefix, telemetry: queueTelemetry() });
   flows.on('error', (err) => o.log.error({ err }, 'flow producer error'));
   for (const q of Object.values(queues))
     q.on('error', (err) => o.log.error({ err, queue: q.name }, 'queue error'));

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { setCompletedRetention } from '../jobs/catalogue.ts';
-import { fanOutEvents, loadDeliveryContexts } from '../db/queries/webhooks.ts';
+import { eventTraceContexts, fanOutEvents, loadDeliveryContexts } from '../db/queries/webhooks.ts';
 import {
   deliverWebhook,
   WEBHOOK_BACKOFF,
@@ -23,6 +23,7 @@ import { closeWebhookConnections } from '../jobs/webhook-http.ts';
 import { DeliveryStore } from '../jobs/webhook-store.ts';
 import { buildWorker } from './worker-build.ts';
 import { everyWithoutOverlap, type PeriodicPass } from './periodic-pass.ts';
+import { queueTelemetry, tracingEnabled } from '../jobs/tracing.ts';
 
 export interface WebhookRuntime {
   queue: Queue<WebhookJobData>;
@@ -47,7 +48,11 @@ export function startWebhooks(o: {
 }): WebhookRuntime {
   const prefix = o.config.queuePrefix;
   setCompletedRetention(o.config.queueKeepCompleted);
-  const queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection: o.connection, prefix });
+  const queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, {
+    connection: o.connection,
+    prefix,
+    telemetry: queueTelemetry(),
+  });
   queue.on('error', (err) => o.log.error({ err, queue: WEBHOOK_QUEUE }, 'queue error'));
   const store = new DeliveryStore(o.db, { groupMs: o.groupMs });
   const ctx = { log: o.log, config: o.config, now: () => new Date(), store };
@@ -83,10 +88,18 @@ export function startWebhooks(o: {
       // What the jobs will need, read in the relay's transaction: their first run in this
       // process reads nothing more once it has committed.
       store.prime((await loadDeliveryContexts(trx, targets)).values(), trx.executionPromise);
+      const traces = tracingEnabled()
+        ? await eventTraceContexts(
+            trx,
+            targets.map((t) => t.eventId),
+          )
+        : null;
       await queue.addBulk(
         targets.map((t) => {
           const data: WebhookJobData = { v: 1, ...t };
-          return { name: WEBHOOK_JOB, data, opts: webhookJobOptions(o.config, data) };
+          const metadata = traces?.get(t.eventId);
+          const opts = webhookJobOptions(o.config, data);
+          return { name: WEBHOOK_JOB, data, opts: metadata ? { ...opts, telemetry: { metadata } } : opts };
         }),
       );
     },

@@ -3,6 +3,7 @@
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { instrumentWorker } from '../jobs/metrics.ts';
+import { queueTelemetry } from '../jobs/tracing.ts';
 
 export interface WorkerBuild {
   connection: ConnectionOptions;
@@ -37,6 +38,8 @@ export function buildWorker<Data extends { v?: number }>(
       lockDuration: b.lockDurationMs,
       stalledInterval: Math.min(30_000, b.lockDurationMs),
       ...(b.settings ? { settings: b.settings } : {}),
+      // With tracing on, each job runs in a span of the trace its job carries.
+      telemetry: queueTelemetry(),
     },
   );
   worker.on('error', (err) => b.log.error({ err, queue }, 'worker error'));

@@ -57,6 +57,8 @@ export interface GroupedRequest {
   send: boolean;
   idempotency: IdempotencyInput | null;
   requestId: string | null;
+  /** The request's W3C trace context as stored text (null: tracing off). */
+  traceContext?: string | null;
   render: (row: InvoiceRow) => Record<string, unknown>;
 }
 
@@ -287,6 +289,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
       emisorId,
       tag(m),
     );
+    if (m.traceContext) row.traceContext = m.traceContext;
     return offset === undefined ? row : { ...row, ...numberedBySql(trx, row, offset) };
   });
   const insert = trx.queryBuilder();

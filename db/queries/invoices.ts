@@ -26,6 +26,8 @@ export interface StoredLine {
 
 export interface InvoiceRow {
   id: number;
+  /** The creating request's W3C trace context as stored text (null: tracing off). */
+  traceContext?: string | null;
   companyId: number;
   livemode: boolean;
   clientId: number;

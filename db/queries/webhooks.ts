@@ -189,6 +189,28 @@ export async function fanOutEvents(trx: Knex.Transaction, eventIds: number[]): P
 }
 
 /**
+ * The stored trace contexts of the invoices these events are about (events whose data is an
+ * invoice, `inv_…`), by event id: their deliveries are spans of the invoice's trace. Read only
+ * when the process traces.
+ */
+export async function eventTraceContexts(
+  trx: Knex.Transaction,
+  eventIds: number[],
+): Promise<Map<number, string>> {
+  if (eventIds.length === 0) return new Map();
+  const res = await trx.raw(
+    `select e.id, i.trace_context
+       from events e
+       join invoices i on i.id = substr(e.data->>'id', 5)::bigint and i.company_id = e.company_id
+      where e.id = any(?::bigint[]) and e.data->>'id' ~ '^inv_[0-9]+$' and i.trace_context is not null`,
+    [eventIds],
+  );
+  return new Map(
+    (res.rows as { id: string; trace_context: string }[]).map((r) => [Number(r.id), r.trace_context]),
+  );
+}
+
+/**
  * Asks for the event to be sent again, now, to the tenant's enabled endpoints subscribed to its
  * type (or to one of them): each delivery starts a new round (pending again), deliveries are
  * created for endpoints that subscribed after the event, and the outbox carries it to the queue.

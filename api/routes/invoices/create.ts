@@ -24,6 +24,7 @@ import type { AppDeps } from '../../app.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
 import { missingEmisorData } from '../../../db/queries/invoice-prepare.ts';
 import { waitForSettled } from './wait.ts';
+import { requestTraceContext } from '../../tracing.ts';
 
 /** Issuing needs the emisor data, and a signing key (plus Hacienda credentials for live mode). */
 export async function assertCanIssue(db: Knex, company: Company, auth: AuthContext): Promise<void> {
@@ -164,6 +165,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
         send,
         idempotency: idem,
         requestId: request.id,
+        traceContext: requestTraceContext(request),
         render: invoiceObject,
       });
       if (grouped.kind === 'invalid') throw grouped.error;

@@ -3,7 +3,7 @@
 // created it; its W3C context is stored with the invoice (invoices.trace_context, the same text
 // BullMQ's telemetry keeps in a job: `{"traceparent":"00-…"}`), so the jobs of its flow, its
 // Hacienda calls and its webhook deliveries, in whatever process and however much later, are
-// spans of that one trace. A chunk's jobs carry the first invoice's context and link the others.
+// spans of that one trace. A chunk's jobs carry its first invoice's context.
 import {
   context,
   INVALID_SPAN_CONTEXT,
@@ -14,7 +14,6 @@ import {
   TraceFlags,
   type Attributes,
   type Context,
-  type Link,
   type Span,
 } from '@opentelemetry/api';
 import { BullMQOtel } from 'bullmq-otel';
@@ -71,17 +70,6 @@ export function contextFrom(stored: string | null | undefined): Context | null {
 export function inInvoiceTrace<T>(stored: string | null | undefined, fn: () => Promise<T>): Promise<T> {
   const ctx = contextFrom(stored);
   return ctx ? context.with(ctx, fn) : fn();
-}
-
-/** Links to the stored contexts (the other invoices of a chunk). */
-export function linksTo(stored: readonly (string | null | undefined)[]): Link[] {
-  const links: Link[] = [];
-  for (const s of stored) {
-    const ctx = contextFrom(s);
-    const sc = ctx && trace.getSpanContext(ctx);
-    if (sc) links.push({ context: sc });
-  }
-  return links;
 }
 
 /**

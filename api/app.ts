@@ -49,6 +49,7 @@ import { observedQueueNames, registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import usageRoutes from './routes/usage/index.ts';
 import dashboardRoute from './routes/dashboard.ts';
+import invoiceTimelineRoute from './routes/invoices/timeline.ts';
 
 export interface AppDeps {
   config: Config;
@@ -200,6 +201,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(readInvoiceRoutes, deps);
   await app.register(invoicePdfRoute, deps);
   await app.register(invoiceEmailRoute, deps);
+  await app.register(invoiceTimelineRoute, deps);
   await app.register(sendInvoiceRoute, deps);
   await app.register(batchRoutes, deps);
   await app.register(haciendaCallbackRoute, deps);

@@ -195,6 +195,9 @@ describe('invoice browser', () => {
     const requested: string[] = [];
     page.on('request', (r) => requested.push(r.url()));
     await connect(page, '/dashboard/invoices');
+    // The key form folds away; the focus moves on to the first filter, not to the page's top.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-status');
+    expect(await page.locator('#key').isHidden()).toBe(true);
 
     // Newest first, 20 a page: 19 drafts, then the rejected one; client names looked up.
     expect(await page.locator('#list-body tr').count()).toBe(20);

@@ -141,14 +141,20 @@
     if (apiKey) onKey();
   }
 
-  /** After a successful first call: shows the mode, hides the key form behind "Forget key". */
-  function connected() {
+  /**
+   * After a successful call: shows the mode, hides the key form behind "Forget key". When the
+   * key was just submitted, the focus moves on to `focusNext` (the button it was on is gone).
+   */
+  function connected(focusNext) {
+    const fromForm =
+      $('key-form').contains(document.activeElement) && $('forget').classList.contains('hidden');
     $('mode').textContent = apiKey.startsWith('ik_live_') ? 'live' : 'sandbox';
     $('mode').classList.remove('hidden');
     $('key-fields').classList.add('hidden');
     $('connect-btn').classList.add('hidden');
     $('forget').classList.remove('hidden');
     showError('');
+    if (fromForm && focusNext) $(focusNext).focus();
   }
 
   function failed(err, scope) {

@@ -26,6 +26,32 @@ export default tseslint.config(
     },
   },
   {
+    // Browser scripts the web pages inline (api/dashboard): plain JavaScript for the browser,
+    // outside the TypeScript project.
+    files: ['api/dashboard/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false },
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'navigator',
+          'sessionStorage',
+          'fetch',
+          'URL',
+          'URLSearchParams',
+          'Intl',
+          'Node',
+          'setTimeout',
+          'clearTimeout',
+        ].map((g) => [g, 'readonly']),
+      ),
+    },
+  },
+  {
     // The simulator stands in for Hacienda: it may use what a real Hacienda also has (schemas,
     // signature verification, code catalogues in hacienda/ and domain/), never the service's
     // database, jobs, API, workers or its own reception client.

@@ -50,6 +50,8 @@ import { observedQueueNames, registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import usageRoutes from './routes/usage/index.ts';
 import dashboardRoute from './routes/dashboard.ts';
+import invoiceBrowserRoutes from './routes/invoice-browser.ts';
+import invoiceTimelineRoute from './routes/invoices/timeline.ts';
 
 export interface AppDeps {
   config: Config;
@@ -202,6 +204,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(readInvoiceRoutes, deps);
   await app.register(invoicePdfRoute, deps);
   await app.register(invoiceEmailRoute, deps);
+  await app.register(invoiceTimelineRoute, deps);
   await app.register(sendInvoiceRoute, deps);
   await app.register(batchRoutes, deps);
   await app.register(haciendaCallbackRoute, deps);
@@ -212,6 +215,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(paymentRoutes, deps);
   await app.register(usageRoutes, { ...deps, usage });
   await app.register(dashboardRoute);
+  await app.register(invoiceBrowserRoutes);
   if (deps.adminQueues?.length) await registerBullBoard(app, deps.config, deps.adminQueues, requireAdmin);
   return app;
 }

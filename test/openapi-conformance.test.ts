@@ -237,6 +237,9 @@ describe('real responses match the documented schemas', () => {
     });
     await drive('GET', '/api/v1/invoices/{id}', '/api/v1/invoices/inv_000000999999');
     await drive('GET', '/api/v1/invoices', '/api/v1/invoices?status=aceptada');
+    await drive('GET', '/api/v1/invoices', `/api/v1/invoices?document_type=01&q=${invoice.clave}`);
+    await drive('GET', '/api/v1/invoices/{id}/timeline', `/api/v1/invoices/${invoice.id}/timeline`);
+    await drive('GET', '/api/v1/invoices/{id}/timeline', '/api/v1/invoices/inv_000000999999/timeline');
     await drive('GET', '/api/v1/invoices/{id}/xml', `/api/v1/invoices/${invoice.id}/xml`);
     await drive('GET', '/api/v1/invoices/{id}/response', `/api/v1/invoices/${invoice.id}/response`);
     await drive('GET', '/api/v1/invoices/{id}/pdf', `/api/v1/invoices/${invoice.id}/pdf`);

@@ -1,7 +1,8 @@
 // The compiled build, as the Procfile's production processes run it: `npm run build` writes
 // dist/, its migration runner finds a database migrated from the TypeScript sources up to date
 // (the same names in knex_migrations), and the compiled API and worker, started with plain node,
-// take an invoice to `aceptada` through the Hacienda simulator and serve the dashboard page.
+// take an invoice to `aceptada` through the Hacienda simulator and serve the dashboard and the
+// invoice browser pages.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -109,5 +110,11 @@ describe('the compiled build', () => {
     const page = await fetch(`${apiUrl}/dashboard`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('id="connect-btn"');
+    const browser = await fetch(`${apiUrl}/dashboard/invoices`);
+    expect(browser.status).toBe(200);
+    const html = await browser.text();
+    expect(html).toContain('id="filter-form"');
+    expect(html).toContain('window.Browser = {'); // the shared script, inlined
+    expect(html).not.toContain('<!--BROWSER_');
   }, 180_000);
 });

@@ -207,8 +207,26 @@ export const ListInvoicesQuery = Type.Object(
     status: Type.Optional(
       Type.String({ enum: ['borrador', 'pendiente', 'enviada', 'aceptada', 'rechazada'] }),
     ),
+    document_type: Type.Optional(
+      Type.String({
+        enum: ['01', '02', '03', '04', '08', '09', '10'],
+        description:
+          'Hacienda document type: 01 factura, 02 nota de débito, 03 nota de crédito, 04 tiquete, …',
+      }),
+    ),
     client: Type.Optional(Type.String({ description: 'cli_… id or UUID' })),
     external_id: Type.Optional(Type.String({ maxLength: 255 })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          "One of the invoice's identifiers, matched exactly: its id (inv_…), clave (50 digits), " +
+          'consecutivo (20 digits) or external id. For a client by name, look the client up with ' +
+          'GET /api/v1/clients and filter with `client`.',
+        examples: ['00100001010000000042'],
+      }),
+    ),
     created_gte: Type.Optional(Timestamp),
     created_lt: Type.Optional(Timestamp),
     updated_gte: Type.Optional(Timestamp),
@@ -218,3 +236,37 @@ export const ListInvoicesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const TimelineEntryObject = Type.Object(
+  {
+    object: Type.Literal('timeline_entry'),
+    type: Type.String({
+      enum: ['recorded', 'signed', 'submitted', 'answered', 'emailed', 'paid', 'credited'],
+      description:
+        'recorded: the invoice was accepted by the API; signed: its XML was signed; submitted: sent to ' +
+        "Hacienda; answered: Hacienda's verdict (detail.status aceptada or rechazada); emailed: one email " +
+        'to the receptor (detail.status pending, sent, failed or bounced; round 0 at acceptance, then ' +
+        'resends); paid: a payment; credited: a credit note referencing it, or its annulment',
+    }),
+    at: Timestamp,
+    detail: Type.Record(Type.String(), Type.Any(), {
+      description: 'What the step says: ids (email_id, payment_id, event_id), status, amount …',
+    }),
+  },
+  {
+    examples: [
+      {
+        object: 'timeline_entry',
+        type: 'emailed',
+        at: '2026-11-24T15:04:05.000Z',
+        detail: { email_id: 'eml_000000000007', round: 0, status: 'sent', recipients: ['juana@example.com'] },
+      },
+    ],
+  },
+);
+
+export const TimelineList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(TimelineEntryObject),
+  has_more: Type.Boolean(),
+});

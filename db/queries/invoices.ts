@@ -175,7 +175,10 @@ export async function getInvoice(db: Knex, tenant: Tenant, id: number): Promise<
 
 export interface InvoiceFilters {
   status?: string;
+  docType?: string;
   clientId?: number;
+  /** An invoice's own identifier: its id, clave, consecutivo or external id (exact match). */
+  search?: string;
   externalId?: string;
   createdGte?: string;
   createdLt?: string;
@@ -250,7 +253,9 @@ export async function listInvoices(
     ])
     .limit(f.limit + 1);
   if (f.status) q.where('status', f.status);
+  if (f.docType) q.where('docType', f.docType);
   if (f.clientId !== undefined) q.where('clientId', f.clientId);
+  if (f.search !== undefined) q.where((w) => identifierMatch(w, f.search!));
   if (f.externalId !== undefined) q.where('externalId', f.externalId);
   if (f.createdGte) q.where('createdAt', '>=', f.createdGte);
   if (f.createdLt) q.where('createdAt', '<', f.createdLt);
@@ -259,6 +264,22 @@ export async function listInvoices(
   if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);
   const rows = (await q) as PublicInvoiceRow[];
   return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
+}
+
+/**
+ * `search`: the text is compared, exactly, with each identifier an invoice has, and only with the
+ * ones its shape allows: the external id always (unique index per company and mode), the numeric
+ * id of `inv_…`, the clave (50 digits, unique index) and the consecutivo (20 digits, read as its
+ * series and number: the unique numbering index). Each branch is one index probe, so a search
+ * costs a few buffers at any volume; no substring scan of the invoices is ever made.
+ */
+function identifierMatch(w: Knex.QueryBuilder, text: string): void {
+  w.where('externalId', text);
+  const id = /^inv_(\d{12})$/.exec(text);
+  if (id) w.orWhere('id', Number(id[1]));
+  if (/^\d{50}$/.test(text)) w.orWhere('clave', text);
+  const c = /^(\d{3})(\d{5})(\d{2})(\d{10})$/.exec(text);
+  if (c && Number(c[4]) > 0) w.orWhere({ branch: c[1], terminal: c[2], docType: c[3], number: Number(c[4]) });
 }
 
 export async function getInvoiceDocument(

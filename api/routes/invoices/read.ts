@@ -94,7 +94,9 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
       }
       const { rows, hasMore } = await listInvoices(db, auth, {
         status: q.status,
+        docType: q.document_type,
         clientId,
+        search: q.q,
         externalId: q.external_id,
         createdGte: q.created_gte,
         createdLt: q.created_lt,

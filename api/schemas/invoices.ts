@@ -140,7 +140,10 @@ export const InvoiceLineObject = Type.Object({
   total: Type.String({ description: 'MontoTotalLinea' }),
 });
 
-const Figure = Type.Union([Type.String(), Type.Null()], { description: '5 decimals; null when none' });
+// Optional as well as nullable: a summary stored by an earlier version may lack a figure added since.
+const Figure = Type.Optional(
+  Type.Union([Type.String(), Type.Null()], { description: '5 decimals; null when none' }),
+);
 
 /** ResumenFactura as Hacienda receives it (XML element names, camelCase), amounts with 5 decimals. */
 export const DocumentSummary = Type.Object(
@@ -185,11 +188,13 @@ export const RejectionItem = Type.Object(
   {
     code: Type.Union([Type.Integer(), Type.Null()]),
     message: Type.String({ description: "Hacienda's own text" }),
-    line: Type.Union([Type.Integer(), Type.Null()]),
-    column: Type.Union([Type.Integer(), Type.Null()]),
-    kind: Type.Union([Type.String(), Type.Null()], { description: 'The catalogue entry that explained it' }),
-    readable: Bilingual,
-    fix: Bilingual,
+    line: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    column: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    kind: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: 'The catalogue entry that explained it' }),
+    ),
+    readable: Type.Optional(Bilingual),
+    fix: Type.Optional(Bilingual),
   },
   { additionalProperties: true },
 );
@@ -200,8 +205,10 @@ export const ProcessingError = Type.Object(
     step: Type.String({ examples: ['sign'] }),
     code: Type.Optional(Type.String()),
     message: Type.String(),
-    permanent: Type.Boolean({ description: 'true: it waits for a person; false: it is being retried' }),
-    at: Timestamp,
+    permanent: Type.Optional(
+      Type.Boolean({ description: 'true: it waits for a person; false: it is being retried' }),
+    ),
+    at: Type.Optional(Timestamp),
   },
   { additionalProperties: true },
 );

@@ -2456,32 +2456,32 @@ export interface components {
       /** @example 1.00000 */
       exchangeRate: string;
       /** @description 5 decimals; null when none */
-      totalServGravados: string | null;
+      totalServGravados?: string | null;
       /** @description 5 decimals; null when none */
-      totalServExentos: string | null;
+      totalServExentos?: string | null;
       /** @description 5 decimals; null when none */
-      totalServExonerado: string | null;
+      totalServExonerado?: string | null;
       /** @description 5 decimals; null when none */
-      totalServNoSujeto: string | null;
+      totalServNoSujeto?: string | null;
       /** @description 5 decimals; null when none */
-      totalMercanciasGravadas: string | null;
+      totalMercanciasGravadas?: string | null;
       /** @description 5 decimals; null when none */
-      totalMercanciasExentas: string | null;
+      totalMercanciasExentas?: string | null;
       /** @description 5 decimals; null when none */
-      totalMercExonerada: string | null;
+      totalMercExonerada?: string | null;
       /** @description 5 decimals; null when none */
-      totalMercNoSujeta: string | null;
+      totalMercNoSujeta?: string | null;
       /** @description 5 decimals; null when none */
-      totalGravado: string | null;
+      totalGravado?: string | null;
       /** @description 5 decimals; null when none */
-      totalExento: string | null;
+      totalExento?: string | null;
       /** @description 5 decimals; null when none */
-      totalExonerado: string | null;
+      totalExonerado?: string | null;
       /** @description 5 decimals; null when none */
-      totalNoSujeto: string | null;
+      totalNoSujeto?: string | null;
       totalVenta: string;
       /** @description 5 decimals; null when none */
-      totalDescuentos: string | null;
+      totalDescuentos?: string | null;
       totalVentaNeta: string;
       totalDesgloseImpuesto: {
         code: string;
@@ -2490,11 +2490,11 @@ export interface components {
       }[];
       totalImpuesto: string;
       /** @description 5 decimals; null when none */
-      totalImpAsumEmisorFabrica: string | null;
+      totalImpAsumEmisorFabrica?: string | null;
       /** @description 5 decimals; null when none */
-      totalIVADevuelto: string | null;
+      totalIVADevuelto?: string | null;
       /** @description 5 decimals; null when none */
-      totalOtrosCargos: string | null;
+      totalOtrosCargos?: string | null;
       totalComprobante: string;
     } & {
       [key: string]: unknown;
@@ -2804,9 +2804,9 @@ export interface components {
       code?: string;
       message: string;
       /** @description true: it waits for a person; false: it is being retried */
-      permanent: boolean;
+      permanent?: boolean;
       /** Format: date-time */
-      at: string;
+      at?: string;
     } & {
       [key: string]: unknown;
     };
@@ -2827,15 +2827,15 @@ export interface components {
       code: number | null;
       /** @description Hacienda's own text */
       message: string;
-      line: number | null;
-      column: number | null;
+      line?: number | null;
+      column?: number | null;
       /** @description The catalogue entry that explained it */
-      kind: string | null;
-      readable: {
+      kind?: string | null;
+      readable?: {
         es: string;
         en: string;
       };
-      fix: {
+      fix?: {
         es: string;
         en: string;
       };

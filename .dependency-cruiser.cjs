@@ -22,6 +22,10 @@
 //   module (the simulator's SIMULATOR_* variables) and may use config/'s error type. Everything
 //   else in the layers may import config/ for its types only (`import type { Config }`: the shape
 //   of the options it is handed), never a value, so nothing below the edge reads the environment.
+// - client/ is the typed client package (@factura-cr/client), shipped apart from the service: it
+//   imports nothing of ours outside client/ (only its npm dependency, openapi-fetch), and nothing
+//   of the service imports it; tests drive the service through it. Its types are generated from the
+//   OpenAPI document by scripts/ (npm run client:generate), never by importing the service.
 // - The Hacienda simulator is the fake of an external system: nothing of the service imports it.
 //   Its own rule (what it may import: what a real Hacienda would know) sits beside these, under
 //   "simulator"; the paths below cover it both in hacienda/simulator/ and in a top-level simulator/.
@@ -29,7 +33,7 @@ const SIMULATOR = '^(hacienda/simulator|simulator)/';
 const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
 const LAYERS = '^(domain|db|hacienda|documents|jobs|api|workers|config)/';
 const OURS =
-  '^(api|bench|cli|config|db|documents|domain|hacienda|jobs|mail-catcher|scripts|simulator|telemetry|test|workers)/|^[^/]+\\.ts$';
+  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|scripts|simulator|telemetry|test|workers)/|^[^/]+\\.ts$';
 /** Where a process reads its configuration (value imports of config/ allowed). */
 const CONFIG_EDGE = [
   '^api/server\\.ts$',
@@ -162,11 +166,26 @@ module.exports = {
       from: { path: '^telemetry/' },
       to: { path: OURS, pathNot: '^telemetry/' },
     },
+    {
+      name: 'client-package-standalone',
+      comment:
+        'client/ is a package of its own (@factura-cr/client): it imports nothing of the service, only its own files and npm packages.',
+      severity: 'error',
+      from: { path: '^client/' },
+      to: { path: OURS, pathNot: '^client/' },
+    },
+    {
+      name: 'service-never-imports-the-client',
+      comment: 'The service does not depend on its client package; only tests drive the service through it.',
+      severity: 'error',
+      from: { path: LAYERS },
+      to: { path: '^client/' },
+    },
     // simulator: its own rule goes here (what the Hacienda simulator may import).
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|\\.local|\\.git|test/artifacts|dist)/' },
+    exclude: { path: '^(node_modules|\\.local|\\.git|test/artifacts|dist|client/dist)/' },
     // Type-only imports count: a type is a dependency on the module that defines it.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

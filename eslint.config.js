@@ -10,6 +10,7 @@ export default tseslint.config(
       '.local/**',
       'test/artifacts/**',
       'dist/**',
+      'client/dist/**',
       'eslint.config.js',
       '.dependency-cruiser.cjs',
     ],

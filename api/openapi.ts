@@ -3,11 +3,13 @@
 // bundled files: no CDN, works offline). Routes without tags (Bull Board, the docs themselves)
 // are left out. The transform adds what the route schemas do not say: the bearer security and
 // required scope of /api routes (also as `x-scopes`), the rate-limit headers, and an example for every response
-// (the schema's own examples when it has some, otherwise one built from the schema).
+// (the schema's own examples when it has some, otherwise one built from the schema). Schemas
+// with a type-name `title` are named components (api/openapi-components.ts).
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE } from '../domain/errors.ts';
+import { hoistErrorResponses, hoistNamedSchemas } from './openapi-components.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -157,6 +159,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
     hideUntagged: true,
+    // Titled schemas and the shared error answers become components (api/openapi-components.ts).
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? (hoistErrorResponses(hoistNamedSchemas(document.openapiObject as Record<string, unknown>)) as never)
+        : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       if (!schema) return { schema, url };
       const s = { ...(schema as JsonSchema) };

@@ -132,7 +132,15 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
   const s = t.summary;
   const reason = row.rejectionReason as {
     summary: { es: string; en: string };
-    items: Record<string, unknown>[];
+    items: {
+      code: number | null;
+      message: string;
+      line: number | null;
+      column: number | null;
+      kind: string | null;
+      readable: { es: string; en: string };
+      fix: { es: string; en: string };
+    }[];
     raw: string | null;
   } | null;
   return {
@@ -181,13 +189,20 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     total_discount: m2(s.totalDescuentos),
     total_tax: m2(s.totalImpuesto),
     total: money2(row.total),
-    totals: s as unknown as Record<string, unknown>,
+    totals: s,
     payment_status: row.paymentStatus,
     balance_due: money2(row.balanceDue),
     rejection_reason: reason
       ? { message: reason.summary[lang], summary: reason.summary, items: reason.items, raw: reason.raw }
       : null,
-    processing_error: row.processingError,
+    // Written only by recordProcessingError (db/queries/processing-error.ts), in this shape.
+    processing_error: row.processingError as {
+      step: string;
+      code?: string;
+      message: string;
+      permanent: boolean;
+      at: string;
+    } | null,
     external_id: row.externalId,
     metadata: row.metadata,
     email_recipients: row.emailRecipients ?? [],

@@ -258,10 +258,18 @@ interface RouteSpec {
 
 const ajv = addFormats(new Ajv({ strict: false, allErrors: false, coerceTypes: false }));
 
+/** A schema of the document with its named schemas ($ref to components.schemas) written out. */
+function deref(schema: any): any {
+  if (Array.isArray(schema)) return schema.map((s) => deref(s));
+  if (!schema || typeof schema !== 'object') return schema;
+  if (typeof schema.$ref === 'string') return deref(doc.components.schemas[schema.$ref.split('/').pop()!]);
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, deref(v)]));
+}
+
 function specOf(entry: RouteEntry): RouteSpec {
   const openapiPath = entry.url.replace(/:([A-Za-z]+)/g, '{$1}');
   const op = doc.paths?.[openapiPath]?.[entry.method === 'HEAD' ? 'get' : entry.method.toLowerCase()];
-  const bodySchema = op?.requestBody?.content?.['application/json']?.schema;
+  const bodySchema = deref(op?.requestBody?.content?.['application/json']?.schema);
   const params = [...entry.url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
   const segment = /\/([a-z_]+)\/:id/.exec(entry.url)?.[1];
   const idKind = segment && entry.url.startsWith('/api/') ? (ID_KINDS[segment] ?? null) : null;

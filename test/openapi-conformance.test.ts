@@ -3,7 +3,8 @@
 // HTTP (API, workers and the Hacienda simulator, invoices flowing to `aceptada`) and each answer
 // must have a documented status, the documented media type and a body that the documented schema
 // accepts (Ajv, JSON Schema 2020-12). Every operation must be seen succeeding at least once, and
-// answering 401 without a key: a route added without a driver here fails this test.
+// answering 401 without a key: a route added without a driver here fails this test. Named schemas
+// and the shared error answers are components ($ref), resolved here against the document.
 import { createServer, type Server } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -19,6 +20,8 @@ type Res = Awaited<ReturnType<typeof api>>;
 let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;
 let doc: Json;
+/** doc.paths with the shared answers ($ref to components.responses) written out. */
+let paths: Json;
 let receiver: Server;
 let receiverUrl: string;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
@@ -29,6 +32,7 @@ beforeAll(async () => {
   e = await startE2E();
   s = await seedIssuer(e.db, e.config);
   doc = (await (await fetch(`${e.apiUrl}/openapi.json`)).json()) as Json;
+  paths = resolveResponses(doc);
   receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(200).end('ok'));
@@ -41,8 +45,33 @@ afterAll(async () => {
   await e?.close();
 });
 
+function resolveResponses(d: Json): Json {
+  const ref = (r: Json) => (r.$ref ? d.components.responses[String(r.$ref).split('/').pop()!] : r);
+  return Object.fromEntries(
+    Object.entries(d.paths as Json).map(([p, item]) => [
+      p,
+      Object.fromEntries(
+        Object.entries(item as Json).map(([m, op]) => [
+          m,
+          {
+            ...(op as Json),
+            responses: Object.fromEntries(
+              Object.entries((op as Json).responses as Json).map(([st, r]) => [st, ref(r as Json)]),
+            ),
+          },
+        ]),
+      ),
+    ]),
+  );
+}
+
+/** A schema of the document, compiled with the document's components in reach of its $refs. */
+function compile(schema: Json) {
+  return ajv.compile({ ...schema, components: doc.components });
+}
+
 function operation(method: string, path: string): Json | undefined {
-  return doc.paths?.[path]?.[method.toLowerCase()];
+  return paths[path]?.[method.toLowerCase()];
 }
 
 /** Asserts that a real answer is what the document says for this operation and status. */
@@ -66,7 +95,7 @@ function check(method: string, path: string, res: Res): Res {
     `${where}: content type ${type} not documented (${Object.keys(documented!.content)})`,
   ).toBeDefined();
   const body = type.endsWith('json') ? JSON.parse(res.text) : res.text;
-  const validate = ajv.compile(media!.schema);
+  const validate = compile(media!.schema);
   expect(validate(body), `${where}: ${JSON.stringify(validate.errors?.slice(0, 5))}`).toBe(true);
   if (path.startsWith('/api/') && res.status !== 401) {
     expect(res.headers.get('ratelimit-policy'), `${where}: RateLimit-Policy`).toMatch(/^\d+;w=1$/);
@@ -94,7 +123,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents every operation with its errors, security and an example per response', () => {
-    const ops = Object.entries(doc.paths as Json).flatMap(([p, item]) =>
+    const ops = Object.entries(paths).flatMap(([p, item]) =>
       Object.entries(item as Json).map(([m, op]) => ({ p, m, op: op as Json })),
     );
     expect(ops.length).toBeGreaterThanOrEqual(20);
@@ -116,7 +145,7 @@ describe('the OpenAPI document', () => {
           const example = m2.example ?? Object.values((m2.examples ?? {}) as Json)[0]?.value;
           expect(example, `${where} ${status} ${type}: example`).toBeDefined();
           if (type.endsWith('json')) {
-            const validate = ajv.compile(m2.schema);
+            const validate = compile(m2.schema);
             expect(validate(example), `${where} ${status}: example ${JSON.stringify(validate.errors)}`).toBe(
               true,
             );
@@ -124,7 +153,20 @@ describe('the OpenAPI document', () => {
         }
       }
       const body = op.requestBody?.content?.['application/json'];
-      if (body) expect(body.example ?? body.examples ?? body.schema, `${where}: request body`).toBeDefined();
+      if (body) {
+        const example = body.example ?? Object.values((body.examples ?? {}) as Json)[0]?.value;
+        expect(example, `${where}: request example`).toBeDefined();
+        const validate = compile(body.schema);
+        expect(validate(example), `${where}: request example ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+      // Typed clients get one named type per answer: JSON answers are components, errors Problem.
+      for (const [status, r] of Object.entries(op.responses as Json)) {
+        const json = (r as Json).content?.['application/json'];
+        if (json)
+          expect(json.schema.$ref, `${where} ${status}: a named schema`).toMatch(/^#\/components\/schemas\//);
+        const problem = (r as Json).content?.['application/problem+json'];
+        if (problem) expect(problem.schema.$ref, `${where} ${status}`).toBe('#/components/schemas/Problem');
+      }
     }
   });
 });

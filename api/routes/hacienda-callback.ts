@@ -12,7 +12,10 @@ import type { AppDeps } from '../app.ts';
 
 const Body = Type.Object(
   { clave: Type.String({ minLength: 50, maxLength: 50 }) },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    examples: [{ clave: '50622112600310112345600100001010000000001100000001', 'ind-estado': 'aceptado' }],
+  },
 );
 
 export default async function haciendaCallbackRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {

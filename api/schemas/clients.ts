@@ -1,6 +1,6 @@
 // Client resource schemas (request and response). Lengths follow Hacienda v4.4.
 import { Type } from 'typebox';
-import { Decimal2, Limit, Timestamp } from './common.ts';
+import { Decimal2, Limit, Timestamp, nameSchemas } from './common.ts';
 
 export const AddressInput = Type.Object(
   {
@@ -91,3 +91,11 @@ export const ListClientsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({
+  AddressInput,
+  CreateClientRequest: CreateClientBody,
+  Address,
+  Client: ClientObject,
+});

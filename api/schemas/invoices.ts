@@ -4,7 +4,7 @@
 import { Type } from 'typebox';
 import { CODIGOS_DESCUENTO } from '../../domain/codes.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
-import { Decimal2, Limit, Timestamp } from './common.ts';
+import { Decimal2, Limit, Timestamp, nameSchemas } from './common.ts';
 
 const Qty = Type.Union([Type.Number(), Type.String()], {
   description: 'Quantity, > 0, up to 3 decimals (number or decimal string)',
@@ -140,10 +140,83 @@ export const InvoiceLineObject = Type.Object({
   total: Type.String({ description: 'MontoTotalLinea' }),
 });
 
+// Optional as well as nullable: a summary stored by an earlier version may lack a figure added since.
+const Figure = Type.Optional(
+  Type.Union([Type.String(), Type.Null()], { description: '5 decimals; null when none' }),
+);
+
+/** ResumenFactura as Hacienda receives it (XML element names, camelCase), amounts with 5 decimals. */
+export const DocumentSummary = Type.Object(
+  {
+    currency: Type.String({ examples: ['CRC'] }),
+    exchangeRate: Type.String({ examples: ['1.00000'] }),
+    totalServGravados: Figure,
+    totalServExentos: Figure,
+    totalServExonerado: Figure,
+    totalServNoSujeto: Figure,
+    totalMercanciasGravadas: Figure,
+    totalMercanciasExentas: Figure,
+    totalMercExonerada: Figure,
+    totalMercNoSujeta: Figure,
+    totalGravado: Figure,
+    totalExento: Figure,
+    totalExonerado: Figure,
+    totalNoSujeto: Figure,
+    totalVenta: Type.String(),
+    totalDescuentos: Figure,
+    totalVentaNeta: Type.String(),
+    totalDesgloseImpuesto: Type.Array(
+      Type.Object({
+        code: Type.String(),
+        ivaRateCode: Type.Union([Type.String(), Type.Null()]),
+        amount: Type.String(),
+      }),
+    ),
+    totalImpuesto: Type.String(),
+    totalImpAsumEmisorFabrica: Figure,
+    totalIVADevuelto: Figure,
+    totalOtrosCargos: Figure,
+    totalComprobante: Type.String(),
+  },
+  { additionalProperties: true, description: 'ResumenFactura figures with 5 decimals' },
+);
+
+const Bilingual = Type.Object({ es: Type.String(), en: Type.String() });
+
+/** One error Hacienda reported, explained. */
+export const RejectionItem = Type.Object(
+  {
+    code: Type.Union([Type.Integer(), Type.Null()]),
+    message: Type.String({ description: "Hacienda's own text" }),
+    line: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    column: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    kind: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: 'The catalogue entry that explained it' }),
+    ),
+    readable: Type.Optional(Bilingual),
+    fix: Type.Optional(Bilingual),
+  },
+  { additionalProperties: true },
+);
+
+/** Why an invoice's flow stopped (null while it runs or after it ends well). */
+export const ProcessingError = Type.Object(
+  {
+    step: Type.String({ examples: ['sign'] }),
+    code: Type.Optional(Type.String()),
+    message: Type.String(),
+    permanent: Type.Optional(
+      Type.Boolean({ description: 'true: it waits for a person; false: it is being retried' }),
+    ),
+    at: Type.Optional(Timestamp),
+  },
+  { additionalProperties: true },
+);
+
 export const RejectionReason = Type.Object({
   message: Type.String({ description: 'Readable text in the requested language' }),
   summary: Type.Object({ es: Type.String(), en: Type.String() }),
-  items: Type.Array(Type.Object({}, { additionalProperties: true })),
+  items: Type.Array(RejectionItem),
   raw: Type.Union([Type.String(), Type.Null()]),
 });
 
@@ -169,11 +242,11 @@ export const InvoiceObject = Type.Object({
   total_discount: Decimal2,
   total_tax: Decimal2,
   total: Decimal2,
-  totals: Type.Record(Type.String(), Type.Any(), { description: 'ResumenFactura figures with 5 decimals' }),
+  totals: DocumentSummary,
   payment_status: Type.String({ enum: ['unpaid', 'partial', 'paid'] }),
   balance_due: Decimal2,
   rejection_reason: Type.Union([RejectionReason, Type.Null()]),
-  processing_error: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  processing_error: Type.Union([ProcessingError, Type.Null()]),
   external_id: Type.Union([Type.String(), Type.Null()]),
   metadata: Type.Record(Type.String(), Type.String()),
   email_recipients: Type.Array(Type.String()),
@@ -269,4 +342,20 @@ export const TimelineList = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(TimelineEntryObject),
   has_more: Type.Boolean(),
+});
+
+// Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({
+  LineDiscountInput: Discount,
+  InvoiceLineInput: LineInput,
+  CreateInvoiceRequest: CreateInvoiceBody,
+  TaxLine,
+  InvoiceLine: InvoiceLineObject,
+  RejectionReason,
+  RejectionItem,
+  ProcessingError,
+  DocumentSummary,
+  Invoice: InvoiceObject,
+  TimelineEntry: TimelineEntryObject,
+  TimelineList,
 });

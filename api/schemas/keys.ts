@@ -1,7 +1,7 @@
 // API key schemas. The secret appears only in the create and roll responses.
 import { Type } from 'typebox';
 import { SCOPES } from '../../domain/scopes.ts';
-import { Timestamp } from './common.ts';
+import { Timestamp, nameSchemas } from './common.ts';
 
 const ScopeEnum = Type.String({ enum: [...SCOPES] });
 
@@ -34,7 +34,7 @@ export const RollKeyBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ grace_period_seconds: 3600 }] },
 );
 
 export const KeyObject = Type.Object({
@@ -60,3 +60,11 @@ export const KeyObject = Type.Object({
 });
 
 export const KeyWithSecret = Type.Intersect([KeyObject, Type.Object({ secret: Type.String() })]);
+
+// Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({
+  CreateKeyRequest: CreateKeyBody,
+  RollKeyRequest: RollKeyBody,
+  ApiKey: KeyObject,
+  ApiKeyWithSecret: KeyWithSecret,
+});

@@ -1,7 +1,7 @@
 // Payment schemas: the create body (amount, method, paid_at, reference) and the payment object.
 import { Type } from 'typebox';
 import { PAYMENT_METHOD_NAMES } from '../../domain/payments.ts';
-import { Decimal2, Timestamp } from './common.ts';
+import { Decimal2, Timestamp, nameSchemas } from './common.ts';
 
 export const CreatePaymentBody = Type.Object(
   {
@@ -39,4 +39,10 @@ export const PaymentObject = Type.Object({
   invoice_payment_status: Type.String({ enum: ['unpaid', 'partial', 'paid'] }),
   livemode: Type.Boolean(),
   created_at: Timestamp,
+});
+
+// Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({
+  CreatePaymentRequest: CreatePaymentBody,
+  Payment: PaymentObject,
 });

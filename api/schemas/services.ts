@@ -1,7 +1,7 @@
 // Service (catalogue item) schemas.
 import { Type } from 'typebox';
 import { IVA_RATE_CODES_FE, UNIDADES_MEDIDA } from '../../domain/codes.ts';
-import { Limit, Timestamp } from './common.ts';
+import { Limit, Timestamp, nameSchemas } from './common.ts';
 
 export const CreateServiceBody = Type.Object(
   {
@@ -68,3 +68,9 @@ export const ListServicesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({
+  CreateServiceRequest: CreateServiceBody,
+  Service: ServiceObject,
+});

@@ -1,6 +1,6 @@
 // Usage schemas: counts per key, route and status class over time (GET /api/v1/usage).
 import { Type } from 'typebox';
-import { Timestamp } from './common.ts';
+import { Timestamp, nameSchemas } from './common.ts';
 
 export const GRANULARITIES = ['minute', 'hour', 'day'] as const;
 
@@ -92,3 +92,10 @@ export const UsageObject = Type.Object(
     ],
   },
 );
+
+// Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({
+  UsageCounts,
+  UsageBucket,
+  Usage: UsageObject,
+});

@@ -2,7 +2,7 @@
 // and rotate_secret responses.
 import { Type } from 'typebox';
 import { ALL_EVENTS, EVENT_KINDS } from '../../domain/webhook-events.ts';
-import { Limit, Timestamp } from './common.ts';
+import { Limit, Timestamp, nameSchemas } from './common.ts';
 
 export const EventKind = Type.String({ enum: [...EVENT_KINDS] });
 
@@ -42,7 +42,11 @@ export const UpdateEndpointBody = Type.Object(
     description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
     enabled: Type.Optional(Type.Boolean({ description: 'true re-enables an endpoint disabled by a 410' })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ events: ['invoice.accepted', 'invoice.rejected'] }],
+  },
 );
 
 export const EndpointObject = Type.Object({
@@ -115,7 +119,16 @@ export const EventObject = Type.Object({
   object: Type.Literal('event'),
   event: Type.String(),
   created_at: Timestamp,
-  data: Type.Object({}, { additionalProperties: true }),
+  data: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description:
+        'The object the event is about, as the API showed it then: an Invoice for invoice.created, .sent, ' +
+        '.accepted, .rejected, .processing_failed, .emailed and email.failed; a Client for client.created; a ' +
+        'Payment for payment.created; for invoice.paid { invoice_id, amount, method, currency, payment_id, paid_at }',
+    },
+  ),
   livemode: Type.Boolean(),
   request_id: Type.Union([Type.String(), Type.Null()]),
 });
@@ -140,11 +153,25 @@ export const RedeliverBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ endpoint_id: 'we_000000000001' }] },
 );
 
 export const RedeliverResponse = Type.Object({
   object: Type.Literal('redelivery'),
   event_id: Type.String(),
   endpoint_ids: Type.Array(Type.String()),
+});
+
+// Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({
+  CreateWebhookEndpointRequest: CreateEndpointBody,
+  UpdateWebhookEndpointRequest: UpdateEndpointBody,
+  WebhookEndpoint: EndpointObject,
+  WebhookEndpointWithSecret: EndpointWithSecret,
+  DeletedWebhookEndpoint: DeletedObject,
+  DeliveryAttempt: AttemptObject,
+  WebhookDelivery: DeliveryObject,
+  Event: EventObject,
+  RedeliverRequest: RedeliverBody,
+  Redelivery: RedeliverResponse,
 });

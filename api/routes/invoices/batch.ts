@@ -27,7 +27,13 @@ import { tenantOf } from '../../auth.ts';
 import { ajvToFieldError, ApiError, notFound } from '../../errors.ts';
 import { idempotencyFromRequest } from '../../idempotency.ts';
 import { compileBodyValidator } from '../../validation.ts';
-import { errorResponses, IdempotencyHeaders, IdParam } from '../../schemas/common.ts';
+import {
+  errorResponses,
+  FieldError,
+  IdempotencyHeaders,
+  IdParam,
+  nameSchemas,
+} from '../../schemas/common.ts';
 import { CreateInvoiceBody } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
 
@@ -90,7 +96,18 @@ const ItemResult = Type.Object({
     }),
     Type.Null(),
   ]),
-  error: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  error: Type.Union([
+    Type.Object(
+      {
+        status: Type.Integer(),
+        code: Type.String({ description: 'A code of the error catalogue, as in a Problem' }),
+        detail: Type.String(),
+        errors: Type.Optional(Type.Array(FieldError)),
+      },
+      { additionalProperties: true, description: 'Why this item failed (the fields of a Problem)' },
+    ),
+    Type.Null(),
+  ]),
 });
 
 export const BatchObject = Type.Object({
@@ -301,3 +318,6 @@ async function batchObject(db: Knex, id: number, withItems: boolean) {
     })),
   };
 }
+
+// Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({ Batch: BatchObject, BatchItem: ItemResult });

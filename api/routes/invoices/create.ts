@@ -18,7 +18,7 @@ import type { StoredResponse } from '../../../db/queries/idempotency.ts';
 import { tenantOf, type AuthContext } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
 import { idempotencyFromRequest, preferWait, requestLanguage } from '../../idempotency.ts';
-import { errorResponses, IdempotencyHeaders } from '../../schemas/common.ts';
+import { errorResponses, IdempotentWaitHeaders } from '../../schemas/common.ts';
 import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
@@ -108,7 +108,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
           'the same `Idempotency-Key` answers the same invoice as it is now, with `Idempotent-Replayed: true`, ' +
           'under the same `Prefer: wait` rules.',
         body: CreateInvoiceBody,
-        headers: IdempotencyHeaders,
+        headers: IdempotentWaitHeaders,
         response: { 200: InvoiceObject, 201: InvoiceObject, ...errorResponses(404, 409, 422) },
       },
     },

@@ -10,24 +10,27 @@ import { createInvoiceEmail, defaultRecipients } from '../../../db/queries/invoi
 import { formatId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
-import { errorResponses, IdParam } from '../../schemas/common.ts';
+import { errorResponses, IdParam, nameSchemas } from '../../schemas/common.ts';
 import type { AppDeps } from '../../app.ts';
 import { loadInvoice } from './read.ts';
 
-const ResendBody = Type.Union([
-  Type.Object(
-    {
-      recipients: Type.Optional(
-        Type.Array(Type.String({ format: 'email', maxLength: 160 }), {
-          maxItems: 10,
-          description: "Addresses added to this email, beside the client's and the invoice's",
-        }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Null(),
-]);
+const ResendBody = Type.Union(
+  [
+    Type.Object(
+      {
+        recipients: Type.Optional(
+          Type.Array(Type.String({ format: 'email', maxLength: 160 }), {
+            maxItems: 10,
+            description: "Addresses added to this email, beside the client's and the invoice's",
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { examples: [{ recipients: ['contabilidad@valle.example'] }] },
+);
 
 const InvoiceEmailObject = Type.Object({
   id: Type.String({ examples: ['eml_000000000007'] }),
@@ -82,3 +85,6 @@ export default async function invoiceEmailRoute(fastify: FastifyInstance, { db }
     },
   );
 }
+
+// Its name in the OpenAPI document and the generated client (api/openapi-components.ts).
+nameSchemas({ InvoiceEmail: InvoiceEmailObject });

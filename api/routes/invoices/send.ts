@@ -8,7 +8,7 @@ import { invoiceObject } from '../../../db/public-objects.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
 import { preferWait, requestLanguage } from '../../idempotency.ts';
-import { errorResponses, IdParam } from '../../schemas/common.ts';
+import { errorResponses, IdParam, PreferWaitHeaders } from '../../schemas/common.ts';
 import { InvoiceObject } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
 import { assertCanIssue } from './create.ts';
@@ -25,6 +25,7 @@ export default async function sendInvoiceRoute(fastify: FastifyInstance, { db }:
         tags: ['invoices'],
         summary: 'Issue a draft invoice',
         params: IdParam,
+        headers: PreferWaitHeaders,
         response: { 200: InvoiceObject, ...errorResponses(404, 409) },
       },
     },

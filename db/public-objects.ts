@@ -182,6 +182,7 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     total_tax: m2(s.totalImpuesto),
     total: money2(row.total),
     totals: s as unknown as Record<string, unknown>,
+    paid_at_issue: row.paidAtIssue ?? false,
     payment_status: row.paymentStatus,
     balance_due: money2(row.balanceDue),
     rejection_reason: reason
@@ -245,6 +246,7 @@ export function paymentObject(p: PaymentRow, invoice: Pick<InvoiceRow, 'balanceD
     method_code: p.methodCode,
     paid_at: new Date(p.paidAt).toISOString(),
     reference: p.reference,
+    at_issue: p.atIssue ?? false,
     invoice_balance_due: money2(invoice.balanceDue),
     invoice_payment_status: invoice.paymentStatus,
     livemode: p.livemode,

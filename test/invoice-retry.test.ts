@@ -4,12 +4,8 @@
 // saved, and the same invoice — same consecutivo and clave — is signed, received once, booked once
 // and accepted. Concurrent retries do one thing; an accepted invoice cannot be retried.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { saveSigningKey } from '../db/queries/credentials.ts';
 import { parseId } from '../domain/ids.ts';
-import { sealSigningMaterial } from '../hacienda/secret-box.ts';
-import { certificateInfo } from '../hacienda/signing-key.ts';
-import { createTestCertificate } from '../hacienda/test-certificates.ts';
-import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { api, saveCompanyCertificate, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 
 let e: E2E;
@@ -24,24 +20,7 @@ afterAll(async () => {
   await e.close();
 });
 
-/** A certificate of the company valid over [from, to], saved as its sandbox signing key. */
-async function saveCertificate(from: Date, to: Date): Promise<void> {
-  const cert = await createTestCertificate({
-    idType: '02',
-    idNumber: s.company.idNumber,
-    name: s.company.legalName,
-    notBefore: from,
-    notAfter: to,
-  });
-  const info = certificateInfo(cert.material.certificateChain[0]!);
-  await saveSigningKey(
-    e.db,
-    s.company.id,
-    false,
-    sealSigningMaterial(e.config.secretsKey, cert.material),
-    info,
-  );
-}
+const saveCertificate = (from: Date, to: Date) => saveCompanyCertificate(e.db, e.config, s.company, from, to);
 
 const clientId = () => `cli_${String(s.client.id).padStart(12, '0')}`;
 const serviceId = () => `srv_${String(s.consulting.id).padStart(12, '0')}`;

@@ -5,6 +5,8 @@
 // and accepted. Concurrent retries do one thing; an accepted invoice cannot be retried.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseId } from '../domain/ids.ts';
+import { chunkName } from '../jobs/catalogue.ts';
+import { makeChunks } from '../jobs/flow.ts';
 import { api, saveCompanyCertificate, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -129,6 +131,9 @@ describe('an invoice whose certificate expired between intake and signing', () =
       processing_error: null,
     });
     const id = parseId('invoice', first.id)!;
+    // It travelled in a chunk of retries: none of the stopped flow's kept jobs stood in its way.
+    const { flowChunk } = await e.db('invoices').where({ id }).first('flow_chunk');
+    expect(flowChunk).toMatch(/r\d+$/);
     const entries = await e.db('journal_entries').where({ invoiceId: id, kind: 'invoice' });
     expect(entries).toHaveLength(1);
     const attempts = await e.db('hacienda_submissions').where({ invoiceId: id });
@@ -181,5 +186,22 @@ describe('an invoice whose certificate expired between intake and signing', () =
     } finally {
       await e.startWorkers();
     }
+  });
+});
+
+describe('chunks of retried invoices', () => {
+  it('are named apart from any chunk the same invoices made before, and never mixed with fresh ones', () => {
+    const chunks = makeChunks(
+      [
+        { invoiceId: 7, companyId: 1, livemode: false },
+        { invoiceId: 5, companyId: 1, livemode: false, retryOf: 42 },
+        { invoiceId: 6, companyId: 1, livemode: false, retryOf: 40 },
+      ],
+      50,
+    );
+    expect(chunks).toEqual([
+      { name: chunkName([7]), invoiceIds: [7] },
+      { name: `${chunkName([5, 6])}r40`, invoiceIds: [5, 6] },
+    ]);
   });
 });

@@ -35,6 +35,7 @@ import readInvoiceRoutes from './routes/invoices/read.ts';
 import invoicePdfRoute from './routes/invoices/pdf.ts';
 import invoiceEmailRoute from './routes/invoices/email.ts';
 import sendInvoiceRoute from './routes/invoices/send.ts';
+import retryInvoiceRoute from './routes/invoices/retry.ts';
 import batchRoutes from './routes/invoices/batch.ts';
 import haciendaCallbackRoute from './routes/hacienda-callback.ts';
 import createEndpointRoutes from './routes/webhooks/create.ts';
@@ -206,6 +207,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(invoiceEmailRoute, deps);
   await app.register(invoiceTimelineRoute, deps);
   await app.register(sendInvoiceRoute, deps);
+  await app.register(retryInvoiceRoute, deps);
   await app.register(batchRoutes, deps);
   await app.register(haciendaCallbackRoute, deps);
   await app.register(createEndpointRoutes, deps);

@@ -190,6 +190,7 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     total_tax: m2(s.totalImpuesto),
     total: money2(row.total),
     totals: s,
+    paid_at_issue: row.paidAtIssue ?? false,
     payment_status: row.paymentStatus,
     balance_due: money2(row.balanceDue),
     rejection_reason: reason
@@ -260,6 +261,7 @@ export function paymentObject(p: PaymentRow, invoice: Pick<InvoiceRow, 'balanceD
     method_code: p.methodCode,
     paid_at: new Date(p.paidAt).toISOString(),
     reference: p.reference,
+    at_issue: p.atIssue ?? false,
     invoice_balance_due: money2(invoice.balanceDue),
     invoice_payment_status: invoice.paymentStatus,
     livemode: p.livemode,

@@ -19,6 +19,8 @@ export const ERROR_CATALOGUE = {
   idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
   invalid_state: { status: 409, title: 'Invalid state for this operation' },
   company_incomplete: { status: 409, title: 'Company profile incomplete for issuing' },
+  invoice_not_retryable: { status: 409, title: 'Invoice cannot be retried in its state' },
+  retry_cause_persists: { status: 409, title: 'The cause of the failure is still there' },
   request_timeout: { status: 408, title: 'Request timeout' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

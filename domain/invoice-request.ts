@@ -39,6 +39,12 @@ export interface InvoiceRequest {
   paymentMethod: PaymentMethodName | null;
   /** MedioPagoOtros: the description payment method `otros` (99) needs. */
   paymentMethodOther: string | null;
+  /**
+   * A cash sale (contado) is paid when it is issued: settled by one payment (the invoice's payment
+   * method) when its issue entry is booked. `paid_at_issue: false` leaves it unpaid, to be paid
+   * through the payments API; other conditions are never paid at issue.
+   */
+  paidAtIssue: boolean;
   branch: string | null;
   terminal: string | null;
   externalId: string | null;
@@ -58,6 +64,7 @@ const EITHER_SPELLING = [
   ['payment_method', 'paymentMethod'],
   ['payment_method_other', 'paymentMethodOther'],
   ['external_id', 'externalId'],
+  ['paid_at_issue', 'paidAtIssue'],
 ] as const;
 const LINE_A = ['service_id', 'unit_price'] as const;
 const LINE_B = ['serviceId', 'price'] as const;
@@ -251,6 +258,12 @@ export function parseInvoiceRequest(
     if (body[k] !== undefined && (typeof body[k] !== 'string' || !re.test(body[k])))
       err(`/${k}`, 'invalid_format', `must be ${rule}`);
   }
+  const paidKey = keyOf('paid_at_issue', 'paidAtIssue');
+  const rawPaid = body[paidKey];
+  if (rawPaid !== undefined && typeof rawPaid !== 'boolean')
+    err(`/${paidKey}`, 'invalid_type', 'must be a boolean');
+  else if (rawPaid === true && cond.ok && cond.code !== '01')
+    err(`/${paidKey}`, 'not_applicable', 'only a cash sale (condition contado) is paid at issue');
   const extKey = keyOf('external_id', 'externalId');
   const ext = body[extKey];
   if (ext !== undefined && (typeof ext !== 'string' || ext.length < 1 || ext.length > 255))
@@ -296,6 +309,7 @@ export function parseInvoiceRequest(
       exchangeRate,
       paymentMethod,
       paymentMethodOther: pmOther,
+      paidAtIssue: condition.code === '01' && rawPaid !== false,
       branch: (body.branch as string | undefined) ?? null,
       terminal: (body.terminal as string | undefined) ?? null,
       externalId: (ext as string | undefined) ?? null,

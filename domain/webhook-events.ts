@@ -2,6 +2,7 @@
 // The reference names invoice.created, invoice.paid, payment.created and client.created; the
 // product adds the three Hacienda outcomes of an issued invoice, and invoice.processing_failed
 // for an invoice whose flow stopped and needs someone to look (its `processing_error` says why),
+// `invoice.retried` when such an invoice is sent through the pipeline again,
 // and the email of an accepted document to its receptor: sent (`invoice.emailed`) or given up
 // (`email.failed`: refused for good with 5xx, or no server took it after every retry).
 export const EVENT_KINDS = [
@@ -10,6 +11,7 @@ export const EVENT_KINDS = [
   'invoice.accepted',
   'invoice.rejected',
   'invoice.processing_failed',
+  'invoice.retried',
   'invoice.paid',
   'payment.created',
   'client.created',

@@ -24,6 +24,12 @@ export interface FlowItem {
   livemode: boolean;
   /** The invoice's stored trace context (jobs/tracing.ts), when it has one. */
   traceContext?: string | null;
+  /**
+   * The outbox row of a retry (POST /api/v1/invoices/{id}/retry): the invoice has been in a
+   * chunk before, whose finished jobs keep their ids, so a retried invoice travels in a chunk of
+   * retries whose name carries the row's id (`…r<id>`) and collides with no earlier chunk.
+   */
+  retryOf?: number;
 }
 
 export interface Chunk {
@@ -35,12 +41,13 @@ export interface Chunk {
 
 /**
  * Whatever is ready, grouped by company and mode (one signer and one Hacienda account per chunk),
- * in order, cut into chunks of at most `size`. One ready invoice makes a chunk of one.
+ * in order, cut into chunks of at most `size`. One ready invoice makes a chunk of one. Retried
+ * invoices are chunked apart from the others (see `retryOf`).
  */
 export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
   const groups = new Map<string, FlowItem[]>();
   for (const item of items) {
-    const key = `${item.companyId}:${item.livemode}`;
+    const key = `${item.companyId}:${item.livemode}${item.retryOf ? ':retry' : ''}`;
     const group = groups.get(key);
     if (group) group.push(item);
     else groups.set(key, [item]);
@@ -51,7 +58,13 @@ export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
       const part = group.slice(i, i + size);
       const invoiceIds = [...new Set(part.map((p) => p.invoiceId))].sort((a, b) => a - b);
       const traceContext = part.find((p) => p.traceContext)?.traceContext;
-      chunks.push({ name: chunkName(invoiceIds), invoiceIds, ...(traceContext ? { traceContext } : {}) });
+      const retries = part.flatMap((p) => (p.retryOf ? [p.retryOf] : []));
+      const suffix = retries.length ? `r${Math.min(...retries)}` : '';
+      chunks.push({
+        name: `${chunkName(invoiceIds)}${suffix}`,
+        invoiceIds,
+        ...(traceContext ? { traceContext } : {}),
+      });
     }
   }
   return chunks;

@@ -9,6 +9,7 @@ import { DomainValidationError } from '../domain/errors.ts';
 import { SchemaViolationError } from '../hacienda/xsd-compiled.ts';
 import { XmlCharacterError } from '../hacienda/xml/writer.ts';
 import type { XadesSigner } from '../hacienda/signer.ts';
+import { assertCertificateCurrent, SigningKeyError } from '../hacienda/signing-key.ts';
 import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
 import { MissingCredentialsError, type JobContext } from './context.ts';
 import { buildInvoiceXml, DocumentDataError, facturaDocument } from './invoice-document.ts';
@@ -17,12 +18,10 @@ import { recordProcessingError } from '../db/queries/processing-error.ts';
 /** Why a document can never be signed as it stands (recorded on the invoice, not retried). */
 function permanentCode(err: unknown): string | undefined | null {
   if (err instanceof SchemaViolationError || err instanceof XmlCharacterError) return 'schema_invalid';
-  if (
-    err instanceof MissingCredentialsError ||
-    err instanceof DocumentDataError ||
-    err instanceof DomainValidationError
-  )
-    return undefined;
+  // A certificate outside its validity: Hacienda would reject the signature; a new one is uploaded.
+  if (err instanceof SigningKeyError) return err.code;
+  if (err instanceof MissingCredentialsError) return 'credentials_missing';
+  if (err instanceof DocumentDataError || err instanceof DomainValidationError) return undefined;
   return null; // not permanent
 }
 
@@ -46,7 +45,12 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
     const key = `${invoice.companyId}:${invoice.livemode}`;
     let signer = signers.get(key);
     if (!signer) {
-      signer = ctx.hacienda.signer(invoice.companyId, invoice.livemode);
+      // A certificate that expired since the invoice was recorded signs nothing (checked once per
+      // chunk and key, at the signing time the document will carry).
+      signer = ctx.hacienda.signer(invoice.companyId, invoice.livemode).then((s) => {
+        assertCertificateCurrent(s.certificate, ctx.now());
+        return s;
+      });
       signers.set(key, signer);
     }
     return signer;

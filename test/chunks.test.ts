@@ -70,8 +70,13 @@ async function chunksOf(ids: number[]): Promise<Set<string>> {
   return new Set(await e.db('invoices').whereIn('id', ids).pluck('flow_chunk'));
 }
 
+/** Issue entries and their reversals (a cash sale's payment at issue: test/payments-at-issue.test.ts). */
 async function entries(ids: number[]) {
-  return (await e.db('journal_entries').whereIn('invoice_id', ids).select('invoice_id', 'kind')) as {
+  return (await e
+    .db('journal_entries')
+    .whereIn('invoice_id', ids)
+    .whereIn('kind', ['invoice', 'invoice_reversal'])
+    .select('invoice_id', 'kind')) as {
     invoiceId: string;
     kind: string;
   }[];

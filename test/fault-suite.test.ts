@@ -175,12 +175,24 @@ async function settleAndCheck(timeoutMs: number) {
   expect(new Set(entries.map((e) => e.invoiceId)).size).toBe(invoices.length);
   const ledger = await db!('journal_lines').sum('debit as d').sum('credit as c').first();
   expect(new Decimal(ledger!.d).eq(ledger!.c)).toBe(true);
-  // The ledger is in centavos: each invoice's receivable is its total rounded to centavos.
+  // The ledger is in centavos: each invoice's receivable is its total rounded to centavos; each (a
+  // cash sale) was paid at issue exactly once, for that same amount.
   const total = invoices.reduce(
     (a, i) => a.plus(new Decimal(i.total).toDecimalPlaces(2, Decimal.ROUND_HALF_UP)),
     new Decimal(0),
   );
-  expect(new Decimal(ledger!.d).toFixed(5)).toBe(total.toFixed(5));
+  const debits = (await db!('journal_entries as j')
+    .join('journal_lines as l', 'l.entry_id', 'j.id')
+    .groupBy('j.kind')
+    .select('j.kind')
+    .sum('l.debit as d')) as { kind: string; d: string }[];
+  const debitOf = (kind: string) => new Decimal(debits.find((x) => x.kind === kind)?.d ?? 0).toFixed(5);
+  expect(debitOf('invoice')).toBe(total.toFixed(5));
+  expect(debitOf('payment')).toBe(total.toFixed(5));
+  expect(new Decimal(ledger!.d).toFixed(5)).toBe(total.times(2).toFixed(5));
+  const atIssue = await db!('payments').where({ atIssue: true }).select('invoice_id');
+  expect(atIssue.length).toBe(invoices.length);
+  expect(new Set(atIssue.map((p) => p.invoiceId)).size).toBe(invoices.length);
   // Exactly one accepted submission per clave.
   const docs = sim!.simulator.documents().filter((d) => d.state === 'aceptado');
   expect(docs.length).toBe(invoices.length);

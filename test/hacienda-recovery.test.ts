@@ -53,8 +53,9 @@ const submissions = (e: E2E, id: number) =>
     .orderBy('id')
     .select('outcome', 'reason', 'detail', 'finished_at');
 
+/** Issue entries of the invoice (a cash sale's payment at issue has its own). */
 const journalEntries = async (e: E2E, id: number) =>
-  Number((await e.db('journal_entries').where({ invoiceId: id }).count('* as n'))[0]!.n);
+  Number((await e.db('journal_entries').where({ invoiceId: id, kind: 'invoice' }).count('* as n'))[0]!.n);
 
 const eventTypes = (e: E2E, id: number) =>
   e

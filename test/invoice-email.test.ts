@@ -80,7 +80,8 @@ async function emailSettles(id: string, statuses = ['sent', 'bounced', 'failed']
 const byClave = (all: CaughtSummary[], clave: string) =>
   all.filter((m) => m.headers['x-factura-clave'] === clave);
 const events = (id: string, type: string) => e.db('events').where({ type }).whereRaw(`data->>'id' = ?`, [id]);
-const entries = (id: string) => e.db('journal_entries').where({ invoiceId: Number(id.slice(4)) });
+const entries = (id: string) =>
+  e.db('journal_entries').where({ invoiceId: Number(id.slice(4)), kind: 'invoice' });
 
 describe('email to the receptor', () => {
   it('sends the accepted document with its PDF, signed XML and answer to the client, the extra recipients and the BCC', async () => {

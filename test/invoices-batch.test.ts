@@ -92,10 +92,13 @@ describe('POST /api/v1/invoices/batch', () => {
         .count('* as n');
       return Number(n[0]!.n) === 25;
     }, 60_000);
-    const entries = await e.db('journal_entries').whereIn(
-      'invoice_id',
-      ids.map((id: string) => Number(id.slice(4))),
-    );
+    const entries = await e
+      .db('journal_entries')
+      .where({ kind: 'invoice' })
+      .whereIn(
+        'invoice_id',
+        ids.map((id: string) => Number(id.slice(4))),
+      );
     expect(entries).toHaveLength(25);
 
     // A repeated batch creates nothing twice: keyed items replay, external_id items are refused.

@@ -10,7 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { api, saveCompanyCertificate, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -249,6 +249,8 @@ describe('real responses match the documented schemas', () => {
     const invoice = (
       await drive('POST', '/api/v1/invoices', '/api/v1/invoices', {
         client_id: cli,
+        // On credit, so that it is paid through the payments API below (cash sales are paid at issue).
+        condition: 'credito_30',
         lines: [{ service_id: srv, qty: 2, unit_price: '1500.00' }],
       })
     ).json;
@@ -290,6 +292,51 @@ describe('real responses match the documented schemas', () => {
       recipients: ['otra@ejemplo.example'],
     });
     await drive('POST', '/api/v1/invoices/{id}/email', `/api/v1/invoices/${draft.id}/email`, {});
+
+    // Retry: an invoice whose certificate expired before it was signed (once nothing else is in
+    // flight), refused while it is still expired, sent again once a current one is saved.
+    if (operation('POST', '/api/v1/invoices/{id}/retry')) {
+      await waitFor(
+        async () =>
+          (await e.db('invoices').whereIn('status', ['pendiente', 'enviada']).whereNull('processing_error'))
+            .length === 0,
+        30_000,
+        200,
+        'no invoice in flight',
+      );
+      const day = 24 * 3600 * 1000;
+      await saveCompanyCertificate(
+        e.db,
+        e.config,
+        s.company,
+        new Date(Date.now() - 700 * day),
+        new Date(Date.now() - day),
+      );
+      const failing = (
+        await drive('POST', '/api/v1/invoices', '/api/v1/invoices', {
+          client_id: cli,
+          lines: [{ service_id: srv, qty: 1 }],
+        })
+      ).json;
+      await waitFor(
+        async () =>
+          (await drive('GET', '/api/v1/invoices/{id}', `/api/v1/invoices/${failing.id}`)).json
+            .processing_error?.permanent === true,
+        30_000,
+        200,
+        'the invoice to fail signing',
+      );
+      await drive('POST', '/api/v1/invoices/{id}/retry', `/api/v1/invoices/${failing.id}/retry`);
+      await saveCompanyCertificate(
+        e.db,
+        e.config,
+        s.company,
+        new Date(Date.now() - day),
+        new Date(Date.now() + 700 * day),
+      );
+      await drive('POST', '/api/v1/invoices/{id}/retry', `/api/v1/invoices/${failing.id}/retry`);
+      await drive('POST', '/api/v1/invoices/{id}/retry', `/api/v1/invoices/${invoice.id}/retry`);
+    }
 
     // Usage.
     await drive('GET', '/api/v1/usage', '/api/v1/usage?granularity=minute');

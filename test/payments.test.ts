@@ -27,7 +27,10 @@ async function newClient(cedula: string): Promise<any> {
   return res.json;
 }
 
-/** An invoice of 3 × 33.33333 + 13% IVA: TotalComprobante 112.99999, total "113.00". */
+/**
+ * An invoice of 3 × 33.33333 + 13% IVA: TotalComprobante 112.99999, total "113.00". On credit:
+ * a cash sale is paid at issue (test/payments-at-issue.test.ts), these are paid through the API.
+ */
 async function issue(
   clientId: string,
   extra: Record<string, unknown> = {},
@@ -35,6 +38,7 @@ async function issue(
 ): Promise<any> {
   const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
     client_id: clientId,
+    condition: 'credito_30',
     lines: [{ service_id: formatId('service', s.consulting.id), qty: 3 }],
     ...extra,
   });

@@ -38,7 +38,7 @@ export interface Relay {
 interface OutboxRow {
   id: number;
   kind: string;
-  payload: { invoiceId?: number; eventId?: number; batchId?: number; emailId?: number };
+  payload: { invoiceId?: number; retry?: boolean; eventId?: number; batchId?: number; emailId?: number };
   requestId: string | null;
   /** Of the invoice of an `invoice.flow` row. */
   companyId: number | null;
@@ -89,6 +89,7 @@ export function createRelay(options: RelayOptions): Relay {
             companyId: r.companyId!,
             livemode: r.livemode!,
             traceContext: r.traceContext,
+            ...(r.payload.retry ? { retryOf: r.id } : {}),
           })),
         chunkSize,
       );

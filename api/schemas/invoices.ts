@@ -70,6 +70,15 @@ export const CreateInvoiceBody = Type.Object(
     paymentMethod: Type.Optional(PaymentMethodName),
     payment_method_other: Type.Optional(PaymentMethodOther),
     paymentMethodOther: Type.Optional(PaymentMethodOther),
+    paid_at_issue: Type.Optional(
+      Type.Boolean({
+        description:
+          "Cash sales (condition contado) are paid at issue: one payment by the invoice's payment method " +
+          'settles the invoice when its issue entry is booked (after Hacienda receives it). false leaves ' +
+          'it unpaid, for the payments API. Only contado; default true for contado (either shape)',
+      }),
+    ),
+    paidAtIssue: Type.Optional(Type.Boolean({ description: 'Same as paid_at_issue (give one)' })),
     branch: Type.Optional(
       Type.String({ pattern: '^\\d{3}$', description: 'Sucursal (3 digits); company default' }),
     ),
@@ -243,6 +252,10 @@ export const InvoiceObject = Type.Object({
   total_tax: Decimal2,
   total: Decimal2,
   totals: DocumentSummary,
+  paid_at_issue: Type.Boolean({
+    description:
+      'A cash sale settled by one payment when its issue entry is booked (see paid_at_issue above)',
+  }),
   payment_status: Type.String({ enum: ['unpaid', 'partial', 'paid'] }),
   balance_due: Decimal2,
   rejection_reason: Type.Union([RejectionReason, Type.Null()]),

@@ -35,6 +35,9 @@ export const PaymentObject = Type.Object({
   method_code: Type.String({ description: 'TipoMedioPago' }),
   paid_at: Timestamp,
   reference: Type.Union([Type.String(), Type.Null()]),
+  at_issue: Type.Boolean({
+    description: 'The payment that settled a cash sale (contado) when it was booked, recorded by the service',
+  }),
   invoice_balance_due: Decimal2,
   invoice_payment_status: Type.String({ enum: ['unpaid', 'partial', 'paid'] }),
   livemode: Type.Boolean(),

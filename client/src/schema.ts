@@ -1143,6 +1143,65 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/invoices/{id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send again an invoice that failed before reaching Hacienda
+     * @description For a `pendiente` invoice whose `processing_error` is permanent (its flow stopped before Hacienda received it: no or an expired signing certificate, a document that could not be built). Once the cause is corrected, the same invoice — same consecutivo and clave — is signed, submitted, booked and followed again; `invoice.retried` is recorded. `409 invoice_not_retryable`: a draft, an invoice Hacienda received (`enviada`, `aceptada`, `rechazada` — a rejected one is replaced by a new document with `replaces`), or one still in flight. `409 retry_cause_persists`: the signing certificate is still missing or expired (or, live, the Hacienda API user). No body. Requires the `write:invoices` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /**
+           * @description Up to 255 visible ASCII characters, per company and mode, kept 24 h: the same request again replays the first answer (Idempotent-Replayed: true); another body → 422 idempotency_key_reused; while the first runs → 409 idempotency_key_in_use
+           * @example order-2026-000123
+           */
+          'idempotency-key'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Invoice'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/invoices/batch': {
     parameters: {
       query?: never;
@@ -1646,6 +1705,7 @@ export interface paths {
             | 'invoice.accepted'
             | 'invoice.rejected'
             | 'invoice.processing_failed'
+            | 'invoice.retried'
             | 'invoice.paid'
             | 'payment.created'
             | 'client.created'
@@ -2271,6 +2331,10 @@ export interface components {
       payment_method_other?: string;
       /** @description MedioPagoOtros: required with payment method otros (99), refused with any other */
       paymentMethodOther?: string;
+      /** @description Cash sales (condition contado) are paid at issue: one payment by the invoice's payment method settles the invoice when its issue entry is booked (after Hacienda receives it). false leaves it unpaid, for the payments API. Only contado; default true for contado (either shape) */
+      paid_at_issue?: boolean;
+      /** @description Same as paid_at_issue (give one) */
+      paidAtIssue?: boolean;
       /** @description Sucursal (3 digits); company default */
       branch?: string;
       /** @description Terminal (5 digits); company default */
@@ -2475,6 +2539,7 @@ export interface components {
         | 'invoice.accepted'
         | 'invoice.rejected'
         | 'invoice.processing_failed'
+        | 'invoice.retried'
         | 'invoice.paid'
         | 'payment.created'
         | 'client.created'
@@ -2627,6 +2692,8 @@ export interface components {
       /** @example 1130.00 */
       total: string;
       totals: components['schemas']['DocumentSummary'];
+      /** @description A cash sale settled by one payment when its issue entry is booked (see paid_at_issue above) */
+      paid_at_issue: boolean;
       /** @enum {string} */
       payment_status: 'unpaid' | 'partial' | 'paid';
       /** @example 1130.00 */
@@ -2762,6 +2829,8 @@ export interface components {
       /** Format: date-time */
       paid_at: string;
       reference: string | null;
+      /** @description The payment that settled a cash sale (contado) when it was booked, recorded by the service */
+      at_issue: boolean;
       /** @example 1130.00 */
       invoice_balance_due: string;
       /** @enum {string} */
@@ -2814,6 +2883,8 @@ export interface components {
         | 'idempotency_key_in_use'
         | 'invalid_state'
         | 'company_incomplete'
+        | 'invoice_not_retryable'
+        | 'retry_cause_persists'
         | 'request_timeout'
         | 'payload_too_large'
         | 'unsupported_media_type'
@@ -3017,6 +3088,7 @@ export interface components {
         | 'invoice.accepted'
         | 'invoice.rejected'
         | 'invoice.processing_failed'
+        | 'invoice.retried'
         | 'invoice.paid'
         | 'payment.created'
         | 'client.created'

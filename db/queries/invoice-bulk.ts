@@ -101,6 +101,7 @@ export function invoiceInsertRow(
     creditDays: p.creditDays,
     paymentMethods: JSON.stringify(p.paymentMethods),
     paymentMethodOther: p.paymentMethodOther,
+    paidAtIssue: p.paidAtIssue,
     lines: JSON.stringify(p.lines),
     summary: JSON.stringify(p.totals),
     total: p.totals.summary.totalComprobante,

@@ -170,6 +170,7 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
     creditDays: req.condition.creditDays,
     paymentMethods: [method],
     paymentMethodOther: req.paymentMethodOther,
+    paidAtIssue: req.paidAtIssue,
     lines,
     totals,
     externalId: req.externalId,

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { invoiceObject } from '../public-objects.ts';
 import { recordEvent } from './events.ts';
 import type { InvoiceRow } from './invoices.ts';
+import { reverseAtIssuePayment } from './payments-at-issue.ts';
 import {
   invoicePostingFromTotals,
   postingTotal,
@@ -99,7 +100,10 @@ export async function bookInvoice(trx: Knex.Transaction, invoice: InvoiceRow): P
   return wrote;
 }
 
-/** Reverses the issue entry once, if there is one; the client owes that much less. */
+/**
+ * Reverses the issue entry once, if there is one; the client owes that much less. A cash sale's
+ * payment at issue is reversed with it (payments-at-issue.ts).
+ */
 export async function reverseInvoice(trx: Knex.Transaction, invoice: InvoiceRow): Promise<boolean> {
   const original = await trx('journal_entries').where({ invoiceId: invoice.id, kind: 'invoice' }).first('id');
   if (!original) return false;
@@ -116,5 +120,6 @@ export async function reverseInvoice(trx: Knex.Transaction, invoice: InvoiceRow)
       .where({ id: invoice.clientId })
       .update({ balance: trx.raw('balance - ?::numeric', [postingTotal(lines)]), updatedAt: trx.fn.now() });
   }
+  await reverseAtIssuePayment(trx, invoice);
   return wrote;
 }

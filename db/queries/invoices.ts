@@ -49,6 +49,8 @@ export interface InvoiceRow {
   creditDays: number | null;
   paymentMethods: string[];
   paymentMethodOther: string | null;
+  /** A cash sale settled by one payment when its issue entry is booked (payments-at-issue.ts). */
+  paidAtIssue: boolean;
   lines: StoredLine[];
   summary: DocumentTotals;
   total: string;
@@ -89,6 +91,7 @@ export interface PreparedInvoice {
   creditDays: number | null;
   paymentMethods: string[];
   paymentMethodOther: string | null;
+  paidAtIssue: boolean;
   lines: StoredLine[];
   totals: DocumentTotals;
   externalId: string | null;
@@ -207,6 +210,7 @@ export const PUBLIC_INVOICE_COLUMNS = [
   'creditDays',
   'paymentMethods',
   'paymentMethodOther',
+  'paidAtIssue',
   'issuedAt',
   'lines',
   'summary',

@@ -1,9 +1,12 @@
 // The issue entries of a chunk of invoices in five statements whatever its size: the entries
 // (exactly once each: unique invoice + kind), their lines, the clients' balances, the invoices'
-// `accounted_at`. The caller's transaction holds the invoices locked.
+// `accounted_at`; then the cash sales among the invoices just booked are settled by their payment
+// at issue (payments-at-issue.ts), in the same transaction. The caller's transaction holds the
+// invoices locked.
 import type { Knex } from 'knex';
 import { invoicePostingFromTotals, postingTotal } from '../../domain/chart-of-accounts.ts';
 import type { InvoiceRow } from './invoices.ts';
+import { settleAtIssue } from './payments-at-issue.ts';
 
 export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]): Promise<number> {
   if (!invoices.length) return 0;
@@ -60,6 +63,15 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
                    from unnest(?::bigint[], ?::numeric[]) as t(id, amount) group by id) v
           where c.id = v.id`,
         [clientIds.flatMap((id) => owed.get(id)!.map(() => id)), clientIds.flatMap((id) => owed.get(id)!)],
+      );
+      await settleAtIssue(
+        trx,
+        written.map((w) => byId.get(w.invoiceId)!),
+        (invoice, role) => {
+          const id = account.get(`${invoice.companyId}:${invoice.livemode}:${role}`);
+          if (!id) throw new Error(`company ${invoice.companyId} has no ${role} account`);
+          return id;
+        },
       );
     }
   }

@@ -33,6 +33,8 @@ export interface PaymentRow {
   methodCode: string;
   paidAt: Date;
   reference: string | null;
+  /** Recorded by the service when a cash sale's issue entry was booked (payments-at-issue.ts). */
+  atIssue: boolean;
   requestId: string | null;
   createdAt: Date;
 }

@@ -201,6 +201,29 @@ export async function seedIssuer(db: Db, config: Config, idNumber = '3101123456'
   return { company, client, consulting, laptop, exempt, key: secret };
 }
 
+/**
+ * A certificate of the company valid over [from, to], saved as its sandbox signing key (as
+ * `company set-certificate` does, minus its checks: an expired one can be saved, as if it had
+ * expired after it was uploaded).
+ */
+export async function saveCompanyCertificate(
+  db: Db,
+  config: Config,
+  company: { id: number; idNumber: string; legalName: string | null },
+  from: Date,
+  to: Date,
+): Promise<void> {
+  const cert = await createTestCertificate({
+    idType: '02',
+    idNumber: company.idNumber,
+    name: company.legalName ?? 'Servicios Ejemplo',
+    notBefore: from,
+    notAfter: to,
+  });
+  const info = certificateInfo(cert.material.certificateChain[0]!);
+  await saveSigningKey(db, company.id, false, sealSigningMaterial(config.secretsKey, cert.material), info);
+}
+
 export async function api(
   e: { apiUrl: string },
   method: string,

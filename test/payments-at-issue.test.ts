@@ -1,0 +1,200 @@
+// Cash sales (condition contado) are paid at issue: when the invoice's issue entry is booked, one
+// payment by its payment method settles it (balance 0, `paid`), booked once (cash against
+// receivables), with payment.created and invoice.paid; a repeated booking pays nothing twice; a
+// rejection reverses the payment with the issue entry. `paid_at_issue: false` (either shape) and
+// credit sales stay unpaid for the payments API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
+import { bookInvoices } from '../db/queries/journal-bulk.ts';
+import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { parseId } from '../domain/ids.ts';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { waitFor } from './helpers/wait.ts';
+
+let e: E2E;
+let s: Awaited<ReturnType<typeof seedIssuer>>;
+
+beforeAll(async () => {
+  e = await startE2E();
+  s = await seedIssuer(e.db, e.config);
+});
+afterAll(async () => {
+  await e.close();
+});
+
+const clientRef = () => `cli_${String(s.client.id).padStart(12, '0')}`;
+const serviceRef = () => `srv_${String(s.laptop.id).padStart(12, '0')}`;
+
+async function issue(extra: Record<string, unknown> = {}) {
+  const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+    client_id: clientRef(),
+    lines: [{ service_id: serviceRef(), qty: 1 }],
+    ...extra,
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.json;
+}
+
+async function reach(id: string, statuses: string[]) {
+  let last: any;
+  await waitFor(
+    async () => {
+      last = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
+      return statuses.includes(last.status) && last.status !== 'pendiente' && (await booked(id));
+    },
+    20_000,
+    100,
+    `invoice ${id} to reach ${statuses.join('/')}`,
+  );
+  return last;
+}
+
+/** Booked (or, refused at reception, never to be): the accounting step is behind it. */
+async function booked(id: string) {
+  const row = await e
+    .db('invoices')
+    .where({ id: parseId('invoice', id)! })
+    .first('accounted_at', 'status');
+  return row.accountedAt !== null || row.status === 'rechazada';
+}
+
+async function entries(id: string) {
+  return e
+    .db('journal_entries as j')
+    .join('journal_lines as l', 'l.entry_id', 'j.id')
+    .join('accounts as a', 'a.id', 'l.account_id')
+    .where('j.invoice_id', parseId('invoice', id)!)
+    .orderBy('j.id')
+    .select('j.kind', 'a.role', 'l.debit', 'l.credit');
+}
+
+const net = (rows: { role: string; debit: string; credit: string }[], role: string) =>
+  rows
+    .filter((r) => r.role === role)
+    .reduce((acc, r) => acc.plus(r.debit).minus(r.credit), new Decimal(0))
+    .toFixed(2);
+
+const eventsFor = async (type: string, invoiceId: string) =>
+  (await e.db('events').where({ type }).select('data')).filter(
+    (r: { data: Record<string, unknown> }) => (r.data.invoice_id ?? r.data.id) === invoiceId,
+  );
+
+const clientBalance = async () =>
+  String((await e.db('clients').where({ id: s.client.id }).first('balance')).balance);
+
+describe('a cash sale (contado)', () => {
+  let inv: any;
+
+  beforeAll(async () => {
+    const created = await issue({ payment_method: 'sinpe_movil' });
+    expect(created).toMatchObject({ condition: 'contado', paid_at_issue: true, payment_status: 'unpaid' });
+    inv = await reach(created.id, ['aceptada']);
+  });
+
+  it('is paid when it is booked: balance 0, one payment by its method, booked once', async () => {
+    expect(inv).toMatchObject({ payment_status: 'paid', balance_due: '0.00', paid_at_issue: true });
+    const payments = (await api(e, 'GET', `/api/v1/invoices/${inv.id}/payments`, s.key)).json.data;
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({
+      amount: inv.total,
+      method: 'sinpe_movil',
+      method_code: '06',
+      at_issue: true,
+      invoice_balance_due: '0.00',
+      invoice_payment_status: 'paid',
+      paid_at: inv.issue_date,
+    });
+    const rows = await entries(inv.id);
+    expect([...new Set(rows.map((r) => r.kind))]).toEqual(['invoice', 'payment']);
+    expect(rows.filter((r) => r.kind === 'payment')).toHaveLength(2);
+    expect(net(rows, 'receivables')).toBe('0.00');
+    expect(net(rows, 'cash')).toBe(new Decimal(inv.total).toFixed(2));
+    expect(await eventsFor('payment.created', inv.id)).toHaveLength(1);
+    expect(await eventsFor('invoice.paid', inv.id)).toHaveLength(1);
+  });
+
+  it('takes no second payment through the API (422 invoice_already_paid)', async () => {
+    const res = await api(e, 'POST', `/api/v1/invoices/${inv.id}/payments`, s.key, {
+      amount: inv.total,
+      method: 'efectivo',
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.code).toBe('invoice_already_paid');
+  });
+
+  it('books nothing twice when the accounting step runs again (after a crash)', async () => {
+    const id = parseId('invoice', inv.id)!;
+    const before = await clientBalance();
+    await e.db.transaction(async (trx) => {
+      const rows = (await trx('invoices').where({ id }).forUpdate().select('*')) as InvoiceRow[];
+      await trx('invoices').where({ id }).update({ accountedAt: null });
+      await bookInvoices(trx, rows);
+    });
+    expect(await e.db('payments').where({ invoiceId: id })).toHaveLength(1);
+    expect(await e.db('journal_entries').where({ invoiceId: id })).toHaveLength(2);
+    expect(await clientBalance()).toBe(before);
+  });
+});
+
+describe('invoices that stay unpaid', () => {
+  it('a cash sale with paid_at_issue: false (shape A) or paidAtIssue: false (shape B)', async () => {
+    const a = await issue({ paid_at_issue: false });
+    const b = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      clientId: s.client.uuid,
+      paidAtIssue: false,
+      lines: [{ serviceId: s.laptop.uuid, qty: 1 }],
+    });
+    expect(b.status, b.text).toBe(201);
+    for (const created of [a, b.json]) {
+      expect(created.paid_at_issue).toBe(false);
+      const done = await reach(created.id, ['aceptada']);
+      expect(done).toMatchObject({ payment_status: 'unpaid', balance_due: done.total });
+      expect(await e.db('payments').where({ invoiceId: parseId('invoice', created.id)! })).toHaveLength(0);
+    }
+  });
+
+  it('a credit sale; paid_at_issue: true is refused there (422, nothing recorded)', async () => {
+    const credit = await issue({ condition: 'credito_30' });
+    expect(credit.paid_at_issue).toBe(false);
+    const done = await reach(credit.id, ['aceptada']);
+    expect(done).toMatchObject({ payment_status: 'unpaid', balance_due: done.total });
+    const count = await e.db('invoices').count<{ count: string }[]>('* as count');
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: clientRef(),
+      condition: 'credito_30',
+      paid_at_issue: true,
+      lines: [{ service_id: serviceRef(), qty: 1 }],
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.errors).toEqual([
+      expect.objectContaining({ path: '/paid_at_issue', code: 'not_applicable' }),
+    ]);
+    expect(await e.db('invoices').count<{ count: string }[]>('* as count')).toEqual(count);
+  });
+});
+
+describe('a rejected cash sale', () => {
+  it('has its payment at issue reversed with its issue entry: the client owes nothing more, cash is back', async () => {
+    const before = await clientBalance();
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    let done: any;
+    try {
+      const created = await issue();
+      done = await reach(created.id, ['rechazada']);
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    const rows = await entries(done.id);
+    expect([...new Set(rows.map((r) => r.kind))].sort()).toEqual([
+      'invoice',
+      'invoice_reversal',
+      'payment',
+      'payment_reversal',
+    ]);
+    expect(net(rows, 'receivables')).toBe('0.00');
+    expect(net(rows, 'cash')).toBe('0.00');
+    expect(await clientBalance()).toBe(before);
+    const after = (await api(e, 'GET', `/api/v1/invoices/${done.id}`, s.key)).json;
+    expect(after).toMatchObject({ status: 'rechazada', balance_due: '0.00', payment_status: 'unpaid' });
+  });
+});

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
 import type { DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
+import type { DocumentReference } from '../../domain/document-notes.ts';
 import { enqueueOutbox } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 
@@ -70,13 +71,22 @@ export interface InvoiceRow {
   acceptedAt: Date | null;
   rejectedAt: Date | null;
   requestId: string | null;
+  /** What this document references (InformacionReferencia): notes and replacements. */
+  reference: DocumentReference | null;
+  referencedInvoiceId: number | null;
+  /** Credits reserved by this document's credit notes (≤ total, a database check). */
+  creditedTotal: string;
+  /** When its credits reached its total. */
+  annulledAt: Date | null;
+  /** The invoice that replaced this rejected one. */
+  replacedById: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
 export interface PreparedInvoice {
   clientId: number;
-  docType: '01';
+  docType: '01' | '02' | '03';
   branch: string;
   terminal: string;
   currency: string;
@@ -92,6 +102,8 @@ export interface PreparedInvoice {
   externalId: string | null;
   metadata: Record<string, string>;
   emailRecipients: string[];
+  /** Notes and replacements: the document referenced. */
+  reference?: DocumentReference;
 }
 
 /**
@@ -173,6 +185,7 @@ export async function getInvoice(db: Knex, tenant: Tenant, id: number): Promise<
 
 export interface InvoiceFilters {
   status?: string;
+  documentType?: string;
   clientId?: number;
   externalId?: string;
   createdGte?: string;
@@ -221,6 +234,10 @@ export const PUBLIC_INVOICE_COLUMNS = [
   'submittedAt',
   'acceptedAt',
   'rejectedAt',
+  'reference',
+  'creditedTotal',
+  'annulledAt',
+  'replacedById',
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof InvoiceRow)[];
@@ -248,6 +265,7 @@ export async function listInvoices(
     ])
     .limit(f.limit + 1);
   if (f.status) q.where('status', f.status);
+  if (f.documentType) q.where('docType', f.documentType);
   if (f.clientId !== undefined) q.where('clientId', f.clientId);
   if (f.externalId !== undefined) q.where('externalId', f.externalId);
   if (f.createdGte) q.where('createdAt', '>=', f.createdGte);

@@ -94,6 +94,7 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
       }
       const { rows, hasMore } = await listInvoices(db, auth, {
         status: q.status,
+        documentType: q.document_type,
         clientId,
         externalId: q.external_id,
         createdGte: q.created_gte,

@@ -92,13 +92,13 @@ export async function createNote(
       input.body.lines,
     );
     if (errors.length) throw new DomainValidationError(errors);
-    if (!CREDITABLE.includes(doc.docType) || !doc.clave || !doc.issuedAt)
+    if (!CREDITABLE.includes(doc.docType))
       throw new NoteRefused(
         'document_not_creditable',
         'Only invoices and debit notes can be referenced by a note',
         { document_type: doc.docType },
       );
-    if (doc.status !== 'aceptada')
+    if (doc.status !== 'aceptada' || !doc.clave || !doc.issuedAt)
       throw new NoteRefused(
         'reference_not_accepted',
         `Only a document Hacienda accepted can be referenced; this one is ${doc.status}`,

@@ -9,6 +9,7 @@ import type { CodigoReferencia, TipoDocumentoReferencia } from './codes.ts';
 import type { DocumentLine } from './document-line.ts';
 import { checkDecimal, checkText } from './field-rules.ts';
 import type { FieldError } from './errors.ts';
+import { parseClave } from './clave.ts';
 
 export type NoteKind = 'credit' | 'debit';
 
@@ -27,8 +28,17 @@ export const ANNULMENT_CODES: readonly CodigoReferencia[] = ['01', '13'];
 /** A replacement of a comprobante Hacienda rejected (NOTES §4.6, 2026 set). */
 export const REPLACEMENT_REFERENCE = { docType: '10', code: '16' } as const;
 
-/** Document types a note may reference by clave (FE, ND, NC, TE, FEE). */
-export const REFERENCEABLE_DOC_TYPES: readonly TipoDocumentoReferencia[] = ['01', '02', '03', '04', '19'];
+/**
+ * Document types a credit note may reference by clave (TipoDocIR: FE, ND, NC, TE, FEE), and the
+ * tipo each one's consecutivo carries (positions 9-10).
+ */
+export const REFERENCEABLE_BY_CLAVE: Readonly<Record<string, string>> = {
+  '01': '01',
+  '02': '02',
+  '03': '03',
+  '04': '04',
+  '19': '09',
+};
 
 /** The reference a document keeps (and writes as InformacionReferencia). */
 export interface DocumentReference {
@@ -174,4 +184,52 @@ export function noteLines(
 /** How a journal entry names the document it books. */
 export function documentLabel(docType: string): string {
   return docType === '03' ? 'Nota de crédito' : docType === '02' ? 'Nota de débito' : 'Factura';
+}
+
+/**
+ * The reference of a credit note of a document issued elsewhere: its clave (well formed, of the
+ * type named), its type (default 01) and its issue date (not in the future). Errors are pushed.
+ */
+export function checkExternalReference(
+  errors: FieldError[],
+  ref: { clave?: unknown; document_type?: unknown; issue_date?: unknown },
+  now: Date,
+): { docType: TipoDocumentoReferencia; clave: string; issuedAt: string } | null {
+  const n = errors.length;
+  const docType = ref.document_type ?? '01';
+  if (typeof docType !== 'string' || !(docType in REFERENCEABLE_BY_CLAVE))
+    errors.push({
+      path: '/reference/document_type',
+      code: 'invalid_value',
+      message: `one of ${Object.keys(REFERENCEABLE_BY_CLAVE).join(', ')}`,
+    });
+  let clave = '';
+  try {
+    clave = String(ref.clave);
+    const parts = parseClave(clave);
+    const tipo = REFERENCEABLE_BY_CLAVE[docType as string];
+    if (tipo && parts.consecutivo.slice(8, 10) !== tipo)
+      errors.push({
+        path: '/reference/clave',
+        code: 'mismatch',
+        message: `a document of type ${docType as string} has tipo ${tipo} in its consecutivo`,
+      });
+  } catch (err) {
+    errors.push({
+      path: '/reference/clave',
+      code: 'invalid_clave',
+      message: err instanceof Error ? err.message : 'not a clave',
+    });
+  }
+  const issued = typeof ref.issue_date === 'string' ? new Date(ref.issue_date) : new Date(NaN);
+  if (Number.isNaN(issued.getTime()))
+    errors.push({ path: '/reference/issue_date', code: 'invalid_date', message: 'expected a date-time' });
+  else if (issued.getTime() > now.getTime())
+    errors.push({
+      path: '/reference/issue_date',
+      code: 'out_of_range',
+      message: 'must not be in the future',
+    });
+  if (errors.length > n) return null;
+  return { docType: docType as TipoDocumentoReferencia, clave, issuedAt: issued.toISOString() };
 }

@@ -1,6 +1,7 @@
 // Credit and debit note bodies: a reason, an optional reference code and, for a partial note,
 // the referenced document's lines it corrects (whole, by quantity or by net amount).
 import { Type } from 'typebox';
+import { CreateInvoiceBody } from './invoices.ts';
 
 const NoteLine = Type.Object(
   {
@@ -46,6 +47,46 @@ export const CreateNoteBody = Type.Object(
     examples: [
       { reason: 'Anulación de la factura por error en el cliente' },
       { reason: 'Devolución de una unidad', code: '06', lines: [{ line: 1, qty: 1 }] },
+    ],
+  },
+);
+
+const { send: _send, replaces: _replaces, ...invoiceFields } = CreateInvoiceBody.properties;
+
+/** A credit note of a document issued before the company used the service. */
+export const CreateExternalCreditNoteBody = Type.Object(
+  {
+    reference: Type.Object(
+      {
+        clave: Type.String({ description: 'Clave (50 characters) of the document corrected' }),
+        document_type: Type.Optional(
+          Type.String({ description: 'TipoDocIR: 01 (default) FE, 02 ND, 03 NC, 04 TE, 19 FEE' }),
+        ),
+        issue_date: Type.String({ format: 'date-time', description: 'Its FechaEmision' }),
+      },
+      { additionalProperties: false },
+    ),
+    reason: Type.String({ description: 'Razón, 3-180 characters' }),
+    code: Type.Optional(
+      Type.String({
+        description: 'Codigo (nota 9), default 02; 01/13 annul, 06 devolución, 09 financiera …',
+      }),
+    ),
+    ...invoiceFields,
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        reference: {
+          clave: '50601102600310112345600100001010000000042112345678',
+          issue_date: '2026-10-01T10:00:00-06:00',
+        },
+        reason: 'Devolución de mercadería facturada antes del cambio de sistema',
+        code: '06',
+        client_id: 'cli_000000000001',
+        lines: [{ service_id: 'srv_000000000001', qty: 1, unit_price: '1500.00' }],
+      },
     ],
   },
 );

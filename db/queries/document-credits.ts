@@ -151,16 +151,7 @@ export async function createNote(
       emailRecipients: [],
       reference,
     };
-    const number = await reserveNumber(trx, {
-      ...tenant,
-      docType,
-      branch: doc.branch,
-      terminal: doc.terminal,
-    });
-    const row = invoiceInsertRow(tenant, prepared, number, new Date(), input.emisorId, input.requestId ?? '');
-    const [note] = (await trx('invoices')
-      .insert({ ...row, requestId: input.requestId, ...(input.kind === 'credit' ? { balanceDue: 0 } : {}) })
-      .returning('*')) as InvoiceRow[];
+    const note = await insertNote(trx, tenant, prepared, input);
 
     // 5. The credit, reserved on the referenced document (the check constraint has the last word).
     let referenced = doc;
@@ -179,13 +170,6 @@ export async function createNote(
     }
 
     // 6. Events and the flow.
-    const body = input.render(note!);
-    await recordEvent(trx, {
-      ...tenant,
-      type: input.kind === 'credit' ? 'credit_note.created' : 'debit_note.created',
-      data: body,
-      requestId: input.requestId,
-    });
     if (referenced.annulledAt && !doc.annulledAt)
       await recordEvent(trx, {
         ...tenant,
@@ -193,10 +177,83 @@ export async function createNote(
         data: input.render(referenced),
         requestId: input.requestId,
       });
-    await enqueueOutbox(trx, 'invoice.flow', { invoiceId: note!.id }, input.requestId);
-    const response = { status: 201, body };
-    if (input.idempotency) await saveIdempotent(trx, tenant, input.idempotency, response);
-    return { kind: 'created', note: note!, referenced, response };
+    const response = await finishNote(trx, tenant, note, input);
+    return { kind: 'created', note, referenced, response };
+  });
+}
+
+interface NoteContext {
+  kind: NoteKind;
+  emisorId: string;
+  requestId: string | null;
+  idempotency: IdempotencyInput | null;
+  render: (row: InvoiceRow) => Record<string, unknown>;
+}
+
+/** The note's row, numbered in its own series (the series row stays locked until COMMIT). */
+async function insertNote(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  prepared: PreparedInvoice,
+  ctx: NoteContext,
+): Promise<InvoiceRow> {
+  const number = await reserveNumber(trx, {
+    ...tenant,
+    docType: prepared.docType,
+    branch: prepared.branch,
+    terminal: prepared.terminal,
+  });
+  const row = invoiceInsertRow(tenant, prepared, number, new Date(), ctx.emisorId, ctx.requestId ?? '');
+  // A credit note is owed by nobody: what it credits comes off the referenced document.
+  const [note] = (await trx('invoices')
+    .insert({ ...row, requestId: ctx.requestId, ...(ctx.kind === 'credit' ? { balanceDue: 0 } : {}) })
+    .returning('*')) as InvoiceRow[];
+  return note!;
+}
+
+/** The note's created event, its flow and the idempotency record. */
+async function finishNote(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  note: InvoiceRow,
+  ctx: NoteContext,
+): Promise<StoredResponse> {
+  const body = ctx.render(note);
+  await recordEvent(trx, {
+    ...tenant,
+    type: ctx.kind === 'credit' ? 'credit_note.created' : 'debit_note.created',
+    data: body,
+    requestId: ctx.requestId,
+  });
+  await enqueueOutbox(trx, 'invoice.flow', { invoiceId: note.id }, ctx.requestId);
+  const response = { status: 201, body };
+  if (ctx.idempotency) await saveIdempotent(trx, tenant, ctx.idempotency, response);
+  return response;
+}
+
+/**
+ * A credit note of a document issued outside the service (before the company used it): the note
+ * is prepared like an invoice (its client and lines from the catalogue) and references the clave
+ * it was given; nothing caps its amount, since the service never saw that document.
+ */
+export async function createExternalCreditNote(
+  db: Knex,
+  tenantIn: Tenant,
+  prepared: PreparedInvoice,
+  ctx: Omit<NoteContext, 'kind'>,
+): Promise<
+  | { kind: 'created'; note: InvoiceRow; response: StoredResponse }
+  | { kind: 'replay'; response: StoredResponse }
+> {
+  const tenant = tenantOnly(tenantIn);
+  return db.transaction(async (trx) => {
+    if (ctx.idempotency) {
+      const replay = await lockIdempotencyKey(trx, tenant, ctx.idempotency);
+      if (replay) return { kind: 'replay', response: replay };
+    }
+    const note = await insertNote(trx, tenant, prepared, { ...ctx, kind: 'credit' });
+    const response = await finishNote(trx, tenant, note, { ...ctx, kind: 'credit' });
+    return { kind: 'created', note, response };
   });
 }
 

@@ -32,6 +32,8 @@ import readClientRoutes from './routes/clients/read.ts';
 import serviceRoutes from './routes/services/index.ts';
 import createInvoiceRoute from './routes/invoices/create.ts';
 import readInvoiceRoutes from './routes/invoices/read.ts';
+import noteRoutes from './routes/invoices/notes.ts';
+import externalCreditNoteRoute from './routes/credit-notes/create.ts';
 import invoicePdfRoute from './routes/invoices/pdf.ts';
 import invoiceEmailRoute from './routes/invoices/email.ts';
 import sendInvoiceRoute from './routes/invoices/send.ts';
@@ -203,6 +205,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(serviceRoutes, deps);
   await app.register(createInvoiceRoute, deps);
   await app.register(readInvoiceRoutes, deps);
+  await app.register(noteRoutes, deps);
+  await app.register(externalCreditNoteRoute, deps);
   await app.register(invoicePdfRoute, deps);
   await app.register(invoiceEmailRoute, deps);
   await app.register(invoiceTimelineRoute, deps);

@@ -212,6 +212,23 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
       sent_at: iso(row.emailedAt ?? null),
       bounces: row.emailBounces ?? [],
     },
+    reference: row.reference
+      ? {
+          document_id: row.reference.documentId ? formatId('invoice', row.reference.documentId) : null,
+          document_type: row.reference.docType,
+          clave: row.reference.clave,
+          issue_date: new Date(row.reference.issuedAt).toISOString(),
+          code: row.reference.code,
+          reason: row.reference.reason,
+        }
+      : null,
+    credited_total: money2(row.creditedTotal ?? '0'),
+    annulled: Boolean(row.annulledAt),
+    replaces:
+      row.reference?.code === '16' && row.reference.documentId
+        ? formatId('invoice', row.reference.documentId)
+        : null,
+    replaced_by: row.replacedById ? formatId('invoice', row.replacedById) : null,
     hacienda: {
       status: row.haciendaStatus,
       signed_at: iso(row.signedAt),

@@ -115,3 +115,22 @@ export function invoicePostingFromTotals(
     exchangeRate,
   });
 }
+
+/**
+ * The issue entry of a document of any type: a credit note (03) reverses exactly the lines it
+ * carries (debit revenue and IVA payable, credit receivables); invoices and debit notes add them.
+ */
+export function documentPosting(
+  docType: string,
+  totals: Parameters<typeof invoicePostingFromTotals>[0],
+  exchangeRate: string,
+): PostingLine[] {
+  const lines = invoicePostingFromTotals(totals, exchangeRate);
+  return docType === '03' ? reversal(lines) : lines;
+}
+
+/** What an issue entry changes in the client's balance (colones): a credit note lowers it. */
+export function receivableChange(docType: string, lines: PostingLine[]): string {
+  const total = postingTotal(lines);
+  return docType === '03' ? new Decimal(total).negated().toFixed(LEDGER_DECIMALS) : total;
+}

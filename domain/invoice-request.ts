@@ -6,7 +6,7 @@
 // body that never went through the API's JSON schema (the command-line tool's) gets the same
 // answer. Lookups (client, services) happen later, in the query.
 import type { FieldError } from './errors.ts';
-import { parseRef, type ResourceRef } from './ids.ts';
+import { parseId, parseRef, type ResourceRef } from './ids.ts';
 import { isPaymentMethod, PAYMENT_METHODS, resolveCondition, type PaymentMethodName } from './sale-terms.ts';
 import { CODIGOS_DESCUENTO, type CodigoDescuento, type CondicionVenta } from './codes.ts';
 import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
@@ -52,6 +52,8 @@ export interface InvoiceRequest {
   metadata: Record<string, string>;
   /** Extra addresses the accepted document is emailed to, beside the client's. */
   emailRecipients: string[];
+  /** The rejected invoice this one replaces (its id), null for a new sale. */
+  replaces: number | null;
 }
 
 /**
@@ -99,8 +101,13 @@ const BODY_FIELDS: ReadonlySet<string> = new Set([
 ]);
 const LINE_FIELDS: ReadonlySet<string> = new Set([...LINE_A, ...LINE_B, 'qty', 'description', 'discount']);
 
+/**
+ * `replaces` (a rejected invoice to replace) is a field of single creates only (`allowReplaces`);
+ * the batch API and the command-line tool refuse it as an unknown field.
+ */
 export function parseInvoiceRequest(
   body: Body,
+  opts: { allowReplaces?: boolean } = {},
 ): { ok: true; value: InvoiceRequest } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const err = (path: string, code: string, message: string) => errors.push({ path, code, message });
@@ -130,7 +137,8 @@ export function parseInvoiceRequest(
           ? snake
           : camel;
   for (const k of Object.keys(body)) {
-    if (!BODY_FIELDS.has(k)) err(`/${k}`, 'unknown_field', 'is not a field of an invoice');
+    if (!BODY_FIELDS.has(k) && !(k === 'replaces' && opts.allowReplaces))
+      err(`/${k}`, 'unknown_field', 'is not a field of an invoice');
   }
 
   // 2. The client.
@@ -296,6 +304,12 @@ export function parseInvoiceRequest(
       });
   }
 
+  let replaces: number | null = null;
+  if (body.replaces !== undefined) {
+    replaces = typeof body.replaces === 'string' ? parseId('invoice', body.replaces) : null;
+    if (replaces === null) err('/replaces', 'invalid_format', 'must be an inv_ id');
+  }
+
   if (errors.length || !clientRef) return { ok: false, errors };
   return {
     ok: true,
@@ -316,6 +330,7 @@ export function parseInvoiceRequest(
       send: body.send !== false,
       metadata: (body.metadata as Record<string, string> | undefined) ?? {},
       emailRecipients: [...new Set((recipients as string[] | undefined) ?? [])],
+      replaces,
     },
   };
 }

@@ -4,7 +4,10 @@
 // for an invoice whose flow stopped and needs someone to look (its `processing_error` says why),
 // `invoice.retried` when such an invoice is sent through the pipeline again,
 // and the email of an accepted document to its receptor: sent (`invoice.emailed`) or given up
-// (`email.failed`: refused for good with 5xx, or no server took it after every retry).
+// (`email.failed`: refused for good with 5xx, or no server took it after every retry). Notes: a
+// credit or debit note recorded (`credit_note.created`, `debit_note.created`; then the usual
+// invoice.sent/accepted/rejected for the note itself), and a document whose credits reached its
+// total (`invoice.annulled`).
 export const EVENT_KINDS = [
   'invoice.created',
   'invoice.sent',
@@ -17,6 +20,9 @@ export const EVENT_KINDS = [
   'client.created',
   'invoice.emailed',
   'email.failed',
+  'credit_note.created',
+  'debit_note.created',
+  'invoice.annulled',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

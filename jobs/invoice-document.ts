@@ -1,6 +1,7 @@
-// Rebuilds an invoice's FacturaElectronica from Postgres: the emisor from the company, the
-// receptor from the client, the lines exactly as recorded, the totals recomputed by the same
-// pure code (and checked against the recorded total).
+// Rebuilds an issued document from Postgres (a FacturaElectronica, or a NotaCreditoElectronica /
+// NotaDebitoElectronica by its doc_type): the emisor from the company, the receptor from the
+// client, the lines exactly as recorded, the totals recomputed by the same pure code (and checked
+// against the recorded total), and its reference as InformacionReferencia.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.ts';
 import { Client, Company } from '../db/models/index.ts';
@@ -8,7 +9,9 @@ import type { InvoiceRow } from '../db/queries/invoices.ts';
 import type { CondicionVenta, IdentificationType } from '../domain/codes.ts';
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
 import { computeDocumentTotals } from '../domain/totals.ts';
-import { buildFacturaXml, type FacturaDocument } from '../hacienda/xml/factura.ts';
+import type { FacturaDocument } from '../hacienda/xml/factura.ts';
+import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
+import type { ComprobanteKind } from '../hacienda/xml/document-types.ts';
 import { assertValidBeforeSigning } from '../hacienda/xsd-compiled.ts';
 
 export class DocumentDataError extends Error {}
@@ -17,7 +20,7 @@ export async function loadFacturaDocument(
   db: Knex,
   config: Config,
   invoice: InvoiceRow,
-): Promise<FacturaDocument> {
+): Promise<IssuedDocument> {
   const [company, client] = await Promise.all([
     Company.query(db).findById(invoice.companyId),
     Client.query(db)
@@ -34,7 +37,9 @@ export function facturaDocument(
   invoice: InvoiceRow,
   company: Company,
   client: Client,
-): FacturaDocument {
+): IssuedDocument {
+  if (!KIND_OF[invoice.docType])
+    throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
   if (!invoice.clave || !invoice.consecutivo || !invoice.issuedAt) {
     throw new DocumentDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
   }
@@ -53,6 +58,7 @@ export function facturaDocument(
     exchangeRate: invoice.exchangeRate,
     docType: invoice.docType as '01',
   });
+  const ref = invoice.reference;
   if (totals.summary.totalComprobante !== invoice.summary.summary.totalComprobante) {
     throw new DocumentDataError(`invoice ${invoice.id}: recomputed total differs from the recorded one`);
   }
@@ -109,16 +115,41 @@ export function facturaDocument(
     })),
     lines,
     totals,
+    ...(ref
+      ? {
+          kind: KIND_OF[invoice.docType],
+          referencias: [
+            {
+              docType: ref.docType,
+              number: ref.clave,
+              issuedAt: new Date(ref.issuedAt),
+              code: ref.code,
+              reason: ref.reason,
+            },
+          ],
+        }
+      : {}),
   };
 }
 
+/** The XML root of each document type the service issues. */
+const KIND_OF: Record<string, ComprobanteKind> = {
+  '01': 'FacturaElectronica',
+  '02': 'NotaDebitoElectronica',
+  '03': 'NotaCreditoElectronica',
+};
+
+/** A document as the builder takes it, with its kind (a factura when absent). */
+export type IssuedDocument = FacturaDocument & { kind?: ComprobanteKind };
+
 /**
- * The FacturaElectronica of a document, checked against the official XSD (folder `xsdDir`) before
+ * The XML of a document (FacturaElectronica, or the note its kind says), checked against the official XSD (folder `xsdDir`) before
  * anyone signs it: a SchemaViolationError names the XSD's message. Input the API accepted never
  * fails here (domain/field-rules.ts refuses it first); this is the last line before a signature.
  */
-export async function buildInvoiceXml(doc: FacturaDocument, xsdDir: string): Promise<string> {
-  const xml = buildFacturaXml(doc);
-  await assertValidBeforeSigning('FacturaElectronica', xml, xsdDir);
+export async function buildInvoiceXml(doc: IssuedDocument, xsdDir: string): Promise<string> {
+  const { kind = 'FacturaElectronica', ...rest } = doc;
+  const xml = buildComprobanteXml(kind, rest);
+  await assertValidBeforeSigning(kind, xml, xsdDir);
   return xml;
 }

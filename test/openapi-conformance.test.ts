@@ -363,6 +363,31 @@ describe('real responses match the documented schemas', () => {
       });
       await drive('GET', '/api/v1/invoices/{id}/payments', `/api/v1/invoices/${invoice.id}/payments`);
     }
+    if (operation('POST', '/api/v1/invoices/{id}/credit_notes')) {
+      const notes = `/api/v1/invoices/${invoice.id}`;
+      const one = { reason: 'Rebaja parcial', lines: [{ line: 1, amount: '1' }] };
+      await drive('POST', '/api/v1/invoices/{id}/credit_notes', `${notes}/credit_notes`, one);
+      await drive('POST', '/api/v1/invoices/{id}/credit_notes', `${notes}/credit_notes`, { reason: 'x' });
+      await drive(
+        'POST',
+        '/api/v1/invoices/{id}/credit_notes',
+        '/api/v1/invoices/inv_000000999999/credit_notes',
+        one,
+      );
+      await drive('POST', '/api/v1/invoices/{id}/debit_notes', `${notes}/debit_notes`, one);
+      await drive('POST', '/api/v1/credit_notes', '/api/v1/credit_notes', {
+        reference: { clave: invoice.clave, issue_date: invoice.issue_date },
+        reason: 'Nota de un documento anterior',
+        client_id: cli,
+        lines: [{ service_id: srv, qty: 1 }],
+      });
+      await drive('POST', '/api/v1/credit_notes', '/api/v1/credit_notes', {
+        reference: { clave: '123', issue_date: invoice.issue_date },
+        reason: 'Clave inválida',
+        client_id: cli,
+        lines: [{ service_id: srv, qty: 1 }],
+      });
+    }
     if (operation('POST', '/api/v1/webhook_endpoints')) {
       const ep = (
         await drive('POST', '/api/v1/webhook_endpoints', '/api/v1/webhook_endpoints', {

@@ -96,6 +96,14 @@ export const CreateInvoiceBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 255, description: 'Same as external_id (give one)' }),
     ),
     send: Type.Optional(Type.Boolean({ description: 'false creates a draft (borrador); default true' })),
+    replaces: Type.Optional(
+      Type.String({
+        pattern: '^inv_\\d{12}$',
+        description:
+          'A rejected invoice of this company that the new one replaces (once): InformacionReferencia ' +
+          'TipoDocIR 10, Codigo 16',
+      }),
+    ),
     email_recipients: Type.Optional(
       Type.Array(Type.String({ format: 'email', maxLength: 160 }), {
         maxItems: 10,
@@ -229,12 +237,26 @@ export const RejectionReason = Type.Object({
   raw: Type.Union([Type.String(), Type.Null()]),
 });
 
+export const DocumentReferenceObject = Type.Object({
+  document_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The referenced document (inv_… id), null for a document issued elsewhere',
+  }),
+  document_type: Type.String({ description: 'TipoDocIR (nota 10), e.g. 01 factura, 10 rechazado' }),
+  clave: Type.String(),
+  issue_date: Timestamp,
+  code: Type.String({ description: 'Codigo (nota 9), e.g. 01 anula, 02 corrige, 16 sustituye rechazado' }),
+  reason: Type.String(),
+});
+
 export const InvoiceObject = Type.Object({
   id: Type.String({ examples: ['inv_000000000042'] }),
   object: Type.Literal('invoice'),
   livemode: Type.Boolean(),
   status: Type.String({ enum: ['borrador', 'pendiente', 'enviada', 'aceptada', 'rechazada'] }),
-  document_type: Type.String(),
+  document_type: Type.String({
+    enum: ['01', '02', '03'],
+    description: '01 factura electrónica, 02 nota de débito, 03 nota de crédito',
+  }),
   consecutivo: Type.Union([Type.String(), Type.Null()]),
   clave: Type.Union([Type.String(), Type.Null()]),
   client_id: Type.String(),
@@ -277,6 +299,17 @@ export const InvoiceObject = Type.Object({
     },
     { description: 'The last email of the document to its receptor (null status: none yet)' },
   ),
+  reference: Type.Union([DocumentReferenceObject, Type.Null()], {
+    description: 'What a note or a replacement references (its InformacionReferencia)',
+  }),
+  credited_total: Decimal2,
+  annulled: Type.Boolean({ description: 'true once credit notes credit the whole total' }),
+  replaces: Type.Union([Type.String(), Type.Null()], {
+    description: 'The rejected invoice this one replaces (inv_… id)',
+  }),
+  replaced_by: Type.Union([Type.String(), Type.Null()], {
+    description: 'The invoice that replaced this rejected one (inv_… id)',
+  }),
   hacienda: Type.Object({
     status: Type.Union([Type.String(), Type.Null()]),
     signed_at: Type.Union([Timestamp, Type.Null()]),

@@ -922,6 +922,294 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/invoices/{id}/credit_notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Issue a credit note (03) of a document
+     * @description Credits the whole document (no `lines`: annuls it) or some of its lines. The credits of a document never exceed its total (`credit_exceeds_total`); only a document Hacienda accepted can be referenced (`reference_not_accepted`). The note is an issued document (`inv_…`, `document_type` 03) that goes through the same flow as an invoice. Requires the `write:invoices` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /**
+           * @description Up to 255 visible ASCII characters, per company and mode, kept 24 h: the same request again replays the first answer (Idempotent-Replayed: true); another body → 422 idempotency_key_reused; while the first runs → 409 idempotency_key_in_use
+           * @example order-2026-000123
+           */
+          'idempotency-key'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Razón of the InformacionReferencia, 3-180 characters */
+            reason: string;
+            /** @description Codigo (nota 9). Credit notes: 01 anula (default without lines), 02 corrige (default with lines), 04, 06 devolución, 09 financiera, 12, 13 anula por error material, 14. Debit notes: 02 (default), 04, 10 financiera, 14. 01 and 13 only without lines */
+            code?: string;
+            /** @description The lines corrected; omitted: the whole document (a whole credit note annuls it) */
+            lines?: {
+              /** @description Line number (1-based) of the referenced document's line */
+              line: number;
+              /** @description Quantity credited or debited, at most the line's (up to 3 decimals) */
+              qty?: number | string;
+              /** @description Net amount before tax (up to 5 decimals), at most the line's subtotal; not with qty */
+              amount?: string;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Invoice'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/invoices/{id}/debit_notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Issue a debit note (02) of a document
+     * @description Adds to a document Hacienda accepted: the whole of it (no `lines`) or some of its lines. The note is an issued document (`inv_…`, `document_type` 02) that goes through the same flow. Requires the `write:invoices` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /**
+           * @description Up to 255 visible ASCII characters, per company and mode, kept 24 h: the same request again replays the first answer (Idempotent-Replayed: true); another body → 422 idempotency_key_reused; while the first runs → 409 idempotency_key_in_use
+           * @example order-2026-000123
+           */
+          'idempotency-key'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Razón of the InformacionReferencia, 3-180 characters */
+            reason: string;
+            /** @description Codigo (nota 9). Credit notes: 01 anula (default without lines), 02 corrige (default with lines), 04, 06 devolución, 09 financiera, 12, 13 anula por error material, 14. Debit notes: 02 (default), 04, 10 financiera, 14. 01 and 13 only without lines */
+            code?: string;
+            /** @description The lines corrected; omitted: the whole document (a whole credit note annuls it) */
+            lines?: {
+              /** @description Line number (1-based) of the referenced document's line */
+              line: number;
+              /** @description Quantity credited or debited, at most the line's (up to 3 decimals) */
+              qty?: number | string;
+              /** @description Net amount before tax (up to 5 decimals), at most the line's subtotal; not with qty */
+              amount?: string;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Invoice'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/credit_notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Issue a credit note of a document issued outside the service
+     * @description For a document issued before the company used the service: `reference.clave`, its type and issue date; the client and lines as in an invoice. The note (`document_type` 03, `inv_…`) goes through the same flow as an invoice. No cap applies: the service never saw that document. Requires the `write:invoices` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /**
+           * @description Up to 255 visible ASCII characters, per company and mode, kept 24 h: the same request again replays the first answer (Idempotent-Replayed: true); another body → 422 idempotency_key_reused; while the first runs → 409 idempotency_key_in_use
+           * @example order-2026-000123
+           */
+          'idempotency-key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            reference: {
+              /** @description Clave (50 characters) of the document corrected */
+              clave: string;
+              /** @description TipoDocIR: 01 (default) FE, 02 ND, 03 NC, 04 TE, 19 FEE */
+              document_type?: string;
+              /**
+               * Format: date-time
+               * @description Its FechaEmision
+               */
+              issue_date: string;
+            };
+            /** @description Razón, 3-180 characters */
+            reason: string;
+            /** @description Codigo (nota 9), default 02; 01/13 annul, 06 devolución, 09 financiera … */
+            code?: string;
+            /** @description Shape A: cli_… id */
+            client_id?: string;
+            /** @description Shape B: client UUID */
+            clientId?: string;
+            lines: components['schemas']['InvoiceLineInput'][];
+            /** @description contado (default), credito_30, … */
+            condition?: string;
+            condition_other?: string;
+            credit_days?: number;
+            creditDays?: number;
+            /** @description ISO 4217; defaults to the company currency (CRC) */
+            currency?: string;
+            /** @description To colones, up to 5 decimals; required for a currency other than CRC (either shape) */
+            exchange_rate?: string | number;
+            /** @description Same as exchange_rate (give one) */
+            exchangeRate?: string | number;
+            /** @enum {string} */
+            payment_method?:
+              | 'efectivo'
+              | 'tarjeta'
+              | 'cheque'
+              | 'transferencia'
+              | 'recaudado_terceros'
+              | 'sinpe_movil'
+              | 'plataforma_digital'
+              | 'otros';
+            /** @enum {string} */
+            paymentMethod?:
+              | 'efectivo'
+              | 'tarjeta'
+              | 'cheque'
+              | 'transferencia'
+              | 'recaudado_terceros'
+              | 'sinpe_movil'
+              | 'plataforma_digital'
+              | 'otros';
+            /** @description MedioPagoOtros: required with payment method otros (99), refused with any other */
+            payment_method_other?: string;
+            /** @description MedioPagoOtros: required with payment method otros (99), refused with any other */
+            paymentMethodOther?: string;
+            /** @description Cash sales (condition contado) are paid at issue: one payment by the invoice's payment method settles the invoice when its issue entry is booked (after Hacienda receives it). false leaves it unpaid, for the payments API. Only contado; default true for contado (either shape) */
+            paid_at_issue?: boolean;
+            /** @description Same as paid_at_issue (give one) */
+            paidAtIssue?: boolean;
+            /** @description Sucursal (3 digits); company default */
+            branch?: string;
+            /** @description Terminal (5 digits); company default */
+            terminal?: string;
+            /** @description Unique per company and mode (either shape) */
+            external_id?: string;
+            /** @description Same as external_id (give one) */
+            externalId?: string;
+            /** @description Extra addresses the accepted document is emailed to, beside the client's */
+            email_recipients?: string[];
+            metadata?: {
+              [key: string]: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Invoice'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/invoices/{id}/pdf': {
     parameters: {
       query?: never;
@@ -1710,7 +1998,10 @@ export interface paths {
             | 'payment.created'
             | 'client.created'
             | 'invoice.emailed'
-            | 'email.failed';
+            | 'email.failed'
+            | 'credit_note.created'
+            | 'debit_note.created'
+            | 'invoice.annulled';
           created_gte?: string;
           created_lt?: string;
           /** @description Page size (1-100) */
@@ -2345,6 +2636,8 @@ export interface components {
       externalId?: string;
       /** @description false creates a draft (borrador); default true */
       send?: boolean;
+      /** @description A rejected invoice of this company that the new one replaces (once): InformacionReferencia TipoDocIR 10, Codigo 16 */
+      replaces?: string;
       /** @description Extra addresses the accepted document is emailed to, beside the client's */
       email_recipients?: string[];
       metadata?: {
@@ -2545,6 +2838,9 @@ export interface components {
         | 'client.created'
         | 'invoice.emailed'
         | 'email.failed'
+        | 'credit_note.created'
+        | 'debit_note.created'
+        | 'invoice.annulled'
       )[];
       description?: string;
     };
@@ -2670,7 +2966,11 @@ export interface components {
       livemode: boolean;
       /** @enum {string} */
       status: 'borrador' | 'pendiente' | 'enviada' | 'aceptada' | 'rechazada';
-      document_type: string;
+      /**
+       * @description 01 factura electrónica, 02 nota de débito, 03 nota de crédito
+       * @enum {string}
+       */
+      document_type: '01' | '02' | '03';
       consecutivo: string | null;
       clave: string | null;
       client_id: string;
@@ -2715,6 +3015,27 @@ export interface components {
           response: string;
         }[];
       };
+      /** @description What a note or a replacement references (its InformacionReferencia) */
+      reference: {
+        /** @description The referenced document (inv_… id), null for a document issued elsewhere */
+        document_id: string | null;
+        /** @description TipoDocIR (nota 10), e.g. 01 factura, 10 rechazado */
+        document_type: string;
+        clave: string;
+        /** Format: date-time */
+        issue_date: string;
+        /** @description Codigo (nota 9), e.g. 01 anula, 02 corrige, 16 sustituye rechazado */
+        code: string;
+        reason: string;
+      } | null;
+      /** @example 1130.00 */
+      credited_total: string;
+      /** @description true once credit notes credit the whole total */
+      annulled: boolean;
+      /** @description The rejected invoice this one replaces (inv_… id) */
+      replaces: string | null;
+      /** @description The invoice that replaced this rejected one (inv_… id) */
+      replaced_by: string | null;
       hacienda: {
         status: string | null;
         signed_at: string | null;
@@ -2885,6 +3206,8 @@ export interface components {
         | 'company_incomplete'
         | 'invoice_not_retryable'
         | 'retry_cause_persists'
+        | 'reference_not_accepted'
+        | 'invoice_not_replaceable'
         | 'request_timeout'
         | 'payload_too_large'
         | 'unsupported_media_type'
@@ -2894,6 +3217,8 @@ export interface components {
         | 'invoice_not_payable'
         | 'invoice_already_paid'
         | 'payment_exceeds_balance'
+        | 'credit_exceeds_total'
+        | 'document_not_creditable'
         | 'webhook_endpoint_limit'
         | 'rate_limited'
         | 'auth_rate_limited'
@@ -3094,6 +3419,9 @@ export interface components {
         | 'client.created'
         | 'invoice.emailed'
         | 'email.failed'
+        | 'credit_note.created'
+        | 'debit_note.created'
+        | 'invoice.annulled'
       )[];
       description?: string | null;
       /** @description true re-enables an endpoint disabled by a 410 */

@@ -106,6 +106,10 @@ export interface EventDataByKind {
   'invoice.accepted': Schemas['Invoice'];
   'invoice.rejected': Schemas['Invoice'];
   'invoice.processing_failed': Schemas['Invoice'];
+  'invoice.retried': Schemas['Invoice'];
+  'invoice.annulled': Schemas['Invoice'];
+  'credit_note.created': Schemas['Invoice'];
+  'debit_note.created': Schemas['Invoice'];
   'invoice.emailed': Schemas['Invoice'];
   'email.failed': Schemas['Invoice'];
   'invoice.paid': InvoicePaidData;

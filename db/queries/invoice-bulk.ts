@@ -110,6 +110,9 @@ export function invoiceInsertRow(
     metadata: JSON.stringify(p.metadata),
     emailRecipients: JSON.stringify(p.emailRecipients),
     requestId,
+    ...(p.reference
+      ? { reference: JSON.stringify(p.reference), referencedInvoiceId: p.reference.documentId }
+      : {}),
     ...issue,
   };
 }

@@ -11,13 +11,14 @@
 // statements whatever its size:
 //   BEGIN
 //   1. the idempotency keys' advisory locks (try: a key held elsewhere is 409), the finished
-//      requests under those keys, the clients and services the requests name and the
-//      external_ids already used;
+//      requests under those keys, the clients and services the requests name, the
+//      external_ids already used and the rejected invoices the requests replace;
 //   2. the invoices, one multi-row insert that also reserves their numbers (last_number + n on
 //      the series row, which stays locked until COMMIT), so only the issued invoices that are
 //      recorded take numbers and numbering stays gapless;
 //   3. their invoice.created events, event.dispatch and invoice.flow outbox rows, the
-//      idempotency records and the outbox notification;
+//      idempotency records, the replaced invoices' `replaced_by_id` (guarded: still rejected and
+//      not replaced) and the outbox notification;
 //   COMMIT.
 // Up to DEPTH groups of a series are in flight: the next one does its reads while the previous
 // one holds the series row, and waits for the row at its insert. Statement 1 reads the
@@ -34,6 +35,13 @@ import { invoiceInsertRow, type ItemProblem } from './invoice-bulk.ts';
 import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 import { decideStored, KEY_IN_USE, KEY_REUSED } from './idempotency.ts';
+import { REPLACEMENT_REFERENCE } from '../../domain/document-notes.ts';
+
+/**
+ * The invoice a request replaces was replaced (or changed) by another transaction after this one
+ * read it: the group is retried one request at a time, and then that request is refused.
+ */
+export class InvoiceReplacedMeanwhile extends Error {}
 
 /** Most invoices one shared transaction records. */
 const MAX_GROUP = 64;
@@ -104,6 +112,14 @@ interface ReadResult {
     commercialCode: string | null;
   }[];
   taken: { id: number; externalId: string }[];
+  /** The rejected invoices the requests replace (any status: checked after the read). */
+  replaced: {
+    id: number;
+    status: string;
+    replacedById: number | null;
+    clave: string | null;
+    issuedAt: string | null;
+  }[];
 }
 
 const NO_UUID = '00000000-0000-0000-0000-000000000000';
@@ -122,6 +138,7 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
     reqs.flatMap((r) => r.lines.flatMap((l) => ('uuid' in l.serviceRef ? [l.serviceRef.uuid] : []))),
   );
   const exts = uniq(reqs.flatMap((r) => (r.externalId !== null ? [r.externalId] : [])));
+  const replaces = uniq(reqs.flatMap((r) => (r.replaces !== null ? [r.replaces] : [])));
   const t = [tenant.companyId, tenant.livemode];
   const res = await trx.raw(
     `with l as (
@@ -142,13 +159,17 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
      x as (
        select id, external_id as "externalId" from invoices
-       where company_id = ? and livemode = ? and external_id = any(?::text[]))
+       where company_id = ? and livemode = ? and external_id = any(?::text[])),
+     rp as (
+       select id, status, replaced_by_id as "replacedById", clave, issued_at as "issuedAt" from invoices
+       where company_id = ? and livemode = ? and id = any(?::bigint[]))
      select
        (select coalesce(json_agg(l), '[]') from l) as locks,
        (select coalesce(json_agg(d), '[]') from d) as done,
        (select coalesce(json_agg(c), '[]') from c) as clients,
        (select coalesce(json_agg(s), '[]') from s) as services,
-       (select coalesce(json_agg(x), '[]') from x) as taken`,
+       (select coalesce(json_agg(x), '[]') from x) as taken,
+       (select coalesce(json_agg(rp), '[]') from rp) as replaced`,
     [
       tenant.companyId % 2_147_483_647,
       `${tenant.livemode ? 'live' : 'test'}:`,
@@ -163,6 +184,8 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
       serviceUuids.length ? serviceUuids : [NO_UUID],
       ...t,
       exts,
+      ...t,
+      replaces,
     ],
   );
   return res.rows[0] as ReadResult;
@@ -270,6 +293,43 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
     }
   }
 
+  // A replacement names a rejected invoice of this company and mode, not yet replaced (once: a
+  // second request in the same group is refused too).
+  const replaced = new Map(read.replaced.map((r) => [Number(r.id), r]));
+  const replacing = new Set<number>();
+  for (const m of members) {
+    const p = prepared.get(m.position);
+    const id = m.request.replaces;
+    if (!p || id === null) continue;
+    const old = replaced.get(id);
+    const problem: ItemProblem | null = !old
+      ? { status: 404, code: 'resource_not_found', detail: `No invoice with id ${formatId('invoice', id)}` }
+      : old.status !== 'rechazada' || old.replacedById !== null || replacing.has(id) || !old.clave
+        ? {
+            status: 409,
+            code: 'invoice_not_replaceable',
+            detail:
+              old.replacedById !== null || replacing.has(id)
+                ? `${formatId('invoice', id)} was already replaced`
+                : `${formatId('invoice', id)} is ${old.status}: only a rejected invoice can be replaced`,
+          }
+        : null;
+    if (problem) {
+      prepared.delete(m.position);
+      outcomes.set(m.position, { kind: 'failed', problem });
+      continue;
+    }
+    replacing.add(id);
+    p.reference = {
+      documentId: id,
+      docType: REPLACEMENT_REFERENCE.docType,
+      clave: old!.clave!,
+      issuedAt: new Date(old!.issuedAt!).toISOString(),
+      code: REPLACEMENT_REFERENCE.code,
+      reason: 'Sustituye comprobante rechazado por Hacienda',
+    };
+  }
+
   const todo = members.filter((m) => prepared.has(m.position));
   if (!todo.length) return members.map((m) => outcomes.get(m.position)!);
 
@@ -315,6 +375,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
 
   // 3. Events, outbox rows, idempotency records and the outbox notification.
   const requestId = members.length === 1 ? first.requestId : null;
+  const replacements = made.filter((x) => x.m.request.replaces !== null);
   const keyed = made.filter((x) => x.m.idempotency).length;
   // Each body is sent once: it is the event's data and the idempotency record's response.
   const items = made.map((x) => ({
@@ -351,9 +412,16 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
              response_status = excluded.response_status, response_body = excluded.response_body,
              created_at = excluded.created_at
          where idempotency_keys.created_at <= now() - interval '24 hours'
+       returning 1),
+     rb as (
+       update invoices set replaced_by_id = v.new_id, updated_at = now()
+       from unnest(?::bigint[], ?::bigint[]) as v(old_id, new_id)
+       where invoices.id = v.old_id and invoices.company_id = ? and invoices.livemode = ?
+         and invoices.status = 'rechazada' and invoices.replaced_by_id is null
        returning 1)
      select (select count(*) from o)::int as events, (select count(*) from f)::int as flows,
-            (select count(*) from k)::int as keys, pg_notify('outbox', '') as notified`,
+            (select count(*) from k)::int as keys, (select count(*) from rb)::int as replaced,
+            pg_notify('outbox', '') as notified`,
     [
       JSON.stringify(items),
       tenant.companyId,
@@ -364,9 +432,14 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
       made.filter((x) => x.row.status === 'pendiente').map((x) => x.row.id),
       tenant.companyId,
       tenant.livemode,
+      replacements.map((x) => x.m.request.replaces!),
+      replacements.map((x) => x.row.id),
+      tenant.companyId,
+      tenant.livemode,
     ],
   );
   if (Number(res.rows[0].keys) !== keyed) throw new IdempotencyRecordExists();
+  if (Number(res.rows[0].replaced) !== replacements.length) throw new InvoiceReplacedMeanwhile();
   for (const x of made)
     outcomes.set(x.m.position, { kind: 'created', invoiceId: x.row.id, row: x.row, body: x.body });
   return members.map((m) => outcomes.get(m.position)!);
@@ -452,7 +525,10 @@ class SeriesCommitter {
       const outcomes = await run(group);
       group.forEach((m, i) => m.resolve(outcomes[i]!));
     } catch (err) {
-      if (group.length === 1 && !(err instanceof IdempotencyRecordExists)) {
+      if (
+        group.length === 1 &&
+        !(err instanceof IdempotencyRecordExists || err instanceof InvoiceReplacedMeanwhile)
+      ) {
         group[0]!.reject(err);
         return;
       }

@@ -4,14 +4,16 @@
 import type { Knex } from 'knex';
 import { invoiceObject } from '../public-objects.ts';
 import { recordEvent } from './events.ts';
+import { releaseCredit } from './document-credits.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { reverseAtIssuePayment } from './payments-at-issue.ts';
 import {
-  invoicePostingFromTotals,
-  postingTotal,
+  documentPosting,
+  receivableChange,
   reversal,
   type PostingLine,
 } from '../../domain/chart-of-accounts.ts';
+import { documentLabel } from '../../domain/document-notes.ts';
 import type { InvoiceState } from '../../domain/invoice-states.ts';
 
 export async function transition(
@@ -42,7 +44,7 @@ export async function transition(
 }
 
 function postingFor(invoice: InvoiceRow): PostingLine[] {
-  return invoicePostingFromTotals(invoice.summary, invoice.exchangeRate);
+  return documentPosting(invoice.docType, invoice.summary, invoice.exchangeRate);
 }
 
 async function writeEntry(
@@ -87,11 +89,16 @@ async function writeEntry(
 export async function bookInvoice(trx: Knex.Transaction, invoice: InvoiceRow): Promise<boolean> {
   const lines = postingFor(invoice);
   const label = invoice.consecutivo ?? String(invoice.id);
-  const wrote = lines.length ? await writeEntry(trx, invoice, 'invoice', lines, `Factura ${label}`) : false;
+  const wrote = lines.length
+    ? await writeEntry(trx, invoice, 'invoice', lines, `${documentLabel(invoice.docType)} ${label}`)
+    : false;
   if (wrote) {
     await trx('clients')
       .where({ id: invoice.clientId })
-      .update({ balance: trx.raw('balance + ?::numeric', [postingTotal(lines)]), updatedAt: trx.fn.now() });
+      .update({
+        balance: trx.raw('balance + ?::numeric', [receivableChange(invoice.docType, lines)]),
+        updatedAt: trx.fn.now(),
+      });
   }
   await trx('invoices')
     .where({ id: invoice.id })
@@ -105,6 +112,8 @@ export async function bookInvoice(trx: Knex.Transaction, invoice: InvoiceRow): P
  * payment at issue is reversed with it (payments-at-issue.ts).
  */
 export async function reverseInvoice(trx: Knex.Transaction, invoice: InvoiceRow): Promise<boolean> {
+  // A rejected credit note gives back the credit it had reserved on the document it referenced.
+  await releaseCredit(trx, invoice);
   const original = await trx('journal_entries').where({ invoiceId: invoice.id, kind: 'invoice' }).first('id');
   if (!original) return false;
   const lines = postingFor(invoice);
@@ -113,12 +122,15 @@ export async function reverseInvoice(trx: Knex.Transaction, invoice: InvoiceRow)
     invoice,
     'invoice_reversal',
     reversal(lines),
-    `Reverso por rechazo ${invoice.consecutivo}`,
+    `Reverso por rechazo ${documentLabel(invoice.docType)} ${invoice.consecutivo}`,
   );
   if (wrote) {
     await trx('clients')
       .where({ id: invoice.clientId })
-      .update({ balance: trx.raw('balance - ?::numeric', [postingTotal(lines)]), updatedAt: trx.fn.now() });
+      .update({
+        balance: trx.raw('balance - ?::numeric', [receivableChange(invoice.docType, lines)]),
+        updatedAt: trx.fn.now(),
+      });
   }
   await reverseAtIssuePayment(trx, invoice);
   return wrote;

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
 import type { DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
+import type { DocumentReference } from '../../domain/document-notes.ts';
 import { enqueueOutbox } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 
@@ -74,13 +75,22 @@ export interface InvoiceRow {
   acceptedAt: Date | null;
   rejectedAt: Date | null;
   requestId: string | null;
+  /** What this document references (InformacionReferencia): notes and replacements. */
+  reference: DocumentReference | null;
+  referencedInvoiceId: number | null;
+  /** Credits reserved by this document's credit notes (≤ total, a database check). */
+  creditedTotal: string;
+  /** When its credits reached its total. */
+  annulledAt: Date | null;
+  /** The invoice that replaced this rejected one. */
+  replacedById: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
 export interface PreparedInvoice {
   clientId: number;
-  docType: '01';
+  docType: '01' | '02' | '03';
   branch: string;
   terminal: string;
   currency: string;
@@ -97,6 +107,8 @@ export interface PreparedInvoice {
   externalId: string | null;
   metadata: Record<string, string>;
   emailRecipients: string[];
+  /** Notes and replacements: the document referenced. */
+  reference?: DocumentReference;
 }
 
 /**
@@ -230,6 +242,10 @@ export const PUBLIC_INVOICE_COLUMNS = [
   'submittedAt',
   'acceptedAt',
   'rejectedAt',
+  'reference',
+  'creditedTotal',
+  'annulledAt',
+  'replacedById',
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof InvoiceRow)[];

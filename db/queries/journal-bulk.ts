@@ -4,13 +4,16 @@
 // at issue (payments-at-issue.ts), in the same transaction. The caller's transaction holds the
 // invoices locked.
 import type { Knex } from 'knex';
-import { invoicePostingFromTotals, postingTotal } from '../../domain/chart-of-accounts.ts';
+import { documentPosting, receivableChange } from '../../domain/chart-of-accounts.ts';
+import { documentLabel } from '../../domain/document-notes.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { settleAtIssue } from './payments-at-issue.ts';
 
 export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]): Promise<number> {
   if (!invoices.length) return 0;
-  const postings = new Map(invoices.map((i) => [i.id, invoicePostingFromTotals(i.summary, i.exchangeRate)]));
+  const postings = new Map(
+    invoices.map((i) => [i.id, documentPosting(i.docType, i.summary, i.exchangeRate)]),
+  );
   const toBook = invoices.filter((i) => postings.get(i.id)!.length > 0);
   let booked = 0;
   if (toBook.length) {
@@ -24,7 +27,7 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
         toBook.map((i) => i.livemode),
         toBook.map(() => 'invoice'),
         toBook.map((i) => i.id),
-        toBook.map((i) => `Factura ${i.consecutivo ?? i.id}`),
+        toBook.map((i) => `${documentLabel(i.docType)} ${i.consecutivo ?? i.id}`),
         toBook.map((i) => i.currency),
         toBook.map((i) => i.exchangeRate),
       ],
@@ -53,7 +56,10 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
           if (!accountId) throw new Error(`company ${invoice.companyId} has no ${l.role} account`);
           lines.push({ entryId: w.entryId, accountId, debit: l.debit, credit: l.credit });
         }
-        owed.set(invoice.clientId, [...(owed.get(invoice.clientId) ?? []), postingTotal(posting)]);
+        owed.set(invoice.clientId, [
+          ...(owed.get(invoice.clientId) ?? []),
+          receivableChange(invoice.docType, posting),
+        ]);
       }
       await trx('journal_lines').insert(lines);
       const clientIds = [...owed.keys()].sort((a, b) => a - b);

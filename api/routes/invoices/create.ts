@@ -146,7 +146,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
         throw err;
       };
       // 2. Validate (no database work: the company and its readiness are cached).
-      const parsed = parseInvoiceRequest(request.body as never);
+      const parsed = parseInvoiceRequest(request.body as never, { allowReplaces: true });
       if (!parsed.ok) return replayOr(validationError(parsed.errors));
       const company = await issuers.company(db, auth);
       if (send) {
@@ -191,6 +191,10 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
             fields: { existing_invoice_id: p.existing_invoice_id },
           });
         }
+        if (p.code === 'invoice_not_replaceable' || p.code === 'resource_not_found')
+          throw new ApiError(p.code, p.detail, {
+            errors: [{ path: '/replaces', code: p.code, message: p.detail }],
+          });
         throw new ApiError('validation_failed', p.detail);
       }
       if (grouped.kind === 'replayed') {

@@ -1,0 +1,281 @@
+// Credit and debit notes of an issued document, recorded in one transaction: the referenced
+// document is locked (concurrent notes of one document take turns), the note's lines are built
+// from its lines, the note takes the next number of its own series (tipo 03 or 02) and the flow
+// carries it like an invoice. A credit note reserves its total on the referenced document
+// (`credited_total`, which a check constraint keeps ≤ total) and lowers its balance; when the
+// credits reach the total the document is annulled. A credit note Hacienda rejects gives its
+// credit back (releaseCredit, called with the rejection's reversal).
+import type { Knex } from 'knex';
+import { Decimal } from 'decimal.js';
+import { computeDocumentTotals } from '../../domain/totals.ts';
+import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
+import {
+  checkNoteHeader,
+  NOTE_DOC_TYPE,
+  noteLines,
+  type DocumentReference,
+  type NoteKind,
+  type NoteLineRequest,
+} from '../../domain/document-notes.ts';
+import type { TipoDocumentoReferencia } from '../../domain/codes.ts';
+import { tenantOnly, type Tenant } from './clients.ts';
+import { recordEvent, enqueueOutbox } from './events.ts';
+import {
+  lockIdempotencyKey,
+  saveIdempotent,
+  type IdempotencyInput,
+  type StoredResponse,
+} from './idempotency.ts';
+import { invoiceInsertRow } from './invoice-bulk.ts';
+import { reserveNumber, type InvoiceRow, type PreparedInvoice } from './invoices.ts';
+
+/** A note the rules refuse; `code` is an error-catalogue code. */
+export class NoteRefused extends Error {
+  constructor(
+    readonly code: 'reference_not_accepted' | 'document_not_creditable' | 'credit_exceeds_total',
+    message: string,
+    readonly fields: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface NoteBody {
+  reason?: unknown;
+  code?: unknown;
+  lines?: NoteLineRequest[];
+}
+
+export type NoteOutcome =
+  | { kind: 'created'; note: InvoiceRow; referenced: InvoiceRow; response: StoredResponse }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'not_found' };
+
+/** Document types a note of ours may reference: invoices and debit notes. */
+const CREDITABLE = ['01', '02'];
+
+export async function createNote(
+  db: Knex,
+  tenantIn: Tenant,
+  input: {
+    kind: NoteKind;
+    invoiceId: number;
+    body: NoteBody;
+    emisorId: string;
+    requestId: string | null;
+    idempotency: IdempotencyInput | null;
+    render: (row: InvoiceRow) => Record<string, unknown>;
+  },
+): Promise<NoteOutcome> {
+  const tenant = tenantOnly(tenantIn);
+  return db.transaction(async (trx) => {
+    // 1. Idempotency: one request at a time per key; a finished one is replayed.
+    if (input.idempotency) {
+      const replay = await lockIdempotencyKey(trx, tenant, input.idempotency);
+      if (replay) return { kind: 'replay', response: replay };
+    }
+    // 2. The referenced document, locked until COMMIT.
+    const doc = (await trx('invoices')
+      .where({ ...tenant, id: input.invoiceId })
+      .forUpdate()
+      .first()) as InvoiceRow | undefined;
+    if (!doc) return { kind: 'not_found' };
+
+    // 3. The note's reason, code and lines (nothing is written before they are valid).
+    const errors: FieldError[] = [];
+    const whole = input.body.lines === undefined;
+    const header = checkNoteHeader(errors, input.kind, input.body, whole);
+    const lines = noteLines(
+      errors,
+      doc.lines.map((l) => l.input),
+      doc.summary.lines.map((l) => l.subTotal),
+      input.body.lines,
+    );
+    if (errors.length) throw new DomainValidationError(errors);
+    if (!CREDITABLE.includes(doc.docType))
+      throw new NoteRefused(
+        'document_not_creditable',
+        'Only invoices and debit notes can be referenced by a note',
+        { document_type: doc.docType },
+      );
+    if (doc.status !== 'aceptada' || !doc.clave || !doc.issuedAt)
+      throw new NoteRefused(
+        'reference_not_accepted',
+        `Only a document Hacienda accepted can be referenced; this one is ${doc.status}`,
+        { status: doc.status },
+      );
+    const docType = NOTE_DOC_TYPE[input.kind];
+    const totals = computeDocumentTotals(lines, {
+      currency: doc.currency as never,
+      exchangeRate: doc.exchangeRate,
+      docType,
+    });
+    const amount = new Decimal(totals.summary.totalComprobante);
+    const remaining = new Decimal(doc.total).minus(doc.creditedTotal);
+    if (input.kind === 'credit' && amount.gt(remaining))
+      throw new NoteRefused(
+        'credit_exceeds_total',
+        `This credit (${amount.toFixed(2)}) exceeds what is left to credit on the document (${remaining.toFixed(2)})`,
+        { credited_total: new Decimal(doc.creditedTotal).toFixed(2), creditable: remaining.toFixed(2) },
+      );
+
+    // 4. The note, numbered in its own series.
+    const reference: DocumentReference = {
+      documentId: doc.id,
+      docType: doc.docType as TipoDocumentoReferencia,
+      clave: doc.clave,
+      issuedAt: new Date(doc.issuedAt).toISOString(),
+      code: header.code,
+      reason: header.reason!,
+    };
+    const prepared: PreparedInvoice = {
+      // A note settles nothing by itself: the balance it changes is the referenced document's.
+      paidAtIssue: false,
+      clientId: doc.clientId,
+      docType,
+      branch: doc.branch,
+      terminal: doc.terminal,
+      currency: doc.currency,
+      exchangeRate: doc.exchangeRate,
+      condition: doc.condition,
+      condicionVenta: doc.condicionVenta,
+      conditionOther: doc.conditionOther,
+      creditDays: doc.creditDays,
+      paymentMethods: doc.paymentMethods,
+      paymentMethodOther: doc.paymentMethodOther,
+      lines: lines.map((l, i) => ({
+        serviceId: doc.lines[(input.body.lines ? input.body.lines[i]!.line : i + 1) - 1]?.serviceId ?? null,
+        input: l,
+      })),
+      totals,
+      externalId: null,
+      metadata: {},
+      emailRecipients: [],
+      reference,
+    };
+    const note = await insertNote(trx, tenant, prepared, input);
+
+    // 5. The credit, reserved on the referenced document (the check constraint has the last word).
+    let referenced = doc;
+    if (input.kind === 'credit') {
+      [referenced] = (await trx('invoices')
+        .where({ id: doc.id })
+        .update({
+          creditedTotal: trx.raw('credited_total + ?::numeric', [amount.toFixed(5)]),
+          balanceDue: trx.raw(balanceSql, [amount.toFixed(5), doc.id]),
+          annulledAt: trx.raw('case when credited_total + ?::numeric >= total then now() end', [
+            amount.toFixed(5),
+          ]),
+          updatedAt: trx.fn.now(),
+        })
+        .returning('*')) as [InvoiceRow];
+    }
+
+    // 6. Events and the flow.
+    if (referenced.annulledAt && !doc.annulledAt)
+      await recordEvent(trx, {
+        ...tenant,
+        type: 'invoice.annulled',
+        data: input.render(referenced),
+        requestId: input.requestId,
+      });
+    const response = await finishNote(trx, tenant, note, input);
+    return { kind: 'created', note, referenced, response };
+  });
+}
+
+interface NoteContext {
+  kind: NoteKind;
+  emisorId: string;
+  requestId: string | null;
+  idempotency: IdempotencyInput | null;
+  render: (row: InvoiceRow) => Record<string, unknown>;
+}
+
+/** The note's row, numbered in its own series (the series row stays locked until COMMIT). */
+async function insertNote(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  prepared: PreparedInvoice,
+  ctx: NoteContext,
+): Promise<InvoiceRow> {
+  const number = await reserveNumber(trx, {
+    ...tenant,
+    docType: prepared.docType,
+    branch: prepared.branch,
+    terminal: prepared.terminal,
+  });
+  const row = invoiceInsertRow(tenant, prepared, number, new Date(), ctx.emisorId, ctx.requestId ?? '');
+  // A credit note is owed by nobody: what it credits comes off the referenced document.
+  const [note] = (await trx('invoices')
+    .insert({ ...row, requestId: ctx.requestId, ...(ctx.kind === 'credit' ? { balanceDue: 0 } : {}) })
+    .returning('*')) as InvoiceRow[];
+  return note!;
+}
+
+/** The note's created event, its flow and the idempotency record. */
+async function finishNote(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  note: InvoiceRow,
+  ctx: NoteContext,
+): Promise<StoredResponse> {
+  const body = ctx.render(note);
+  await recordEvent(trx, {
+    ...tenant,
+    type: ctx.kind === 'credit' ? 'credit_note.created' : 'debit_note.created',
+    data: body,
+    requestId: ctx.requestId,
+  });
+  await enqueueOutbox(trx, 'invoice.flow', { invoiceId: note.id }, ctx.requestId);
+  const response = { status: 201, body };
+  if (ctx.idempotency) await saveIdempotent(trx, tenant, ctx.idempotency, response);
+  return response;
+}
+
+/**
+ * A credit note of a document issued outside the service (before the company used it): the note
+ * is prepared like an invoice (its client and lines from the catalogue) and references the clave
+ * it was given; nothing caps its amount, since the service never saw that document.
+ */
+export async function createExternalCreditNote(
+  db: Knex,
+  tenantIn: Tenant,
+  prepared: PreparedInvoice,
+  ctx: Omit<NoteContext, 'kind'>,
+): Promise<
+  | { kind: 'created'; note: InvoiceRow; response: StoredResponse }
+  | { kind: 'replay'; response: StoredResponse }
+> {
+  const tenant = tenantOnly(tenantIn);
+  return db.transaction(async (trx) => {
+    if (ctx.idempotency) {
+      const replay = await lockIdempotencyKey(trx, tenant, ctx.idempotency);
+      if (replay) return { kind: 'replay', response: replay };
+    }
+    const note = await insertNote(trx, tenant, prepared, { ...ctx, kind: 'credit' });
+    const response = await finishNote(trx, tenant, note, { ...ctx, kind: 'credit' });
+    return { kind: 'created', note, response };
+  });
+}
+
+/**
+ * The balance a document owes after its credits change by `?` (positive: a new credit): its
+ * total less every credit and every payment applied, never below zero.
+ */
+const balanceSql = `greatest(total - (credited_total + ?::numeric)
+  - (select coalesce(sum(applied_amount), 0) from payments where invoice_id = ?), 0)`;
+
+/** Gives back the credit a rejected credit note had reserved (once: with its rejection). */
+export async function releaseCredit(trx: Knex.Transaction, note: InvoiceRow): Promise<void> {
+  if (note.docType !== '03' || note.referencedInvoiceId === null) return;
+  const amount = new Decimal(note.total).negated().toFixed(5);
+  await trx('invoices')
+    .where({ id: note.referencedInvoiceId })
+    .update({
+      creditedTotal: trx.raw('credited_total + ?::numeric', [amount]),
+      balanceDue: trx.raw(balanceSql, [amount, note.referencedInvoiceId]),
+      annulledAt: null,
+      updatedAt: trx.fn.now(),
+    });
+}

@@ -1,0 +1,235 @@
+// Credit notes (03), debit notes (02) and replacements: what they reference and which lines they
+// carry. A note names the lines of the referenced document it corrects (`line`, 1-based), each
+// whole, by a quantity (`qty`, at most the line's) or by a net amount (`amount`, before tax, at
+// most the line's subtotal); no lines means the whole document. The reference codes follow
+// Hacienda's nota 9 (2026 set): a replacement of a rejected comprobante is TipoDocIR 10 with
+// Codigo 16.
+import { Decimal } from 'decimal.js';
+import type { CodigoReferencia, TipoDocumentoReferencia } from './codes.ts';
+import type { DocumentLine } from './document-line.ts';
+import { checkDecimal, checkText } from './field-rules.ts';
+import type { FieldError } from './errors.ts';
+import { parseClave } from './clave.ts';
+
+export type NoteKind = 'credit' | 'debit';
+
+/** The consecutivo tipo of each note. */
+export const NOTE_DOC_TYPE: Record<NoteKind, '02' | '03'> = { debit: '02', credit: '03' };
+
+/** Codes a note may carry (99 "otros" would need its own text: not offered). */
+export const NOTE_CODES: Record<NoteKind, readonly CodigoReferencia[]> = {
+  credit: ['01', '02', '04', '06', '09', '12', '13', '14'],
+  debit: ['02', '04', '10', '14'],
+};
+
+/** Codes that annul the referenced document: only a note for the whole of it may carry them. */
+export const ANNULMENT_CODES: readonly CodigoReferencia[] = ['01', '13'];
+
+/** A replacement of a comprobante Hacienda rejected (NOTES §4.6, 2026 set). */
+export const REPLACEMENT_REFERENCE = { docType: '10', code: '16' } as const;
+
+/**
+ * Document types a credit note may reference by clave (TipoDocIR: FE, ND, NC, TE, FEE), and the
+ * tipo each one's consecutivo carries (positions 9-10).
+ */
+export const REFERENCEABLE_BY_CLAVE: Readonly<Record<string, string>> = {
+  '01': '01',
+  '02': '02',
+  '03': '03',
+  '04': '04',
+  '19': '09',
+};
+
+/** The reference a document keeps (and writes as InformacionReferencia). */
+export interface DocumentReference {
+  /** Our own document, when it is one. */
+  documentId: number | null;
+  docType: TipoDocumentoReferencia;
+  clave: string;
+  /** ISO date-time of the referenced document. */
+  issuedAt: string;
+  code: CodigoReferencia;
+  reason: string;
+}
+
+export interface NoteLineRequest {
+  line: number;
+  qty?: string | number;
+  amount?: string;
+}
+
+const RAZON = { element: 'Razon', min: 3, max: 180 };
+
+/** The note's reason and code: the default code is 01 for a whole credit note, 02 otherwise. */
+export function checkNoteHeader(
+  errors: FieldError[],
+  kind: NoteKind,
+  body: { reason?: unknown; code?: unknown },
+  whole: boolean,
+): { reason: string | null; code: CodigoReferencia } {
+  const reason = checkText(errors, '/reason', body.reason, RAZON, true);
+  let code: CodigoReferencia = kind === 'credit' && whole ? '01' : '02';
+  if (body.code !== undefined) {
+    if (typeof body.code !== 'string' || !NOTE_CODES[kind].includes(body.code as CodigoReferencia)) {
+      errors.push({
+        path: '/code',
+        code: 'invalid_value',
+        message: `a ${kind} note takes one of the reference codes ${NOTE_CODES[kind].join(', ')}`,
+      });
+    } else code = body.code as CodigoReferencia;
+  }
+  if (!whole && ANNULMENT_CODES.includes(code))
+    errors.push({
+      path: '/code',
+      code: 'annulment_needs_whole_document',
+      message: `code ${code} annuls the document: send no lines (the whole document)`,
+    });
+  return { reason, code };
+}
+
+const QTY_RULE = { intDigits: 13, fractionDigits: 3, positive: true, code: 'invalid_quantity', what: 'qty' };
+const AMOUNT_RULE = {
+  intDigits: 13,
+  fractionDigits: 5,
+  positive: true,
+  code: 'invalid_amount',
+  what: 'amount',
+};
+
+/**
+ * The note's lines from the referenced document's lines (`subTotals`: each line's SubTotal as
+ * computed for that document). Field errors are pushed; the lines returned are meaningful only
+ * when no error was added.
+ */
+export function noteLines(
+  errors: FieldError[],
+  original: readonly DocumentLine[],
+  subTotals: readonly string[],
+  requested: readonly NoteLineRequest[] | undefined,
+): DocumentLine[] {
+  if (requested === undefined) return original.map((l) => ({ ...l }));
+  if (!requested.length) {
+    errors.push({ path: '/lines', code: 'too_short', message: 'name at least one line, or omit lines' });
+    return [];
+  }
+  const seen = new Set<number>();
+  const out: DocumentLine[] = [];
+  requested.forEach((r, i) => {
+    const path = `/lines/${i}`;
+    const src = Number.isInteger(r.line) ? original[r.line - 1] : undefined;
+    if (!src || r.line < 1) {
+      errors.push({
+        path: `${path}/line`,
+        code: 'unknown_line',
+        message: `the referenced document has lines 1 to ${original.length}`,
+      });
+      return;
+    }
+    if (seen.has(r.line)) {
+      errors.push({ path: `${path}/line`, code: 'duplicate_line', message: `line ${r.line} is named twice` });
+      return;
+    }
+    seen.add(r.line);
+    if (r.qty !== undefined && r.amount !== undefined) {
+      errors.push({ path, code: 'ambiguous_line', message: 'give qty or amount, not both' });
+      return;
+    }
+    if (r.qty !== undefined) {
+      const qty = checkDecimal(errors, `${path}/qty`, r.qty, QTY_RULE);
+      if (qty === null) return;
+      if (new Decimal(qty).gt(src.quantity)) {
+        errors.push({
+          path: `${path}/qty`,
+          code: 'quantity_exceeds_line',
+          message: `line ${r.line} has quantity ${new Decimal(src.quantity).toString()}`,
+        });
+        return;
+      }
+      const ratio = new Decimal(qty).div(src.quantity);
+      out.push({
+        ...src,
+        quantity: qty,
+        ...(src.discounts
+          ? {
+              discounts: src.discounts.map((d) =>
+                d.amount !== undefined
+                  ? { ...d, amount: new Decimal(d.amount).times(ratio).toFixed(5, Decimal.ROUND_HALF_UP) }
+                  : d,
+              ),
+            }
+          : {}),
+      });
+      return;
+    }
+    if (r.amount !== undefined) {
+      const amount = checkDecimal(errors, `${path}/amount`, r.amount, AMOUNT_RULE);
+      if (amount === null) return;
+      if (new Decimal(amount).gt(subTotals[r.line - 1] ?? '0')) {
+        errors.push({
+          path: `${path}/amount`,
+          code: 'amount_exceeds_line',
+          message: `line ${r.line} has a subtotal of ${new Decimal(subTotals[r.line - 1] ?? '0').toFixed(2)}`,
+        });
+        return;
+      }
+      const { discounts: _d, ...rest } = src;
+      out.push({ ...rest, quantity: '1', unitPrice: amount });
+      return;
+    }
+    out.push({ ...src });
+  });
+  return out;
+}
+
+/** How a journal entry names the document it books. */
+export function documentLabel(docType: string): string {
+  return docType === '03' ? 'Nota de crédito' : docType === '02' ? 'Nota de débito' : 'Factura';
+}
+
+/**
+ * The reference of a credit note of a document issued elsewhere: its clave (well formed, of the
+ * type named), its type (default 01) and its issue date (not in the future). Errors are pushed.
+ */
+export function checkExternalReference(
+  errors: FieldError[],
+  ref: { clave?: unknown; document_type?: unknown; issue_date?: unknown },
+  now: Date,
+): { docType: TipoDocumentoReferencia; clave: string; issuedAt: string } | null {
+  const n = errors.length;
+  const docType = ref.document_type ?? '01';
+  if (typeof docType !== 'string' || !(docType in REFERENCEABLE_BY_CLAVE))
+    errors.push({
+      path: '/reference/document_type',
+      code: 'invalid_value',
+      message: `one of ${Object.keys(REFERENCEABLE_BY_CLAVE).join(', ')}`,
+    });
+  let clave = '';
+  try {
+    clave = String(ref.clave);
+    const parts = parseClave(clave);
+    const tipo = REFERENCEABLE_BY_CLAVE[docType as string];
+    if (tipo && parts.consecutivo.slice(8, 10) !== tipo)
+      errors.push({
+        path: '/reference/clave',
+        code: 'mismatch',
+        message: `a document of type ${docType as string} has tipo ${tipo} in its consecutivo`,
+      });
+  } catch (err) {
+    errors.push({
+      path: '/reference/clave',
+      code: 'invalid_clave',
+      message: err instanceof Error ? err.message : 'not a clave',
+    });
+  }
+  const issued = typeof ref.issue_date === 'string' ? new Date(ref.issue_date) : new Date(NaN);
+  if (Number.isNaN(issued.getTime()))
+    errors.push({ path: '/reference/issue_date', code: 'invalid_date', message: 'expected a date-time' });
+  else if (issued.getTime() > now.getTime())
+    errors.push({
+      path: '/reference/issue_date',
+      code: 'out_of_range',
+      message: 'must not be in the future',
+    });
+  if (errors.length > n) return null;
+  return { docType: docType as TipoDocumentoReferencia, clave, issuedAt: issued.toISOString() };
+}

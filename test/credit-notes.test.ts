@@ -1,0 +1,444 @@
+// Credit and debit notes end to end: API → the invoice flow (sign, submit, accounting, status)
+// against the Hacienda simulator; each note's XML checked against its own XSD; the credits of a
+// document capped at its total, concurrent requests included; journal entries and events.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
+import { validateXml } from './helpers/xsd.ts';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { waitFor } from './helpers/wait.ts';
+
+let e: E2E;
+let s: Awaited<ReturnType<typeof seedIssuer>>;
+const srv = (id: number) => `srv_${String(id).padStart(12, '0')}`;
+const num = (id: string) => Number(id.slice(4));
+
+beforeAll(async () => {
+  e = await startE2E();
+  s = await seedIssuer(e.db, e.config);
+});
+afterAll(async () => {
+  await e.close();
+});
+
+async function waitForStatus(id: string, statuses: string[], timeoutMs = 30_000) {
+  let last: any;
+  await waitFor(
+    async () => {
+      last = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
+      return statuses.includes(last.status);
+    },
+    timeoutMs,
+    100,
+    `document ${id} to reach ${statuses.join('/')}`,
+  );
+  return last;
+}
+
+/** An accepted invoice: two laptops (450000 + 13 % IVA each) and one exempt service (10000). */
+async function acceptedInvoice() {
+  const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+    client_id: `cli_${String(s.client.id).padStart(12, '0')}`,
+    lines: [
+      { service_id: srv(s.laptop.id), qty: 2 },
+      { service_id: srv(s.exempt.id), qty: 1 },
+    ],
+  });
+  expect(res.status).toBe(201);
+  expect(res.json.total).toBe('1027000.00');
+  return waitForStatus(res.json.id, ['aceptada']);
+}
+
+async function entries(invoiceId: number) {
+  return e
+    .db('journal_entries as e')
+    .join('journal_lines as l', 'l.entry_id', 'e.id')
+    .join('accounts as a', 'a.id', 'l.account_id')
+    .where('e.invoice_id', invoiceId)
+    .select('e.kind', 'e.description', 'a.role', 'l.debit', 'l.credit');
+}
+
+async function written() {
+  const [inv, series, events] = await Promise.all([
+    e.db('invoices').count('* as n').first(),
+    e.db('numbering_series').sum('last_number as n').first(),
+    e.db('events').count('* as n').first(),
+  ]);
+  return [Number(inv!.n), Number(series!.n), Number(events!.n)];
+}
+
+async function signedXml(id: string) {
+  const row = await e
+    .db('invoice_documents')
+    .where({ invoiceId: num(id) })
+    .first();
+  return (row.signedXml as Buffer).toString('utf8');
+}
+
+describe('credit notes', () => {
+  let a: any;
+  let partial: any;
+
+  it('refuses every invalid request with problem+json and writes nothing', async () => {
+    a = await acceptedInvoice();
+    const pending = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: `cli_${String(s.client.id).padStart(12, '0')}`,
+      lines: [{ service_id: srv(s.exempt.id), qty: 1 }],
+      send: false,
+    });
+    expect(pending.json.status).toBe('borrador');
+    const before = await written();
+    const cases: [string, unknown, number, string, string?][] = [
+      [a.id, {}, 422, 'validation_failed'],
+      [a.id, { reason: 'no' }, 422, 'validation_failed', '/reason'],
+      [a.id, { reason: 'Devolución', lines: [{ line: 3 }] }, 422, 'validation_failed', '/lines/0/line'],
+      [
+        a.id,
+        { reason: 'Devolución', lines: [{ line: 1 }, { line: 1 }] },
+        422,
+        'validation_failed',
+        '/lines/1/line',
+      ],
+      [
+        a.id,
+        { reason: 'Devolución', lines: [{ line: 1, qty: 3 }] },
+        422,
+        'validation_failed',
+        '/lines/0/qty',
+      ],
+      [
+        a.id,
+        { reason: 'Rebaja', lines: [{ line: 2, amount: '10000.01' }] },
+        422,
+        'validation_failed',
+        '/lines/0/amount',
+      ],
+      [
+        a.id,
+        { reason: 'Rebaja', lines: [{ line: 2, amount: '1', qty: 1 }] },
+        422,
+        'validation_failed',
+        '/lines/0',
+      ],
+      [a.id, { reason: 'Anula una', code: '01', lines: [{ line: 1 }] }, 422, 'validation_failed', '/code'],
+      [a.id, { reason: 'Código malo', code: '16' }, 422, 'validation_failed', '/code'],
+      [a.id, { reason: 'Campo extra', extra: 1 }, 422, 'validation_failed'],
+      ['inv_999999999999', { reason: 'No existe' }, 404, 'resource_not_found'],
+      [pending.json.id, { reason: 'Un borrador' }, 409, 'reference_not_accepted'],
+    ];
+    for (const [id, body, status, code, path] of cases) {
+      const res = await api(e, 'POST', `/api/v1/invoices/${id}/credit_notes`, s.key, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(res.json.code).toBe(code);
+      if (path) expect(res.json.errors.map((x: any) => x.path)).toContain(path);
+    }
+    expect(await written()).toEqual(before);
+  });
+
+  it('a partial credit note references the invoice, validates against its XSD, is accepted and reverses what it credits', async () => {
+    const res = await api(
+      e,
+      'POST',
+      `/api/v1/invoices/${a.id}/credit_notes`,
+      s.key,
+      { reason: 'Devolución de una computadora', code: '06', lines: [{ line: 1, qty: 1 }] },
+      { 'idempotency-key': 'nc-partial-1' },
+    );
+    expect(res.status).toBe(201);
+    partial = res.json;
+    expect(partial).toMatchObject({
+      document_type: '03',
+      status: 'pendiente',
+      total: '508500.00',
+      balance_due: '0.00',
+      reference: { document_id: a.id, document_type: '01', clave: a.clave, code: '06' },
+    });
+    // Its own series: tipo 03 in positions 9-10, number 1.
+    expect(partial.consecutivo).toBe('00100001030000000001');
+    expect(partial.clave.slice(21, 41)).toBe(partial.consecutivo);
+
+    // The same request under the same key answers the same note, and records nothing more.
+    const again = await api(
+      e,
+      'POST',
+      `/api/v1/invoices/${a.id}/credit_notes`,
+      s.key,
+      { reason: 'Devolución de una computadora', code: '06', lines: [{ line: 1, qty: 1 }] },
+      { 'idempotency-key': 'nc-partial-1' },
+    );
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json.id).toBe(partial.id);
+
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${a.id}`, s.key)).json;
+    expect(ref).toMatchObject({ credited_total: '508500.00', balance_due: '518500.00', annulled: false });
+
+    const done = await waitForStatus(partial.id, ['aceptada', 'rechazada']);
+    expect(done.status).toBe('aceptada');
+    const xml = await signedXml(partial.id);
+    expect(xml).toContain('<NotaCreditoElectronica');
+    expect(xml).toMatch(
+      new RegExp(
+        `<InformacionReferencia>\\s*<TipoDocIR>01</TipoDocIR>\\s*<Numero>${a.clave}</Numero>\\s*` +
+          '<FechaEmisionIR>[^<]+</FechaEmisionIR>\\s*<Codigo>06</Codigo>\\s*' +
+          '<Razon>Devolución de una computadora</Razon>\\s*</InformacionReferencia>',
+      ),
+    );
+    expect((await validateXml('NotaCreditoElectronica', xml)).valid).toBe(true);
+
+    // Its entry reverses the line it credits: revenue and IVA debited, receivables credited.
+    await waitFor(async () => (await entries(num(partial.id))).length > 0, 10_000, 100, 'the note booked');
+    const lines = await entries(num(partial.id));
+    expect(new Set(lines.map((l) => l.kind))).toEqual(new Set(['invoice']));
+    const byRole = Object.fromEntries(
+      lines.map((l) => [l.role, [new Decimal(l.debit).toFixed(2), new Decimal(l.credit).toFixed(2)]]),
+    );
+    expect(byRole).toEqual({
+      receivables: ['0.00', '508500.00'],
+      revenue_goods: ['450000.00', '0.00'],
+      iva_payable: ['58500.00', '0.00'],
+    });
+    expect(lines[0]!.description).toMatch(/^Nota de crédito /);
+
+    const created = await e.db('events').where({ type: 'credit_note.created' });
+    expect(created.map((x) => x.data.id)).toEqual([partial.id]);
+  });
+
+  it('two concurrent credits that together exceed what is left: one is recorded, the other refused', async () => {
+    const body = { reason: 'Devolución de otra computadora', lines: [{ line: 1, qty: 1 }] };
+    const before = await written();
+    const [r1, r2] = await Promise.all([
+      api(e, 'POST', `/api/v1/invoices/${a.id}/credit_notes`, s.key, body),
+      api(e, 'POST', `/api/v1/invoices/${a.id}/credit_notes`, s.key, body),
+    ]);
+    expect([r1.status, r2.status].sort()).toEqual([201, 422]);
+    const refused = r1.status === 422 ? r1 : r2;
+    expect(refused.json.code).toBe('credit_exceeds_total');
+    const after = await written();
+    expect(after[0]).toBe(before[0]! + 1);
+    expect(after[1]).toBe(before[1]! + 1);
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${a.id}`, s.key)).json;
+    expect(ref.credited_total).toBe('1017000.00');
+    expect(ref.annulled).toBe(false);
+  });
+
+  it('the credits reach the total: the invoice is annulled, once', async () => {
+    // A whole-document credit note no longer fits.
+    const whole = await api(e, 'POST', `/api/v1/invoices/${a.id}/credit_notes`, s.key, {
+      reason: 'Anulación',
+    });
+    expect(whole.status).toBe(422);
+    expect(whole.json.code).toBe('credit_exceeds_total');
+    // The exempt line by amount is exactly what is left.
+    const last = await api(e, 'POST', `/api/v1/invoices/${a.id}/credit_notes`, s.key, {
+      reason: 'Rebaja del servicio',
+      lines: [{ line: 2, amount: '10000' }],
+    });
+    expect(last.status).toBe(201);
+    expect(last.json.consecutivo).toBe('00100001030000000003');
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${a.id}`, s.key)).json;
+    expect(ref).toMatchObject({ credited_total: '1027000.00', balance_due: '0.00', annulled: true });
+    const more = await api(e, 'POST', `/api/v1/invoices/${a.id}/credit_notes`, s.key, {
+      reason: 'Una más',
+      lines: [{ line: 2, amount: '1' }],
+    });
+    expect(more.status).toBe(422);
+    expect(more.json.code).toBe('credit_exceeds_total');
+    const annulled = await e.db('events').where({ type: 'invoice.annulled' });
+    expect(annulled.map((x) => x.data.id)).toEqual([a.id]);
+    expect(annulled[0].data.annulled).toBe(true);
+    await waitForStatus(last.json.id, ['aceptada']);
+  });
+
+  it('a whole credit note annuls the invoice with code 01', async () => {
+    const b = await acceptedInvoice();
+    const res = await api(e, 'POST', `/api/v1/invoices/${b.id}/credit_notes`, s.key, {
+      reason: 'Anulación total',
+    });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ total: '1027000.00', reference: { code: '01', document_id: b.id } });
+    expect(res.json.lines).toHaveLength(2);
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${b.id}`, s.key)).json;
+    expect(ref).toMatchObject({ annulled: true, credited_total: '1027000.00', balance_due: '0.00' });
+    const done = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(done.status).toBe('aceptada');
+    // Each note booked exactly once; a credit note cannot be the referenced document.
+    const onNote = await api(e, 'POST', `/api/v1/invoices/${res.json.id}/credit_notes`, s.key, {
+      reason: 'Sobre la nota',
+    });
+    expect(onNote.status).toBe(422);
+    expect(onNote.json.code).toBe('document_not_creditable');
+  });
+});
+
+describe('debit notes', () => {
+  it('adds to an accepted invoice in its own series; its XML validates and its entry adds to the receivable', async () => {
+    const c = await acceptedInvoice();
+    const res = await api(e, 'POST', `/api/v1/invoices/${c.id}/debit_notes`, s.key, {
+      reason: 'Cargo por flete no facturado',
+      lines: [{ line: 1, amount: '1000' }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({
+      document_type: '02',
+      total: '1130.00',
+      balance_due: '1130.00',
+      reference: { document_id: c.id, code: '02' },
+    });
+    expect(res.json.consecutivo).toBe('00100001020000000001');
+    const bad = await api(e, 'POST', `/api/v1/invoices/${c.id}/debit_notes`, s.key, {
+      reason: 'Anula',
+      code: '01',
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json.errors[0].path).toBe('/code');
+    const done = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(done.status).toBe('aceptada');
+    const xml = await signedXml(res.json.id);
+    expect(xml).toContain('<NotaDebitoElectronica');
+    expect(xml).toContain('<Codigo>02</Codigo>');
+    expect((await validateXml('NotaDebitoElectronica', xml)).valid).toBe(true);
+    await waitFor(async () => (await entries(num(res.json.id))).length > 0, 10_000, 100, 'the note booked');
+    const lines = await entries(num(res.json.id));
+    const receivable = lines.find((l) => l.role === 'receivables')!;
+    expect(new Decimal(receivable.debit).toFixed(2)).toBe('1130.00');
+    expect((await e.db('events').where({ type: 'debit_note.created' })).map((x) => x.data.id)).toEqual([
+      res.json.id,
+    ]);
+    // The invoice's credits are untouched by a debit note.
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${c.id}`, s.key)).json;
+    expect(ref).toMatchObject({ credited_total: '0.00', annulled: false });
+  });
+
+  it("the client's balance is the sum of every booked entry's receivable, notes included", async () => {
+    await waitFor(
+      async () => {
+        const open = await e
+          .db('invoices')
+          .whereNull('accounted_at')
+          .whereIn('status', ['enviada', 'aceptada']);
+        return open.length === 0;
+      },
+      20_000,
+      100,
+      'every document booked',
+    );
+    const rows = await e
+      .db('journal_lines as l')
+      .join('accounts as a', 'a.id', 'l.account_id')
+      .join('journal_entries as e', 'e.id', 'l.entry_id')
+      .join('invoices as i', 'i.id', 'e.invoice_id')
+      .where({ 'a.role': 'receivables', 'i.client_id': s.client.id })
+      .select('l.debit', 'l.credit');
+    const expected = rows.reduce((t, r) => t.plus(r.debit).minus(r.credit), new Decimal(0));
+    const client = await e.db('clients').where({ id: s.client.id }).first();
+    expect(new Decimal(client.balance).toFixed(2)).toBe(expected.toFixed(2));
+  });
+
+  it('lists documents by type', async () => {
+    const notes = await api(e, 'GET', '/api/v1/invoices?document_type=03&limit=100', s.key);
+    expect(notes.status).toBe(200);
+    expect(notes.json.data.length).toBe(4);
+    expect(notes.json.data.every((d: any) => d.document_type === '03')).toBe(true);
+    const debit = await api(e, 'GET', '/api/v1/invoices?document_type=02', s.key);
+    expect(debit.json.data.map((d: any) => d.document_type)).toEqual(['02']);
+    const bad = await api(e, 'GET', '/api/v1/invoices?document_type=07', s.key);
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe('a rejected document', () => {
+  const cli = () => `cli_${String(s.client.id).padStart(12, '0')}`;
+  const rejectedInvoice = async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cli(),
+      lines: [{ service_id: srv(s.exempt.id), qty: 1 }],
+    });
+    expect(res.status).toBe(201);
+    return waitForStatus(res.json.id, ['rechazada']);
+  };
+
+  it('a rejected credit note gives its credit back', async () => {
+    const d = await acceptedInvoice();
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    try {
+      const note = await api(e, 'POST', `/api/v1/invoices/${d.id}/credit_notes`, s.key, {
+        reason: 'Anulación',
+      });
+      expect(note.status).toBe(201);
+      expect((await api(e, 'GET', `/api/v1/invoices/${d.id}`, s.key)).json.annulled).toBe(true);
+      await waitForStatus(note.json.id, ['rechazada']);
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${d.id}`, s.key)).json;
+    expect(ref).toMatchObject({ credited_total: '0.00', annulled: false, balance_due: '1027000.00' });
+  });
+
+  it('is replaced, once, by a new invoice that references it with TipoDocIR 10 and Codigo 16', async () => {
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    let r: any;
+    let r2: any;
+    try {
+      r = await rejectedInvoice();
+      r2 = await rejectedInvoice();
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    const accepted = await acceptedInvoice();
+    const body = (replaces: string) => ({
+      client_id: cli(),
+      lines: [{ service_id: srv(s.exempt.id), qty: 1 }],
+      replaces,
+    });
+    const before = await written();
+    const refusals: [string, number, string][] = [
+      [accepted.id, 409, 'invoice_not_replaceable'],
+      ['inv_999999999999', 404, 'resource_not_found'],
+      ['factura-1', 422, 'validation_failed'],
+    ];
+    for (const [id, status, code] of refusals) {
+      const res = await api(e, 'POST', '/api/v1/invoices', s.key, body(id));
+      expect(res.status, id).toBe(status);
+      expect(res.json.code).toBe(code);
+      expect(res.json.errors[0].path).toBe('/replaces');
+    }
+    expect(await written()).toEqual(before);
+
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, body(r.id));
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({
+      document_type: '01',
+      replaces: r.id,
+      reference: { document_id: r.id, document_type: '10', code: '16', clave: r.clave },
+    });
+    const old = (await api(e, 'GET', `/api/v1/invoices/${r.id}`, s.key)).json;
+    expect(old.replaced_by).toBe(res.json.id);
+    const again = await api(e, 'POST', '/api/v1/invoices', s.key, body(r.id));
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe('invoice_not_replaceable');
+
+    const done = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(done.status).toBe('aceptada');
+    const xml = await signedXml(res.json.id);
+    expect(xml).toMatch(
+      new RegExp(`<TipoDocIR>10</TipoDocIR>\\s*<Numero>${r.clave}</Numero>[\\s\\S]*<Codigo>16</Codigo>`),
+    );
+    expect((await validateXml('FacturaElectronica', xml)).valid).toBe(true);
+
+    // Two requests replacing one invoice at once: one replacement.
+    const both = await Promise.all([
+      api(e, 'POST', '/api/v1/invoices', s.key, body(r2.id)),
+      api(e, 'POST', '/api/v1/invoices', s.key, body(r2.id)),
+    ]);
+    expect(both.map((x) => x.status).sort()).toEqual([201, 409]);
+    const winner = both.find((x) => x.status === 201)!.json.id;
+    expect((await api(e, 'GET', `/api/v1/invoices/${r2.id}`, s.key)).json.replaced_by).toBe(winner);
+    const refs = await e
+      .db('invoices')
+      .where({ referencedInvoiceId: num(r2.id) })
+      .count('* as n')
+      .first();
+    expect(Number(refs!.n)).toBe(1);
+  });
+});

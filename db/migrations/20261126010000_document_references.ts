@@ -25,12 +25,10 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     `create unique index invoices_replaced_by_key on invoices (replaced_by_id) where replaced_by_id is not null`,
   );
-  // The list's document_type filter, in the keyset order of the other lists.
-  await knex.raw('create index invoices_doc_type_idx on invoices (company_id, livemode, doc_type, id)');
+  // The list's document_type filter has its own (partial) index: 20261126020000.
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('drop index if exists invoices_doc_type_idx');
   await knex.raw('drop index if exists invoices_replaced_by_key');
   await knex.raw('drop index if exists invoices_referenced_idx');
   await knex.schema.alterTable('invoices', (t) => {

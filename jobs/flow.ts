@@ -27,6 +27,8 @@ export interface FlowItem {
 export interface Chunk {
   name: string;
   invoiceIds: number[];
+  /** The company of every invoice of the chunk (its queue shard follows from it). */
+  companyId: number;
 }
 
 /**
@@ -46,7 +48,7 @@ export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
     for (let i = 0; i < group.length; i += size) {
       const part = group.slice(i, i + size);
       const invoiceIds = [...new Set(part.map((p) => p.invoiceId))].sort((a, b) => a - b);
-      chunks.push({ name: chunkName(invoiceIds), invoiceIds });
+      chunks.push({ name: chunkName(invoiceIds), invoiceIds, companyId: part[0]!.companyId });
     }
   }
   return chunks;
@@ -54,14 +56,16 @@ export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
 
 /**
  * The flow of one chunk from step `from` on (the reconciler re-creates only what its invoices
- * still need: steps before `from` are done for good, since an invoice's state only moves forward).
+ * still need: steps before `from` are done for good, since an invoice's state only moves forward),
+ * under the queue prefix of the chunk's shard (jobs/shards.ts) when one is given.
  */
-export function chunkFlow(chunk: Chunk, from: InvoiceStep = 'sign'): FlowJob {
+export function chunkFlow(chunk: Chunk, from: InvoiceStep = 'sign', prefix?: string): FlowJob {
   const data: ChunkJobData = { v: 2, chunk: chunk.name, invoiceIds: chunk.invoiceIds };
   const job = (step: InvoiceStep, children?: FlowJob[]): FlowJob => ({
     name: JOB_NAMES[step],
     queueName: QUEUES[step],
     data,
+    ...(prefix ? { prefix } : {}),
     opts: {
       ...DEFAULT_JOB_OPTIONS,
       jobId: chunkJobId(chunk.name, step),

@@ -25,6 +25,8 @@ export interface RedisClusterHandle {
   /** `127.0.0.1:p,127.0.0.1:p,…` for REDIS_CLUSTER_NODES. */
   nodes: string;
   ports: number[];
+  /** The hash slot of a key (CLUSTER KEYSLOT). */
+  keySlot(key: string): Promise<number>;
   /** The cluster as one of its live nodes sees it. */
   topology(): Promise<ClusterNodeInfo[]>;
   /** SIGKILLs the master serving `slot`, waits for its replica to take over; returns the ms that took. */
@@ -163,6 +165,7 @@ export async function startRedisCluster(basePort: number, masters = 3): Promise<
     nodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
     ports,
     topology,
+    keySlot: async (key) => Number((await cli(alive()[0]!, 'cluster', 'keyslot', key)).trim()),
     async killMasterOf(slot) {
       const before = await topology();
       const master = before.find(

@@ -45,6 +45,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The first port from `from` to `to` that can be bound now (not one of `except`). */
+export async function freePortIn(from: number, to: number, except: number[] = []): Promise<number> {
+  for (let port = from; port <= to; port++) {
+    if (except.includes(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port from ${from} to ${to}`);
+}
+
 export async function startRedisServer(port: number): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',

@@ -1,11 +1,12 @@
 // A private Redis Cluster for scale-out tests: plain `redis-server` processes in cluster mode on
-// loopback ports from `basePort` (node i on basePort + 1 + i, its cluster bus on basePort + 11 + i),
+// loopback ports from a base port (node i on base + 1 + i, its cluster bus on base + 11 + i),
 // joined with `redis-cli --cluster create … --cluster-replicas 1`. Files live in a temporary
 // folder removed by stop(). Slots stay served by the other masters while one master is down
 // (`cluster-require-full-coverage no`), and a replica takes over a dead master after the node
 // timeout (2 s).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -36,7 +37,42 @@ export interface RedisClusterHandle {
   stop(): Promise<void>;
 }
 
-export async function startRedisCluster(basePort: number, masters = 3): Promise<RedisClusterHandle> {
+/**
+ * A cluster on the first block of ports from `basePort` (blocks 20 apart, at most `blocks` of them)
+ * whose every port can be bound: on a busy machine some ports are held as other connections'
+ * ephemeral ports.
+ */
+export async function startRedisCluster(
+  basePort: number,
+  masters = 3,
+  blocks = 20,
+): Promise<RedisClusterHandle> {
+  let last: unknown = new Error('no free block of ports');
+  for (let i = 0; i < blocks; i++) {
+    const base = basePort + 20 * i;
+    const ports = Array.from({ length: masters * 2 }, (_, n) => base + 1 + n);
+    if (!(await allFree([...ports, ...ports.map((p) => p + 10)]))) continue;
+    try {
+      return await startCluster(base, masters);
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
+}
+
+async function allFree(ports: number[]): Promise<boolean> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+  for (const port of ports) if (!(await free(port))) return false;
+  return true;
+}
+
+async function startCluster(basePort: number, masters: number): Promise<RedisClusterHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
   const ports = Array.from({ length: masters * 2 }, (_, i) => basePort + 1 + i);
   const procs = new Map<number, ChildProcess>();
@@ -141,7 +177,9 @@ export async function startRedisCluster(basePort: number, masters = 3): Promise<
   };
 
   try {
-    await Promise.all(ports.map(start));
+    const started = await Promise.allSettled(ports.map(start));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
     await run(
       'redis-cli',
       [

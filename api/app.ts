@@ -9,7 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 import type { Queue } from 'bullmq';
 import type { Config } from '../config/index.ts';
 import type { Scope } from '../domain/scopes.ts';
@@ -59,9 +59,12 @@ import invoiceTimelineRoute from './routes/invoices/timeline.ts';
 export interface AppDeps {
   config: Config;
   db: Knex;
-  redis: Redis;
-  /** The invoice-status queue, so Hacienda's callbacks can wake a waiting status job. */
-  statusQueue?: Queue;
+  redis: RedisClient;
+  /**
+   * The invoice-status queue (of a company's shard, jobs/shards.ts), so Hacienda's callbacks can
+   * wake a waiting status job.
+   */
+  statusQueue?: Queue | ((companyId: number) => Queue);
   /** Queues shown in Bull Board at /admin/queues (none: no board). */
   adminQueues?: Queue[];
 }

@@ -11,7 +11,7 @@
 // TRUST_PROXY (Fastify's request.ip). IPv6 clients are counted per /64, the block one
 // subscriber usually holds.
 import { isIPv6 } from 'node:net';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
 
 /** A Redis answer slower than this counts locally instead. */
@@ -65,7 +65,7 @@ export class AuthFailures {
 
   constructor(
     private readonly deps: {
-      redis: Redis;
+      redis: RedisClient;
       queuePrefix: string;
       limit: number;
       windowSeconds: number;

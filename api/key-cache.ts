@@ -3,9 +3,9 @@
 // command line) publishes on Redis and every API process drops its cache at once (and whatever
 // else registered with `onClear`, such as the unknown secrets). Expiry of a rolled secret is
 // checked against the cached expires_at on every request, so it needs no invalidation.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 import type { AuthRecord } from '../db/queries/api-keys.ts';
-import { KEY_CHANGES_CHANNEL } from '../jobs/redis.ts';
+import { duplicateRedis, KEY_CHANGES_CHANNEL } from '../jobs/redis.ts';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
@@ -36,8 +36,8 @@ export class KeyCache {
   }
 
   /** Drops the cache whenever any process announces a key change. Returns the unsubscribe. */
-  async follow(redis: Redis, onError: (err: unknown) => void): Promise<() => Promise<void>> {
-    const sub = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+  async follow(redis: RedisClient, onError: (err: unknown) => void): Promise<() => Promise<void>> {
+    const sub = duplicateRedis(redis, { enableOfflineQueue: true, maxRetriesPerRequest: null });
     sub.on('error', onError);
     sub.on('message', () => this.clear());
     // While disconnected, changes could be missed: start clean after every reconnect.

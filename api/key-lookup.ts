@@ -8,7 +8,7 @@
 //    an authenticated key gives its unit of the address's budget back.
 import type { FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 import { findKeyBySecret, type AuthRecord } from '../db/queries/api-keys.ts';
 import { AuthFailures } from './auth-failures.ts';
 import { ApiError } from './errors.ts';
@@ -22,7 +22,7 @@ const AUTHENTICATED_MAX = 10_000;
 
 export interface KeyLookupOptions {
   db: Knex;
-  redis: Redis;
+  redis: RedisClient;
   queuePrefix: string;
   /** Failed authentications per address and window before 429. */
   failureLimit: number;

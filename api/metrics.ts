@@ -4,6 +4,7 @@
 // - the workers' cluster-wide totals from Redis (job durations per queue, Hacienda calls,
 //   webhook deliveries; see jobs/metrics.ts).
 // The queue and worker series are the same on every API instance; HTTP series are per process.
+// A queue split into shards (jobs/shards.ts) is one series: its shards' counts summed.
 //
 // Redis down: the scrape still answers (HTTP series) after at most 2 s, with
 // factura_metrics_source_up{source="queues"|"workers"} 0 in place of the missing series.
@@ -13,14 +14,15 @@
 // is never public by accident. Series carry no tenant data (no company or key ids).
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 import type { Knex } from 'knex';
 import { Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config/index.ts';
 import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { readWorkerMetrics } from '../jobs/metrics.ts';
-import { bullConnection } from '../jobs/redis.ts';
+import { bullConnection, closeBullConnection } from '../jobs/redis.ts';
+import { shardPrefixes } from '../jobs/shards.ts';
 import type { AdminCheck } from './plugins/admin-auth.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
 
@@ -37,7 +39,7 @@ const SOURCE_TIMEOUT_MS = 2000;
 
 export function registerMetrics(
   app: FastifyInstance,
-  deps: { config: Config; redis: Redis; db: Knex; queueNames: string[]; requireAdmin: AdminCheck },
+  deps: { config: Config; redis: RedisClient; db: Knex; queueNames: string[]; requireAdmin: AdminCheck },
 ): void {
   const registry = new Registry();
   registerProcessMetrics(registry, app, deps.db);
@@ -51,14 +53,19 @@ export function registerMetrics(
 
   // Queues for counting only, opened at the first scrape.
   let queues: Queue[] | null = null;
+  let connection: ConnectionOptions | null = null;
+  const sharded = new Set<string>(Object.values(QUEUES));
   const openQueues = () => {
     if (queues) return queues;
-    const connection = bullConnection(deps.config.redisUrl) as ConnectionOptions;
-    queues = deps.queueNames.map((name) => {
-      const q = new Queue(name, { connection, prefix: deps.config.queuePrefix });
-      q.on('error', () => {});
-      return q;
-    });
+    connection = bullConnection(deps.config.redisUrl) as ConnectionOptions;
+    const { queuePrefix, queueShards } = deps.config;
+    queues = deps.queueNames.flatMap((name) =>
+      (sharded.has(name) ? shardPrefixes(queuePrefix, queueShards) : [queuePrefix]).map((prefix) => {
+        const q = new Queue(name, { connection: connection!, prefix });
+        q.on('error', () => {});
+        return q;
+      }),
+    );
     return queues;
   };
   const queueJobs = new Gauge({
@@ -92,7 +99,7 @@ export function registerMetrics(
     );
     queueJobs.reset();
     for (const [queue, counts] of counted)
-      for (const state of JOB_STATES) queueJobs.set({ queue, state }, counts[state] ?? 0);
+      for (const state of JOB_STATES) queueJobs.inc({ queue, state }, counts[state] ?? 0);
   };
 
   app.addHook('onResponse', async (request, reply) => {
@@ -134,6 +141,7 @@ export function registerMetrics(
 
   app.addHook('onClose', async () => {
     if (queues) await Promise.all(queues.map((q) => q.close().catch(() => {})));
+    await closeBullConnection(connection);
   });
 }
 

@@ -16,7 +16,7 @@
 // warning is logged at most every 10 s per process. An outage then costs throttling, not the
 // API; `RateLimit` is left out of such responses because the count is unknown.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 import { companyRateLimit } from '../domain/scopes.ts';
 import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
 import type { AuthContext } from './auth.ts';
@@ -120,7 +120,7 @@ interface Batch {
  * one script call per (company, key): one round trip for a burst instead of one per request,
  * each request still admitted or refused in its order.
  */
-function batchedHits(redis: Redis, queuePrefix: string) {
+function batchedHits(redis: RedisClient, queuePrefix: string) {
   let batches = new Map<string, Batch>();
   const flush = () => {
     const taken = batches;
@@ -157,7 +157,10 @@ function batchedHits(redis: Redis, queuePrefix: string) {
 }
 
 /** Registers the check; it must come after the authentication hook (it needs request.auth). */
-export function registerRateLimit(app: FastifyInstance, deps: { redis: Redis; queuePrefix: string }): void {
+export function registerRateLimit(
+  app: FastifyInstance,
+  deps: { redis: RedisClient; queuePrefix: string },
+): void {
   let lastWarning = 0;
   const hit = batchedHits(deps.redis, deps.queuePrefix);
   const warn = (request: FastifyRequest, err: unknown) => {

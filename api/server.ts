@@ -7,8 +7,8 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import { BATCH_QUEUE } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { EMAIL_QUEUE } from '../jobs/invoice-email.ts';
-import { createQueues } from '../jobs/queues.ts';
-import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
+import { openQueueShards } from '../jobs/shards.ts';
+import { bullConnection, closeBullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { buildApp } from './app.ts';
 import { enableTracing } from '../jobs/tracing.ts';
 import { startTracing } from '../telemetry/tracing.ts';
@@ -36,10 +36,10 @@ try {
 }
 
 const connection = bullConnection(config.redisUrl) as ConnectionOptions;
-const queues = createQueues(connection, config.queuePrefix);
-// Every queue a worker runs, for Bull Board: the invoice flow, batches and webhooks.
+const shards = openQueueShards(connection, config.queuePrefix, config.queueShards);
+// Every queue a worker runs, for Bull Board: the invoice flow (every shard), batches and webhooks.
 const allQueues = [
-  ...Object.values(queues),
+  ...shards.all(),
   new Queue(BATCH_QUEUE, { connection, prefix: config.queuePrefix }),
   new Queue(WEBHOOK_QUEUE, { connection, prefix: config.queuePrefix }),
   new Queue(EMAIL_QUEUE, { connection, prefix: config.queuePrefix }),
@@ -49,7 +49,7 @@ const app = await buildApp({
   config,
   db,
   redis,
-  statusQueue: queues.status,
+  statusQueue: (companyId) => shards.of(companyId).status,
   adminQueues: allQueues,
 });
 let closing = false;
@@ -61,6 +61,7 @@ async function shutdown(signal: string) {
   try {
     await app.close();
     await Promise.all(allQueues.map((q) => q.close()));
+    await closeBullConnection(connection);
     await db.destroy();
     redis.disconnect();
     await tracing?.shutdown();

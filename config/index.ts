@@ -44,7 +44,16 @@ export interface Config {
   port: number;
   logLevel: string;
   databaseUrl: string;
+  /**
+   * One Redis server (`redis://`, `rediss://`) or a Redis Cluster (`redis+cluster://h:p,h:p`,
+   * also built from REDIS_CLUSTER_NODES); jobs/redis.ts opens either kind.
+   */
   redisUrl: string;
+  /**
+   * The invoice flow's queues are split into this many shards by company, each under its own
+   * hash tag (jobs/shards.ts); 1 keeps every queue under `queuePrefix`.
+   */
+  queueShards: number;
   /** BullMQ key prefix; the braces make it a Redis Cluster hash tag so a queue's keys share one slot. */
   queuePrefix: string;
   /** Completed jobs each queue keeps for operators (Bull Board): at most this old and this many. */
@@ -211,6 +220,27 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
   return v;
 }
 
+/**
+ * REDIS_CLUSTER_NODES (`host:port,host:port`) names a Redis Cluster's seed nodes and wins over
+ * REDIS_URL, which may itself be `redis+cluster://[user:password@]host:port,host:port`.
+ */
+function redisUrl(env: Env): string {
+  const nodes = str(env, 'REDIS_CLUSTER_NODES', '');
+  const cluster = nodes ? `redis+cluster://${nodes}` : str(env, 'REDIS_URL', '');
+  if (cluster.startsWith('redis+cluster://')) {
+    const hosts = cluster
+      .slice('redis+cluster://'.length)
+      .replace(/^[^@]*@/, '')
+      .split(',');
+    const name = nodes ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL';
+    for (const h of hosts)
+      if (!/^[^\s:,/]+:\d{1,5}$/.test(h.trim()))
+        throw new ConfigError(name, `expected host:port cluster nodes separated by commas, got "${h}"`);
+    return cluster;
+  }
+  return url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']);
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -317,7 +347,8 @@ export function loadConfig(env: Env = process.env): Config {
       'postgres:',
       'postgresql:',
     ]),
-    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisUrl: redisUrl(env),
+    queueShards: int(env, 'QUEUE_SHARDS', 1, 1, 256),
     queuePrefix: str(env, 'QUEUE_PREFIX', '{factura}'),
     queueKeepCompleted: {
       age: int(env, 'QUEUE_KEEP_COMPLETED_SECONDS', 3600, 0, 30 * 86_400),

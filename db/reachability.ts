@@ -6,7 +6,8 @@ function redact(url: string): string {
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
-    return url;
+    // A Cluster's `redis+cluster://user:pass@h:p,h:p` is not a URL the parser takes.
+    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
   }
 }
 
@@ -21,7 +22,8 @@ export function describeConnectionFailure(kind: 'postgres' | 'redis', url: strin
   }
   return [
     `Cannot reach Redis at ${redact(url)} (${reason}).`,
-    'Set REDIS_URL to a reachable server, e.g. REDIS_URL=redis://host:6379,',
+    'Set REDIS_URL to a reachable server, e.g. REDIS_URL=redis://host:6379 (a Cluster:',
+    'REDIS_CLUSTER_NODES=host:port,host:port),',
     'or start a local one: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
   ].join('\n');
 }

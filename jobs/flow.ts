@@ -35,6 +35,8 @@ export interface FlowItem {
 export interface Chunk {
   name: string;
   invoiceIds: number[];
+  /** The company of every invoice of the chunk (its queue shard follows from it). */
+  companyId: number;
   /** The trace the chunk's jobs are spans of: its first invoice's that has one. */
   traceContext?: string | null;
 }
@@ -63,6 +65,7 @@ export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
       chunks.push({
         name: `${chunkName(invoiceIds)}${suffix}`,
         invoiceIds,
+        companyId: part[0]!.companyId,
         ...(traceContext ? { traceContext } : {}),
       });
     }
@@ -72,14 +75,16 @@ export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
 
 /**
  * The flow of one chunk from step `from` on (the reconciler re-creates only what its invoices
- * still need: steps before `from` are done for good, since an invoice's state only moves forward).
+ * still need: steps before `from` are done for good, since an invoice's state only moves forward),
+ * under the queue prefix of the chunk's shard (jobs/shards.ts) when one is given.
  */
-export function chunkFlow(chunk: Chunk, from: InvoiceStep = 'sign'): FlowJob {
+export function chunkFlow(chunk: Chunk, from: InvoiceStep = 'sign', prefix?: string): FlowJob {
   const data: ChunkJobData = { v: 2, chunk: chunk.name, invoiceIds: chunk.invoiceIds };
   const job = (step: InvoiceStep, children?: FlowJob[]): FlowJob => ({
     name: JOB_NAMES[step],
     queueName: QUEUES[step],
     data,
+    ...(prefix ? { prefix } : {}),
     opts: {
       ...DEFAULT_JOB_OPTIONS,
       jobId: chunkJobId(chunk.name, step),

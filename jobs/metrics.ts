@@ -11,7 +11,7 @@
 // counter reset). At most one interval of a killed worker's numbers is lost.
 import { AggregatorRegistry, Counter, Histogram, Registry, type MetricObjectWithValues } from 'prom-client';
 import type { Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.ts';
 import type { ReceptionClient } from '../hacienda/client/index.ts';
 import {
   HaciendaAuthError,
@@ -171,7 +171,7 @@ export interface MetricsPublisher {
 
 /** Adds this process's increments since the last publication to the cluster-wide totals. */
 export function startMetricsPublisher(o: {
-  redis: Redis;
+  redis: RedisClient;
   queuePrefix: string;
   everyMs: number;
   log: { warn(obj: object, msg: string): void };
@@ -219,7 +219,7 @@ export function startMetricsPublisher(o: {
 }
 
 /** The cluster-wide worker totals in Prometheus text format (empty when none were published). */
-export async function readWorkerMetrics(redis: Redis, queuePrefix: string): Promise<string> {
+export async function readWorkerMetrics(redis: RedisClient, queuePrefix: string): Promise<string> {
   const raw = await redis.hgetall(metricsTotalsKey(queuePrefix));
   const byMetric = new Map<string, { name: string; help: string; type: string; values: object[] }>();
   const known = new Map<string, { help: string; type: string }>();

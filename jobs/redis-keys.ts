@@ -3,7 +3,7 @@
 // and RENAME-style moves stay legal in Cluster) without crowding the queues' slot. Also a
 // small EVALSHA-with-fallback helper for the Lua scripts that own those keys.
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.ts';
 
 /** `{factura}` + `rl` → `{factura:rl}`; a prefix without braces gets `prefix:rl`. */
 export function taggedPrefix(queuePrefix: string, concern: string): string {
@@ -22,7 +22,7 @@ export function luaScript(source: string): LuaScript {
 
 /** EVALSHA, loading the script with EVAL when the server does not know it yet. */
 export async function runScript(
-  redis: Redis,
+  redis: RedisClient,
   script: LuaScript,
   keys: string[],
   args: (string | number)[],

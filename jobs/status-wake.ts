@@ -5,14 +5,14 @@
 // it has put itself to sleep: a note means wake up again now. Either the callback finds the job
 // asleep, or the job finds the note.
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.ts';
 
 const NOTE_MS = 60_000;
 
 const noteKey = (statusQueue: Pick<Queue, 'toKey'>, jobId: string) => statusQueue.toKey(`woken:${jobId}`);
 
 /** The API's side: promote the sleeping job, or leave the note for one that is not asleep yet. */
-export async function wakeStatusJob(statusQueue: Queue, redis: Redis, jobId: string): Promise<void> {
+export async function wakeStatusJob(statusQueue: Queue, redis: RedisClient, jobId: string): Promise<void> {
   const job = await statusQueue.getJob(jobId);
   if (job && (await job.isDelayed())) {
     await job.promote().catch(() => {});
@@ -24,7 +24,7 @@ export async function wakeStatusJob(statusQueue: Queue, redis: Redis, jobId: str
 /** The worker's side, right after the job moved itself to delayed: a note promotes it again. */
 export async function wakeIfNoted(
   statusQueue: Pick<Queue, 'toKey'>,
-  redis: Redis,
+  redis: RedisClient,
   job: Job,
 ): Promise<boolean> {
   const noted = await redis.getdel(noteKey(statusQueue, job.id!));

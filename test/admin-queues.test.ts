@@ -6,6 +6,7 @@ import { buildApp } from '../api/app.ts';
 import { QUEUES } from '../jobs/catalogue.ts';
 import { bullConnection } from '../jobs/redis.ts';
 import { createQueues } from '../jobs/queues.ts';
+import { openQueueShards } from '../jobs/shards.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';
 
@@ -23,6 +24,34 @@ afterAll(async () => {
 });
 
 describe('/admin/queues', () => {
+  it("shows every shard's queues under the shard's name (QUEUE_SHARDS)", async () => {
+    const config = testConfig({
+      ADMIN_USER: 'ops',
+      ADMIN_PASSWORD: 's3cret-pass',
+      QUEUE_PREFIX: prefix,
+      QUEUE_SHARDS: '2',
+    });
+    const shards = openQueueShards(bullConnection(testRedisUrl()) as ConnectionOptions, prefix, 2);
+    const app = await buildApp(
+      { config, db: t.db, redis: t.redis, adminQueues: shards.all() },
+      { logger: false },
+    );
+    try {
+      const api = await app.inject({
+        url: '/admin/queues/api/queues',
+        headers: { authorization: basic('ops', 's3cret-pass') },
+      });
+      expect(api.statusCode).toBe(200);
+      const names = (api.json().queues as { name: string }[]).map((q) => q.name).sort();
+      expect(names).toEqual(
+        ['q0', 'q1'].flatMap((sh) => Object.values(QUEUES).map((n) => `${sh}.${n}`)).sort(),
+      );
+    } finally {
+      await app.close();
+      await shards.close();
+    }
+  });
+
   it('requires the admin credentials and lists every queue of the flow', async () => {
     const config = testConfig({ ADMIN_USER: 'ops', ADMIN_PASSWORD: 's3cret-pass', QUEUE_PREFIX: prefix });
     const app = await buildApp(

@@ -7,6 +7,7 @@ import { buildApp } from '../api/app.ts';
 import { QUEUES } from '../jobs/catalogue.ts';
 import { metrics } from '../jobs/metrics.ts';
 import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { shardPrefixes } from '../jobs/shards.ts';
 import { call, testConfig } from './helpers/app.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
@@ -163,6 +164,33 @@ describe('/metrics', () => {
       ).toBe(0);
     } finally {
       await queue.close();
+    }
+  });
+
+  it("a queue split into shards is one series, its shards' jobs summed", async () => {
+    const config = testConfig({ DATABASE_URL: e.config.databaseUrl, QUEUE_SHARDS: '2' });
+    const redis = createRedis(config.redisUrl, 'api');
+    const app = await buildApp({ config, db: e.db, redis }, { logger: false });
+    const queues = shardPrefixes(config.queuePrefix, 2).map((prefix) => {
+      const q = new Queue(QUEUES.accounting, { connection: e.connection, prefix });
+      q.on('error', () => {});
+      return q;
+    });
+    try {
+      for (const [i, q] of queues.entries())
+        await q.add('metrics.probe', { v: 1, invoiceId: 0 }, { delay: 3_600_000, jobId: `probe-s${i}` });
+      const samples = parse((await call(app, 'GET', '/metrics')).body);
+      const series = samples.filter(
+        (x) =>
+          x.name === 'factura_queue_jobs' &&
+          x.labels.queue === QUEUES.accounting &&
+          x.labels.state === 'delayed',
+      );
+      expect(series.map((x) => x.value)).toEqual([2]);
+    } finally {
+      await app.close();
+      await Promise.all(queues.map(async (q) => (await q.obliterate({ force: true }), await q.close())));
+      redis.disconnect();
     }
   });
 

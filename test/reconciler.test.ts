@@ -4,7 +4,7 @@
 // after Redis lost its data.
 import { randomBytes } from 'node:crypto';
 import { FlowProducer, Queue, UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../db/connection.ts';
@@ -24,7 +24,7 @@ const log = pino({ level: 'silent' });
 /** What one worker process has: its own pool, Redis connection, queues and flow producer. */
 interface Proc {
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   queues: ReturnType<typeof createQueues>;
   batches: Queue;
   flows: FlowProducer;
@@ -56,7 +56,10 @@ function startProc(): Proc {
       redis,
       queuePrefix: prefix,
       log,
-      work: [batchWork(db, batches), invoiceWork(db, flows, queues, 50)],
+      work: [
+        batchWork(db, batches),
+        invoiceWork(db, flows, { of: () => queues, prefixOf: () => prefix }, 50),
+      ],
       staleMs: 0,
       budgetMs: 60_000,
       ...extra,

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
-import { bullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
+import { bullConnection, closeBullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
 import { startRuntime } from './runtime.ts';
 import { enableTracing } from '../jobs/tracing.ts';
 import { startTracing } from '../telemetry/tracing.ts';
@@ -36,16 +36,17 @@ try {
   probe.disconnect();
 }
 
+const connection = bullConnection(config.redisUrl) as ConnectionOptions;
 const runtime = await startRuntime({
   config,
   db,
-  connection: bullConnection(config.redisUrl) as ConnectionOptions,
+  connection,
   log,
   statusPoll: { baseMs: config.workers.statusPollBaseMs, maxMs: config.workers.statusPollMaxMs },
   reconcile: { everyMs: config.workers.reconcileEveryMs, staleMs: config.workers.reconcileStaleMs },
   lockDurationMs: config.workers.lockMs,
 });
-log.info({ queues: Object.keys(runtime.queues) }, 'workers started');
+log.info({ queues: Object.keys(runtime.queues), shards: runtime.shards.prefixes }, 'workers started');
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -55,6 +56,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 20_000).unref();
   try {
     await runtime.close();
+    await closeBullConnection(connection);
     await db.destroy();
     await tracing?.shutdown();
   } finally {

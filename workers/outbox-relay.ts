@@ -10,11 +10,14 @@ import type { Logger } from 'pino';
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
 import { batchJob } from '../jobs/catalogue.ts';
 import { chunkFlow, makeChunks } from '../jobs/flow.ts';
+import { addShardedFlows } from '../jobs/shards.ts';
 
 export interface RelayOptions {
   db: Knex;
   databaseUrl: string;
   flows: FlowProducer;
+  /** The queue prefix of a company's shard (jobs/shards.ts); absent: the flow producer's own. */
+  prefixOf?: (companyId: number) => string;
   log: Logger;
   batchSize?: number;
   /** Most invoices in one flow (WORKER_CHUNK_SIZE). */
@@ -95,7 +98,13 @@ export function createRelay(options: RelayOptions): Relay {
       );
       if (chunks.length) {
         await assignFlowChunks(trx, chunks);
-        await flows.addBulk(chunks.map((c) => chunkFlow(c)));
+        if (options.prefixOf)
+          await addShardedFlows(
+            flows,
+            options.prefixOf,
+            chunks.map((c) => ({ companyId: c.companyId, flow: (p) => chunkFlow(c, 'sign', p) })),
+          );
+        else await flows.addBulk(chunks.map((c) => chunkFlow(c)));
       }
       const batchIds = rows
         .filter((r) => r.kind === 'batch.process' && r.payload.batchId)

@@ -7,8 +7,10 @@
 // A row none of whose jobs is live has lost its work; the finished jobs in its way (a failed job
 // keeps its id, and an add under that id would be ignored) are returned for removal. Which jobs
 // carry a row is a function the caller passes, so the same detection serves any job layout.
+// Jobs of different queue prefixes (shards, jobs/shards.ts) live in different Cluster slots, so
+// the lookups go in one pipeline per prefix, side by side.
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 
 export interface JobRef {
   queue: Queue;
@@ -17,17 +19,33 @@ export interface JobRef {
 
 export type JobPresence = 'live' | 'finished' | 'missing';
 
-export async function jobPresence(redis: Redis, refs: JobRef[]): Promise<JobPresence[]> {
+export async function jobPresence(redis: RedisClient, refs: JobRef[]): Promise<JobPresence[]> {
   if (!refs.length) return [];
-  const pipeline = redis.pipeline();
-  for (const r of refs) pipeline.hmget(r.queue.toKey(r.id), 'timestamp', 'finishedOn');
-  const results = (await pipeline.exec()) ?? [];
-  return results.map(([err, value]) => {
-    if (err) throw err;
-    const [timestamp, finishedOn] = value as (string | null)[];
-    if (timestamp === null || timestamp === undefined) return 'missing';
-    return finishedOn === null || finishedOn === undefined ? 'live' : 'finished';
+  const byPrefix = new Map<string, number[]>();
+  refs.forEach((r, i) => {
+    const at = byPrefix.get(r.queue.opts.prefix ?? '') ?? [];
+    at.push(i);
+    byPrefix.set(r.queue.opts.prefix ?? '', at);
   });
+  const presence: JobPresence[] = new Array<JobPresence>(refs.length);
+  await Promise.all(
+    [...byPrefix.values()].map(async (indexes) => {
+      const pipeline = redis.pipeline();
+      for (const i of indexes) pipeline.hmget(refs[i]!.queue.toKey(refs[i]!.id), 'timestamp', 'finishedOn');
+      const results = (await pipeline.exec()) ?? [];
+      results.forEach(([err, value], j) => {
+        if (err) throw err;
+        const [timestamp, finishedOn] = value as (string | null)[];
+        presence[indexes[j]!] =
+          timestamp === null || timestamp === undefined
+            ? 'missing'
+            : finishedOn === null || finishedOn === undefined
+              ? 'live'
+              : 'finished';
+      });
+    }),
+  );
+  return presence;
 }
 
 export interface LostWork<Row> {
@@ -38,7 +56,7 @@ export interface LostWork<Row> {
 
 /** The rows whose work no job carries any more. */
 export async function findLostWork<Row>(
-  redis: Redis,
+  redis: RedisClient,
   rows: Row[],
   jobsOf: (row: Row) => JobRef[],
 ): Promise<LostWork<Row>[]> {

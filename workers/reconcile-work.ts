@@ -12,6 +12,7 @@ import {
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
 import { batchJob, chunkJobId, invoiceJobId, type InvoiceStep } from '../jobs/catalogue.ts';
 import { chunkFlow, FLOW_STEPS, makeChunks } from '../jobs/flow.ts';
+import { addShardedFlows, type QueueShards } from '../jobs/shards.ts';
 import type { JobRef } from './reconcile-detect.ts';
 
 export interface TrackedWork<Row extends { id: number }> {
@@ -52,7 +53,8 @@ export function batchWork(db: Knex, batches: Queue): TrackedWork<{ id: number }>
 export function invoiceWork(
   db: Knex,
   flows: FlowProducer,
-  queues: Record<InvoiceStep, Queue>,
+  /** The queues of each company's shard (jobs/shards.ts): where its jobs are looked for and added. */
+  shards: Pick<QueueShards, 'of' | 'prefixOf'>,
   chunkSize: number,
 ): TrackedWork<InFlightInvoice> {
   return {
@@ -60,7 +62,7 @@ export function invoiceWork(
     page: (afterId, limit, staleMs) => inFlightInvoicesPage(db, afterId, limit, staleMs),
     jobsOf: (row) =>
       FLOW_STEPS.map((step) => ({
-        queue: queues[step],
+        queue: shards.of(row.companyId)[step],
         id: row.flowChunk ? chunkJobId(row.flowChunk, step) : invoiceJobId(row.id, step),
       })),
     async recreate(rows) {
@@ -80,7 +82,13 @@ export function invoiceWork(
         db,
         added.flatMap((a) => a.chunks),
       );
-      await flows.addBulk(added.flatMap((a) => a.chunks.map((c) => chunkFlow(c, a.step))));
+      await addShardedFlows(
+        flows,
+        shards.prefixOf,
+        added.flatMap((a) =>
+          a.chunks.map((c) => ({ companyId: c.companyId, flow: (p: string) => chunkFlow(c, a.step, p) })),
+        ),
+      );
     },
   };
 }

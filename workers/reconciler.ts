@@ -18,7 +18,7 @@
 // the stale threshold, for a bounded time, and the next pass goes on from the id where it stopped
 // (cursors in the same hash). Detection is set-based (reconcile-detect.ts); re-creation is bulk.
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../jobs/redis.ts';
 import type { Logger } from 'pino';
 import { findLostWork } from './reconcile-detect.ts';
 import type { TrackedWork } from './reconcile-work.ts';
@@ -42,7 +42,7 @@ return 0`);
 export interface ReconcilerOptions {
   db: Knex;
   /** A connection of its own (pipelines and the marker). */
-  redis: Redis;
+  redis: RedisClient;
   queuePrefix: string;
   log: Logger;
   /** In pass order. */

@@ -1,6 +1,7 @@
 // Everything a worker process runs, as one start/stop pair so tests can run it in-process:
 // every BullMQ Worker (built from the job catalogue, jobs/job-catalogue.ts, by worker-build.ts),
-// the outbox relay and the reconcilers.
+// on every queue shard (jobs/shards.ts), the outbox relay and the reconcilers. Its own Redis
+// connections (wake notes, reconciler, metrics) come from jobs/redis.ts, one server or a Cluster.
 import { FlowProducer, Queue, type ConnectionOptions, type Worker } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -12,12 +13,12 @@ import { startReconciler, type ReconcilerLoop } from './reconcile-loop.ts';
 import { batchWork, invoiceWork } from './reconcile-work.ts';
 import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { startEmails, type EmailRuntime } from './email-runtime.ts';
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRedis } from '../jobs/redis.ts';
 import { startMetricsPublisher } from '../jobs/metrics.ts';
 import { createLimiter } from '../jobs/map-limit.ts';
 import { BATCH_JOB, INVOICE_JOBS, type JobDefinition } from '../jobs/job-catalogue.ts';
 import { buildWorker } from './worker-build.ts';
-import { createQueues } from '../jobs/queues.ts';
+import { openQueueShards, type QueueShards } from '../jobs/shards.ts';
 import { wakeIfNoted } from '../jobs/status-wake.ts';
 import { queueTelemetry } from '../jobs/tracing.ts';
 
@@ -37,7 +38,9 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
+  /** The flow's queues of the first shard (the only one unless QUEUE_SHARDS is set). */
   queues: Record<InvoiceStep, Queue>;
+  shards: QueueShards;
   flows: FlowProducer;
   relay: Relay;
   workers: Worker[];
@@ -65,31 +68,38 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     statusPoll: o.statusPoll ?? { baseMs: 1000, maxMs: 5 * 60_000 },
     haciendaCalls: createLimiter(HACIENDA_CALLS_PER_PROCESS),
   };
-  const queues = createQueues(o.connection, prefix);
+  const shards = openQueueShards(o.connection, prefix, o.config.queueShards);
+  const queues = shards.shards[0]!;
+  const redisUrl = o.config.redisUrl;
   // Notes left by Hacienda's callback for status jobs that were not asleep yet (status-wake.ts).
-  const notesRedis = new Redis({ ...(o.connection as RedisOptions), maxRetriesPerRequest: 1 });
+  const notesRedis = createRedis(redisUrl, 'worker', { maxRetriesPerRequest: 1 });
   notesRedis.on('error', (err) => o.log.debug({ err: err.message }, 'wake-note Redis connection error'));
-  ctx.wakeIfNoted = (job) => wakeIfNoted(queues.status, notesRedis, job).catch(() => false);
+  ctx.wakeIfNoted = (job) =>
+    wakeIfNoted(shards.byPrefix(job.prefix).status, notesRedis, job).catch(() => false);
   const flows = new FlowProducer({ connection: o.connection, prefix, telemetry: queueTelemetry() });
   flows.on('error', (err) => o.log.error({ err }, 'flow producer error'));
-  for (const q of Object.values(queues))
-    q.on('error', (err) => o.log.error({ err, queue: q.name }, 'queue error'));
+  for (const q of shards.all()) q.on('error', (err) => o.log.error({ err, queue: q.name }, 'queue error'));
 
   // Every Worker of the invoice flow and of batches, from the job catalogue.
   const lockDurationMs = o.lockDurationMs ?? 30_000;
-  const build = (def: JobDefinition<never>, concurrency: number) =>
+  const build = (def: JobDefinition<never>, concurrency: number, on = prefix) =>
     buildWorker<never>(def.queue, (job, token) => def.handler(job, ctx, token), {
       connection: o.connection,
-      prefix,
+      prefix: on,
       log: o.log,
       concurrency,
       lockDurationMs: Math.max(lockDurationMs, def.minLockMs ?? 0),
       versions: def.versions,
     }) as unknown as Worker;
-  const workers = (Object.keys(INVOICE_JOBS) as InvoiceStep[]).map((step) =>
-    build(
-      INVOICE_JOBS[step] as JobDefinition<never>,
-      o.concurrency?.[step] ?? INVOICE_JOBS[step].concurrency,
+  // Every shard is consumed; the process's concurrency per step is shared out among them.
+  const perShard = (c: number) => Math.max(1, Math.ceil(c / shards.prefixes.length));
+  const workers = shards.prefixes.flatMap((shardPrefix) =>
+    (Object.keys(INVOICE_JOBS) as InvoiceStep[]).map((step) =>
+      build(
+        INVOICE_JOBS[step] as JobDefinition<never>,
+        perShard(o.concurrency?.[step] ?? INVOICE_JOBS[step].concurrency),
+        shardPrefix,
+      ),
     ),
   );
   const batches = new Queue(BATCH_QUEUE, { connection: o.connection, prefix });
@@ -120,6 +130,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     db: o.db,
     databaseUrl: o.config.databaseUrl,
     flows,
+    prefixOf: shards.prefixOf,
     log: o.log,
     chunkSize: o.config.workers.chunkSize,
     pollMs: o.relayPollMs,
@@ -130,14 +141,10 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   // The reconciler has a Redis connection of its own that fails fast while Redis is away (its
   // marker check must not queue up behind an outage).
   let reconciler: ReconcilerLoop | null = null;
-  let reconcileRedis: Redis | null = null;
+  let reconcileRedis: ReturnType<typeof createRedis> | null = null;
   if (o.reconcile !== false) {
     const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
-    reconcileRedis = new Redis({
-      ...(o.connection as RedisOptions),
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-    });
+    reconcileRedis = createRedis(redisUrl, 'worker', { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     reconcileRedis.on('error', (err) =>
       o.log.debug({ err: err.message }, 'reconciler Redis connection error'),
     );
@@ -146,7 +153,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       redis: reconcileRedis,
       queuePrefix: prefix,
       log: o.log,
-      work: [batchWork(o.db, batches), invoiceWork(o.db, flows, queues, o.config.workers.chunkSize)],
+      work: [batchWork(o.db, batches), invoiceWork(o.db, flows, shards, o.config.workers.chunkSize)],
       staleMs: r.staleMs,
       budgetMs: Math.max(500, r.everyMs / 2),
       everyMs: r.everyMs,
@@ -161,7 +168,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   // Job durations, Hacienda calls and webhook deliveries recorded in this process go to Redis
   // as cluster-wide totals, read by the API's /metrics (see jobs/metrics.ts).
-  const metricsRedis = new Redis({ ...(o.connection as RedisOptions), lazyConnect: true });
+  const metricsRedis = createRedis(redisUrl, 'worker', { lazyConnect: true });
   metricsRedis.on('error', (err) => o.log.warn({ err: err.message }, 'metrics Redis connection error'));
   const publisher = startMetricsPublisher({
     redis: metricsRedis,
@@ -172,6 +179,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   return {
     queues,
+    shards,
     flows,
     relay,
     workers,
@@ -189,7 +197,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       metricsRedis.disconnect();
       notesRedis.disconnect();
       await flows.close();
-      await Promise.all(Object.values(queues).map((q) => q.close()));
+      await shards.close();
       await batches.close();
     },
   };

@@ -38,7 +38,17 @@ export async function registerBullBoard(
 ): Promise<void> {
   const serverAdapter = new FastifyAdapter();
   createBullBoard({
-    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: !config.admin?.writable })),
+    // A queue of a shard (jobs/shards.ts) is shown under its shard's name (`q1.invoice-sign`).
+    queues: queues.map(
+      (q) =>
+        new BullMQAdapter(q, {
+          readOnlyMode: !config.admin?.writable,
+          prefix:
+            q.opts.prefix === config.queuePrefix
+              ? ''
+              : `${/:([^:}]+)\}$/.exec(q.opts.prefix ?? '')?.[1] ?? q.opts.prefix}.`,
+        }),
+    ),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'factura-cr queues' } },
   });

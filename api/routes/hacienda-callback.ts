@@ -44,7 +44,9 @@ export default async function haciendaCallbackRoute(app: FastifyInstance, deps: 
         const jobId = invoice.flowChunk
           ? chunkJobId(invoice.flowChunk, 'status')
           : invoiceJobId(invoice.id, 'status');
-        await wakeStatusJob(deps.statusQueue, deps.redis, jobId);
+        const queue =
+          typeof deps.statusQueue === 'function' ? deps.statusQueue(invoice.companyId) : deps.statusQueue;
+        await wakeStatusJob(queue, deps.redis, jobId);
       }
       return reply.code(202).send({ received: true });
     },

@@ -11,7 +11,7 @@
 // retried).
 import type { FastifyInstance } from 'fastify';
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../jobs/redis.ts';
 import type { Logger } from 'pino';
 import { addUsage, statusClassOf, type StatusClass, type UsageIncrement } from '../../db/queries/usage.ts';
 import { taggedPrefix } from '../../jobs/redis-keys.ts';
@@ -46,7 +46,7 @@ function parseField(field: string, value: string): UsageIncrement | null {
 }
 
 export function createUsageRecorder(o: {
-  redis: Redis;
+  redis: RedisClient;
   db: Knex;
   queuePrefix: string;
   log: Pick<Logger, 'warn'>;

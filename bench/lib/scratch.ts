@@ -3,7 +3,7 @@
 // prefix `{bench<pid>}` on REDIS_URL. Both are removed at the end; a database left by a bench
 // that was killed (its pid no longer alive) is dropped by the next run.
 import knexFactory, { type Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../jobs/redis.ts';
 import { createDb, type Db } from '../../db/connection.ts';
 import { migrateLatest } from '../../db/migrator.ts';
 
@@ -63,7 +63,7 @@ export async function createScratchDatabase(baseUrl: string, poolMax = 8): Promi
 }
 
 /** Deletes every key under the bench's prefix: queues (`{bench1}:…`) and tagged keys (`{bench1:rl}…`). */
-export async function deletePrefixKeys(redis: Redis, queuePrefix: string): Promise<number> {
+export async function deletePrefixKeys(redis: RedisClient, queuePrefix: string): Promise<number> {
   const stem = queuePrefix.replace(/\}$/, '');
   const pattern = `${stem.replace(/([*?[\]])/g, '\\$1')}*`;
   let cursor = '0';

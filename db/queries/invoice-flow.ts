@@ -26,10 +26,10 @@ export async function assignFlowChunks(
 export async function flowOfClave(
   db: Knex,
   clave: string,
-): Promise<{ id: number; flowChunk: string | null } | undefined> {
-  const row = (await db('invoices').where({ clave }).first('id', 'flow_chunk')) as
-    { id: string | number; flowChunk: string | null } | undefined;
-  return row ? { id: Number(row.id), flowChunk: row.flowChunk } : undefined;
+): Promise<{ id: number; companyId: number; flowChunk: string | null } | undefined> {
+  const row = (await db('invoices').where({ clave }).first('id', 'company_id', 'flow_chunk')) as
+    { id: string | number; companyId: string | number; flowChunk: string | null } | undefined;
+  return row ? { id: Number(row.id), companyId: Number(row.companyId), flowChunk: row.flowChunk } : undefined;
 }
 
 export interface EventRow {

@@ -2,7 +2,7 @@
 // buildApp() and driven through inject(); helpers to create companies and keys.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../jobs/redis.ts';
 import { buildApp } from '../../api/app.ts';
 import { loadConfig, type Config } from '../../config/index.ts';
 import { createApiKey } from '../../db/queries/api-keys.ts';
@@ -34,7 +34,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export interface TestApp {
   app: FastifyInstance;
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   config: Config;
   database: TestDatabase;
   close(): Promise<void>;

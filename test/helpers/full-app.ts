@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../jobs/redis.ts';
 import { buildApp } from '../../api/app.ts';
 import type { Config } from '../../config/index.ts';
 import { QUEUES } from '../../jobs/catalogue.ts';
@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from './db.ts';
 export interface FullApp {
   app: FastifyInstance;
   database: TestDatabase;
-  redis: Redis;
+  redis: RedisClient;
   config: Config;
   admin: { user: string; password: string };
   /** Every log line the app wrote (JSON), in order. */

@@ -45,6 +45,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The first port from `from` to `to` that can be bound now (not one of `except`). */
+export async function freePortIn(from: number, to: number, except: number[] = []): Promise<number> {
+  for (let port = from; port <= to; port++) {
+    if (except.includes(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port from ${from} to ${to}`);
+}
+
 export async function startRedisServer(port: number): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
@@ -77,14 +91,14 @@ export interface PrivatePostgres {
  * A private PostgreSQL instance (initdb in a temporary folder, its own port) for tests that
  * stop and restart the database, so other test files sharing the machine's server are never
  * disturbed. As root it runs as the `postgres` system user (PostgreSQL refuses to run as root);
- * otherwise as the current user. stop() removes its folder.
+ * otherwise as the current user. stop() removes its folder. Its port: `port`, else a free one.
  */
-export async function startPostgresServer(): Promise<PrivatePostgres> {
+export async function startPostgresServer(options: { port?: number } = {}): Promise<PrivatePostgres> {
   const { execFileSync } = await import('node:child_process');
   const { mkdtempSync, chmodSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const bin = postgresBinDir();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'pg-'));
   chmodSync(dir, 0o777);
   const data = join(dir, 'data');
@@ -99,7 +113,12 @@ export async function startPostgresServer(): Promise<PrivatePostgres> {
   asPg('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   const start = () => asPg('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start']);
-  start();
+  try {
+    start();
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     port,
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,

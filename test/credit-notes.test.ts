@@ -34,10 +34,14 @@ async function waitForStatus(id: string, statuses: string[], timeoutMs = 30_000)
   return last;
 }
 
-/** An accepted invoice: two laptops (450000 + 13 % IVA each) and one exempt service (10000). */
+/**
+ * An accepted invoice: two laptops (450000 + 13 % IVA each) and one exempt service (10000), left
+ * unpaid at issue so its balance shows what the notes change.
+ */
 async function acceptedInvoice() {
   const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
     client_id: `cli_${String(s.client.id).padStart(12, '0')}`,
+    paid_at_issue: false,
     lines: [
       { service_id: srv(s.laptop.id), qty: 2 },
       { service_id: srv(s.exempt.id), qty: 1 },

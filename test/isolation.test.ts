@@ -356,6 +356,11 @@ describe('companies and modes', () => {
       'POST /api/v1/invoices/:id/payments': { amount: '1.00', method: 'efectivo' },
       'POST /api/v1/webhook_endpoints/:id': { description: 'moved' },
       'POST /api/v1/events/:id/redeliver': {},
+      'POST /api/v1/invoices/:id/credit_notes': { reason: 'Devolución de mercadería' },
+      'POST /api/v1/invoices/:id/debit_notes': {
+        reason: 'Intereses por atraso',
+        lines: [{ line: 1, amount: '100.00' }],
+      },
     };
     const withId = api.filter((r) => r.url.includes(':id'));
     expect(withId.length).toBeGreaterThanOrEqual(20);

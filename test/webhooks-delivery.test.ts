@@ -80,9 +80,10 @@ async function invoiceReaching(status: string): Promise<any> {
 const deliveries = async (endpointId: string) =>
   (await api(e, 'GET', `/api/v1/webhook_endpoints/${endpointId}/deliveries`, s.key)).json.data as any[];
 
-// Every kind this flow produces: all of them but the receptor-email events, which need a company
-// with email delivery on and an SMTP server (test/invoice-email.test.ts delivers those), and
-// invoice.retried, which needs a flow stopped before Hacienda (test/invoice-retry.test.ts).
+// Every kind this flow produces (notes and an annulment included): all of them but the
+// receptor-email events, which need a company with email delivery on and an SMTP server
+// (test/invoice-email.test.ts delivers those), and invoice.retried, which needs a flow stopped
+// before Hacienda (test/invoice-retry.test.ts).
 const PRODUCED = EVENT_KINDS.filter(
   (k) => k !== 'invoice.emailed' && k !== 'email.failed' && k !== 'invoice.retried',
 );
@@ -104,6 +105,16 @@ describe('a receiver subscribed to every event kind', () => {
       reference: 'SINPE 88776655',
     });
     expect(pay.status).toBe(201);
+    // A debit note, then a whole credit note that annuls the invoice.
+    const debit = await api(e, 'POST', `/api/v1/invoices/${accepted.id}/debit_notes`, s.key, {
+      reason: 'Intereses por pago tardío',
+      lines: [{ line: 1, amount: '10.00' }],
+    });
+    expect(debit.status).toBe(201);
+    const credit = await api(e, 'POST', `/api/v1/invoices/${accepted.id}/credit_notes`, s.key, {
+      reason: 'Anulación de la factura',
+    });
+    expect(credit.status).toBe(201);
     e.sim.simulator.configure({ forcedRejectionRate: 1 });
     try {
       rejected = await invoiceReaching('rechazada');

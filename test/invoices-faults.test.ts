@@ -32,10 +32,16 @@ async function checkExactlyOnce(e: E2E, expected: number) {
   expect(accepted.length).toBe(expected);
   expect(new Set(accepted.map((d) => d.clave))).toEqual(new Set(claves));
   expect(e.sim.simulator.counters().accepted).toBe(expected);
-  // The ledger is in centavos: each invoice's receivable is its total rounded to centavos.
+  // The ledger is in centavos: each invoice's receivable is its total rounded to centavos, and each
+  // (a cash sale) was paid at issue once, for that amount, so the clients owe nothing.
   const total = await e.db('invoices').select(e.db.raw('sum(round(total, 2)) as t')).first();
+  const atIssue = await e.db('payments').where({ atIssue: true }).select('invoice_id', 'amount');
+  expect(new Set(atIssue.map((p) => p.invoiceId)).size).toBe(expected);
+  expect(atIssue.length).toBe(expected);
+  const paid = atIssue.reduce((a, p) => a.plus(p.amount), new Decimal(0));
+  expect(paid.toFixed(5)).toBe(new Decimal(total!.t).toFixed(5));
   const balances = await e.db('clients').sum('balance as b').first();
-  expect(new Decimal(balances!.b).toFixed(5)).toBe(new Decimal(total!.t).toFixed(5));
+  expect(new Decimal(balances!.b).toFixed(5)).toBe('0.00000');
 }
 
 describe('a worker killed with SIGKILL mid-run', () => {

@@ -14,7 +14,7 @@ import { invoiceReceivableCrc, planPayment, type PaymentPlan } from '../../domai
 import { isPaymentMethod, PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { recordEvents, type EventRow } from './invoice-flow.ts';
 import type { InvoiceRow } from './invoices.ts';
-import type { PaymentRow } from './payments.ts';
+import { writePaymentLines, type PaymentRow } from './payments.ts';
 
 export type AccountOf = (invoice: InvoiceRow, role: 'cash' | 'receivables') => number;
 
@@ -189,19 +189,7 @@ export async function reverseAtIssuePayment(trx: Knex.Transaction, invoice: Invo
   );
   const entryId = inserted.rows[0]?.id as number | undefined;
   if (!entryId) return false;
-  const accounts = (await trx('accounts')
-    .where({ companyId: invoice.companyId, livemode: invoice.livemode })
-    .whereIn('role', ['cash', 'receivables'])
-    .select('id', 'role')) as { id: number; role: string }[];
-  const account = (role: string) => {
-    const a = accounts.find((x) => x.role === role);
-    if (!a) throw new Error(`company ${invoice.companyId} has no ${role} account`);
-    return a.id;
-  };
-  await trx('journal_lines').insert([
-    { entryId, accountId: account('receivables'), debit: payment.amountCrc, credit: 0 },
-    { entryId, accountId: account('cash'), debit: 0, credit: payment.amountCrc },
-  ]);
+  await writePaymentLines(trx, invoice, entryId, payment.amountCrc, true);
   await trx('clients')
     .where({ id: invoice.clientId })
     .update({ balance: trx.raw('balance + ?::numeric', [payment.amountCrc]), updatedAt: trx.fn.now() });

@@ -71,7 +71,20 @@ async function bookPayment(trx: Knex.Transaction, invoice: InvoiceRow, payment: 
       exchangeRate: invoice.exchangeRate,
     })
     .returning(['id']);
-  const entryId = (entry as { id: number }).id;
+  await writePaymentLines(trx, invoice, (entry as { id: number }).id, payment.amountCrc);
+}
+
+/**
+ * The two lines of a payment's entry, cash against receivables, or of its reversal (receivables
+ * against cash), in colones.
+ */
+export async function writePaymentLines(
+  trx: Knex.Transaction,
+  invoice: Pick<InvoiceRow, 'companyId' | 'livemode'>,
+  entryId: number,
+  amountCrc: string,
+  reversal = false,
+): Promise<void> {
   const accounts = (await trx('accounts')
     .where({ companyId: invoice.companyId, livemode: invoice.livemode })
     .whereIn('role', ['cash', 'receivables'])
@@ -81,9 +94,10 @@ async function bookPayment(trx: Knex.Transaction, invoice: InvoiceRow, payment: 
     if (!a) throw new Error(`company ${invoice.companyId} has no ${role} account`);
     return a.id;
   };
+  const [debited, credited] = reversal ? ['receivables', 'cash'] : ['cash', 'receivables'];
   await trx('journal_lines').insert([
-    { entryId, accountId: account('cash'), debit: payment.amountCrc, credit: 0 },
-    { entryId, accountId: account('receivables'), debit: 0, credit: payment.amountCrc },
+    { entryId, accountId: account(debited), debit: amountCrc, credit: 0 },
+    { entryId, accountId: account(credited), debit: 0, credit: amountCrc },
   ]);
 }
 

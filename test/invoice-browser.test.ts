@@ -331,7 +331,10 @@ describe('invoice browser', () => {
       document.querySelector('#action-result')!.textContent!.startsWith('Email queued'),
     );
     expect(await page.locator('#action-result').innerText()).toContain('contabilidad@cliente.example');
-    expect(await page.locator('#timeline').innerText()).toContain('Email resent (1)');
+    // The timeline is read again once the email is queued.
+    await page.waitForFunction(() =>
+      document.querySelector('#timeline')!.textContent!.includes('Email resent (1)'),
+    );
     await waitFor(
       async () =>
         (await catcher.messages()).some(
@@ -432,31 +435,27 @@ describe('invoice browser', () => {
     expect((await focused()).id).toBe('credit-code');
     await page.keyboard.press('Tab');
     expect((await focused()).id).toBe('credit-send');
-    // Where the server does not offer credit notes, its 404 says so and nothing breaks.
-    await page.route('**/credit_notes', (route) =>
-      route.fulfill({
-        status: 404,
-        contentType: 'application/problem+json',
-        body: JSON.stringify({
-          type: 'about:blank',
-          title: 'Route not found',
-          status: 404,
-          code: 'route_not_found',
-        }),
-      }),
-    );
+    // Enter issues the note: a whole credit note of the invoice, recorded and shown.
     const posted = page.waitForRequest((r) => r.url().endsWith(`/${accepted.id}/credit_notes`));
     await page.keyboard.press('Enter');
     const req = await posted;
     expect(req.method()).toBe('POST');
     expect(JSON.parse(req.postData()!)).toEqual({ reason: 'Devolución del equipo' });
-    await page.waitForSelector('#action-result.bad');
-    expect(await page.locator('#action-result').innerText()).toBe(
-      'This server does not issue credit notes yet; nothing was issued.',
+    await page.waitForSelector('#action-result.ok');
+    expect(await page.locator('#action-result').innerText()).toMatch(
+      /^Credit note \d{20} recorded; Hacienda will answer shortly\.$/,
     );
-    expect(await page.locator('#credit-form').isVisible()).toBe(true);
+    expect(await page.locator('#credit-form').isHidden()).toBe(true);
+    const credited = await api(e, 'GET', `/api/v1/invoices/${accepted.id}`, s.key);
+    expect(credited.json.credited_total).toBe(credited.json.total);
+    const notes = await api(e, 'GET', '/api/v1/invoices?document_type=03', s.key);
+    expect(
+      notes.json.data.map((n: { reference: { document_id: string } }) => n.reference.document_id),
+    ).toEqual([accepted.id]);
 
     // Escape hatch by keyboard: Cancel closes the form and gives focus back to its button.
+    await page.focus('#credit');
+    await page.keyboard.press('Enter');
     await page.focus('#credit-cancel');
     await page.keyboard.press('Enter');
     expect((await focused()).id).toBe('credit');

@@ -7,6 +7,8 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { SigningMaterial } from '../hacienda/signing-key.ts';
 import { createSigner } from '../hacienda/signer.ts';
+import { postCallback } from './callback-post.ts';
+import type { CallbackPost } from './callback-post.ts';
 import type { XadesSigner } from '../hacienda/signer.ts';
 import { SANDBOX_CA_CERTIFICATE_PEM } from '../hacienda/sandbox-ca.ts';
 import { createTestCertificate } from '../hacienda/test-certificates.ts';
@@ -34,8 +36,8 @@ export interface SimulatorOptions extends Partial<SimulatorKnobs> {
   signingMaterial?: SigningMaterial;
   /** Clock for token expiry, processing states and rate windows (timers still use real time). */
   now?: () => number;
-  /** Used for callbacks; default the global fetch. */
-  fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+  /** Hacienda's callback POST; default Node's http with keep-alive connections. */
+  postCallback?: CallbackPost;
   logger?: FastifyServerOptions['logger'];
   /** Hacienda's published CABYS codes; without them only the 13-digit format is checked. */
   cabysCatalogue?: ReadonlySet<string> | null;
@@ -104,7 +106,7 @@ export async function buildSimulator(options: SimulatorOptions = {}): Promise<Si
       signer ??= material ? createSigner(material) : haciendaSigner();
       return signer;
     },
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    postCallback: options.postCallback ?? postCallback,
     log: app.log,
     timers: new Set(),
     hanging: new Set(),

@@ -2,6 +2,7 @@
 import type { X509Certificate } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { XadesSigner } from '../hacienda/signer.ts';
+import type { CallbackPost } from './callback-post.ts';
 import type { SchemaChecker } from './checks/schema.ts';
 import type { SimulatorKnobs } from './knobs.ts';
 import type { Random } from './random.ts';
@@ -27,7 +28,8 @@ export interface SimulatorContext {
   trustedCas: readonly X509Certificate[];
   /** Signs MensajeHacienda answers with the simulator's own ("Ministerio de Hacienda") certificate. */
   signer: Promise<XadesSigner>;
-  fetch: (input: string, init?: RequestInit) => Promise<Response>;
+  /** Hacienda's callback POST; resolves to the receiver's status. */
+  postCallback: CallbackPost;
   log: FastifyBaseLogger;
   /** Timers and hanging sockets to clean up on close. */
   timers: Set<NodeJS.Timeout>;

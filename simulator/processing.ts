@@ -116,14 +116,12 @@ export function createProcessor(ctx: SimulatorContext): Processor {
     if (!doc.callbackUrl || ctx.closing) return;
     doc.callback = 'pending';
     try {
-      const res = await ctx.fetch(doc.callbackUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(await statusBody(doc)),
-        signal: AbortSignal.timeout(ctx.knobs.callbackTimeoutMs),
-      });
-      await res.arrayBuffer();
-      doc.callback = res.ok ? 'delivered' : 'failed';
+      const status = await ctx.postCallback(
+        doc.callbackUrl,
+        JSON.stringify(await statusBody(doc)),
+        ctx.knobs.callbackTimeoutMs,
+      );
+      doc.callback = status >= 200 && status < 300 ? 'delivered' : 'failed';
     } catch {
       doc.callback = 'failed';
     }

@@ -48,11 +48,39 @@ export function checkSignatureRules(input: SignatureRuleInput): string[] {
       texts.push(T.signingTimeBeforeIssue);
   }
   if (checks.certificate && verification.signingCertificate) {
-    const cert = new X509Certificate(verification.signingCertificate);
-    if (!input.trustedCas.some((ca) => issuedBy(cert, ca))) texts.push(T.certificateUntrusted);
+    const cert = certificateFacts(verification.signingCertificate, input.trustedCas);
+    if (!cert.trusted) texts.push(T.certificateUntrusted);
     else if (!currentAt(cert, signedAt ?? input.now)) texts.push(T.certificateNotCurrent);
   }
   return texts;
+}
+
+interface CertificateFacts {
+  trusted: boolean;
+  validFrom: number;
+  validTo: number;
+}
+
+// A signer sends thousands of documents under one certificate: what the chain check found is kept
+// per certificate (and per list of trusted CAs), not parsed and verified again for each document.
+const checkedCertificates = new WeakMap<readonly X509Certificate[], Map<string, CertificateFacts>>();
+const MAX_CHECKED_CERTIFICATES = 512;
+
+function certificateFacts(der: Buffer, trustedCas: readonly X509Certificate[]): CertificateFacts {
+  let known = checkedCertificates.get(trustedCas);
+  if (!known) checkedCertificates.set(trustedCas, (known = new Map()));
+  const key = der.toString('base64');
+  let facts = known.get(key);
+  if (facts) return facts;
+  const cert = new X509Certificate(der);
+  facts = {
+    trusted: trustedCas.some((ca) => issuedBy(cert, ca)),
+    validFrom: Date.parse(cert.validFrom),
+    validTo: Date.parse(cert.validTo),
+  };
+  if (known.size >= MAX_CHECKED_CERTIFICATES) known.clear();
+  known.set(key, facts);
+  return facts;
 }
 
 function hasHaciendaPolicy(signature: XmlElement | null): boolean {
@@ -75,6 +103,6 @@ function issuedBy(cert: X509Certificate, ca: X509Certificate): boolean {
   }
 }
 
-function currentAt(cert: X509Certificate, at: number): boolean {
-  return Date.parse(cert.validFrom) <= at && at <= Date.parse(cert.validTo);
+function currentAt(cert: CertificateFacts, at: number): boolean {
+  return cert.validFrom <= at && at <= cert.validTo;
 }

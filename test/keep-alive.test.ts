@@ -7,6 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeWebhookConnections, postWebhook } from '../jobs/webhook-http.ts';
+import { TransportFailure } from '../hacienda/client/http.ts';
+import { nodeTransport } from '../hacienda/client/node-transport.ts';
 import { clientFor, startSimulator, type RunningSimulator } from './helpers/hacienda-fixtures.ts';
 
 interface CountingServer {
@@ -124,7 +126,7 @@ describe('Hacienda client', () => {
     await sim.app.close();
   });
 
-  it('token and reception calls reuse kept-alive connections (the pool of fetch), not one per call', async () => {
+  it("token and reception calls reuse kept-alive connections (the node transport's pool), not one per call", async () => {
     const { client } = clientFor(sim);
     const before = connections;
     for (let i = 0; i < 10; i++) {
@@ -136,5 +138,70 @@ describe('Hacienda client', () => {
     expect(sim.app.simulator.counters().passwordGrants).toBe(1);
     expect(connections - before).toBeGreaterThanOrEqual(1);
     expect(connections - before).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('Hacienda transport (node:http, keep-alive)', () => {
+  let server: CountingServer;
+  beforeAll(async () => {
+    server = await countingServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  afterEach(() => {
+    server.handle = () => 'answer';
+  });
+
+  const failureOf = async (p: Promise<unknown>) => {
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(TransportFailure);
+    return (err as TransportFailure).kind;
+  };
+
+  it('reads status, headers and body, and reuses one connection for requests in a row', async () => {
+    const before = server.connections;
+    for (let i = 0; i < 5; i++) {
+      const res = await nodeTransport(
+        `http://127.0.0.1:${server.port}/recepcion`,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' },
+        5_000,
+      );
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('ok');
+      expect(res.headers.get('Content-Type')).toBe('text/plain');
+      expect(res.headers.get('x-missing')).toBeNull();
+    }
+    expect(server.connections - before).toBe(1);
+  });
+
+  it('calls a request that reached the server and got no answer a network failure (it may have arrived)', async () => {
+    server.handle = () => 'drop';
+    const kind = await failureOf(
+      nodeTransport(`http://127.0.0.1:${server.port}/x`, { method: 'POST', headers: {}, body: '{}' }, 5_000),
+    );
+    expect(kind).toBe('network');
+  });
+
+  it('calls a refused connection refused (nothing was sent) and a slow answer a timeout', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    expect(
+      await failureOf(nodeTransport(`http://127.0.0.1:${port}/`, { method: 'GET', headers: {} }, 5_000)),
+    ).toBe('refused');
+    const slow = http.createServer(() => undefined); // never answers
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`;
+      expect(await failureOf(nodeTransport(url, { method: 'GET', headers: {} }, 200))).toBe('timeout');
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((r) => slow.close(() => r()));
+    }
   });
 });

@@ -1,6 +1,8 @@
-// HTTP plumbing shared by the token manager and the reception client: Node's global fetch with an
-// AbortSignal timeout, failures classified by whether the request can have reached Hacienda, and
-// Hacienda's rate-limit headers (X-Ratelimit-Limit/Remaining/Reset, Reset in UTC epoch seconds).
+// HTTP plumbing shared by the token manager and the reception client: a transport that sends one
+// request and reads its body within a timeout (Node's http/https over keep-alive connections by
+// default, node-transport.ts; a fetch-like function when one is given, as tests do), failures
+// classified by whether the request can have reached Hacienda, and Hacienda's rate-limit headers
+// (X-Ratelimit-Limit/Remaining/Reset, Reset in UTC epoch seconds).
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -15,12 +17,26 @@ export const systemClock: Clock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
 };
 
+/** Response headers by (case-insensitive) name; fetch's Headers is one. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 /** A response whose body has been read within the timeout. */
 export interface ReadResponse {
   status: number;
-  headers: Headers;
+  headers: HeaderReader;
   text: string;
 }
+
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string | undefined;
+}
+
+/** Sends a request and reads its body, all within timeoutMs. Throws TransportFailure only. */
+export type Transport = (url: string, request: RequestSpec, timeoutMs: number) => Promise<ReadResponse>;
 
 export type TransportFailureKind = 'timeout' | 'refused' | 'network';
 
@@ -36,7 +52,13 @@ export class TransportFailure extends Error {
 }
 
 // Connection-level codes that prove the request was never delivered.
-const NOT_DELIVERED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+export const NOT_DELIVERED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 function classify(err: unknown): TransportFailureKind {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timeout';
@@ -47,20 +69,17 @@ function classify(err: unknown): TransportFailureKind {
   return 'network';
 }
 
-/** Sends a request and reads its body, all within timeoutMs. Throws TransportFailure only. */
-export async function send(
-  fetchImpl: FetchLike,
-  url: string,
-  init: RequestInit,
-  timeoutMs: number,
-): Promise<ReadResponse> {
-  try {
-    const res = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, text };
-  } catch (err) {
-    throw new TransportFailure(classify(err), { cause: err });
-  }
+/** A transport over a fetch-like function (the global fetch, or a test's). */
+export function fetchTransport(fetchImpl: FetchLike): Transport {
+  return async (url, request, timeoutMs) => {
+    try {
+      const res = await fetchImpl(url, { ...request, signal: AbortSignal.timeout(timeoutMs) });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, text };
+    } catch (err) {
+      throw new TransportFailure(classify(err), { cause: err });
+    }
+  };
 }
 
 export interface RateLimitInfo {
@@ -70,13 +89,13 @@ export interface RateLimitInfo {
   resetAt: number | null;
 }
 
-function intHeader(headers: Headers, name: string): number | null {
+function intHeader(headers: HeaderReader, name: string): number | null {
   const v = headers.get(name);
   if (v === null || !/^\s*-?\d+(\.\d+)?\s*$/.test(v)) return null;
   return Number(v);
 }
 
-export function readRateLimit(headers: Headers): RateLimitInfo | null {
+export function readRateLimit(headers: HeaderReader): RateLimitInfo | null {
   const limit = intHeader(headers, 'x-ratelimit-limit');
   const remaining = intHeader(headers, 'x-ratelimit-remaining');
   const reset = intHeader(headers, 'x-ratelimit-reset');
@@ -85,7 +104,7 @@ export function readRateLimit(headers: Headers): RateLimitInfo | null {
 }
 
 /** How long to wait after a 429: Retry-After (seconds or HTTP date), else X-Ratelimit-Reset. */
-export function waitFromHeaders(headers: Headers, now: number): number | null {
+export function waitFromHeaders(headers: HeaderReader, now: number): number | null {
   const retryAfter = headers.get('retry-after');
   if (retryAfter !== null) {
     if (/^\s*\d+(\.\d+)?\s*$/.test(retryAfter)) return Math.max(0, Number(retryAfter) * 1000);

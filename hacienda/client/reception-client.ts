@@ -20,8 +20,9 @@ import {
   HaciendaUnavailableError,
   HaciendaUnknownOutcomeError,
 } from './errors.ts';
-import { readRateLimit, send, systemClock, TransportFailure, waitFromHeaders } from './http.ts';
-import type { Clock, FetchLike, RateLimitInfo, ReadResponse } from './http.ts';
+import { fetchTransport, readRateLimit, systemClock, TransportFailure, waitFromHeaders } from './http.ts';
+import type { Clock, FetchLike, RateLimitInfo, ReadResponse, Transport } from './http.ts';
+import { nodeTransport } from './node-transport.ts';
 import { withRetries } from './retry.ts';
 import type { TokenManager } from './token-manager.ts';
 
@@ -72,6 +73,9 @@ export interface ReceptionClientOptions {
   /** Base URL without the trailing /recepcion, e.g. https://api.comprobanteselectronicos.go.cr/recepcion/v1 */
   apiUrl: string;
   tokens: Pick<TokenManager, 'getAccessToken' | 'invalidate'>;
+  /** Default: Node's http/https over keep-alive connections. */
+  transport?: Transport;
+  /** A fetch-like function to send with instead (tests); ignored when `transport` is given. */
   fetch?: FetchLike;
   clock?: Clock;
   /** Default 30 s: a POST carries the whole document and Hacienda can be slow. */
@@ -106,7 +110,7 @@ const DEFAULT_429_WAIT_MS = 1_000;
 const STATES = new Set<string>(['recibido', 'procesando', 'aceptado', 'rechazado', 'error']);
 
 export function createReceptionClient(options: ReceptionClientOptions): ReceptionClient {
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const transport = options.transport ?? (options.fetch ? fetchTransport(options.fetch) : nodeTransport);
   const clock = options.clock ?? systemClock;
   const base = options.apiUrl.replace(/\/+$/, '');
   const postTimeoutMs = options.postTimeoutMs ?? 30_000;
@@ -131,7 +135,7 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
         accept: 'application/json',
       };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await send(fetchImpl, url, { method, headers, body }, timeoutMs);
+      const res = await transport(url, { method, headers, body }, timeoutMs);
       lastRate = readRateLimit(res.headers) ?? lastRate;
       if (res.status === 401) {
         if (renewed) {
@@ -225,7 +229,7 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
       `POST ${doc.clave}: Hacienda answered ${res.status}${cause ? `: ${cause}` : ''}`,
       res.status,
       cause,
-      res.headers.has('validation-exception'),
+      res.headers.get('validation-exception') !== null,
     );
   }
 

@@ -4,8 +4,9 @@
 // Only one renewal runs at a time: concurrent callers share the in-flight promise. When the
 // refresh token is expired or refused, the manager logs in again with the password.
 import { HaciendaAuthError, HaciendaUnavailableError } from './errors.ts';
-import { send, systemClock, TransportFailure } from './http.ts';
-import type { Clock, FetchLike } from './http.ts';
+import { fetchTransport, systemClock, TransportFailure } from './http.ts';
+import type { Clock, FetchLike, Transport } from './http.ts';
+import { nodeTransport } from './node-transport.ts';
 import { withRetries } from './retry.ts';
 
 export interface TokenManagerOptions {
@@ -14,6 +15,9 @@ export interface TokenManagerOptions {
   clientId: string;
   username: string;
   password: string;
+  /** Default: Node's http/https over keep-alive connections. */
+  transport?: Transport;
+  /** A fetch-like function to send with instead (tests); ignored when `transport` is given. */
   fetch?: FetchLike;
   clock?: Clock;
   /** Renew this long before expiry (capped at half the token's lifetime). Default 30 s. */
@@ -61,7 +65,7 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const FALLBACK_LIFETIME_S = 300;
 
 export function createTokenManager(options: TokenManagerOptions): TokenManager {
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const transport = options.transport ?? (options.fetch ? fetchTransport(options.fetch) : nodeTransport);
   const clock = options.clock ?? systemClock;
   const marginMs = options.refreshMarginMs ?? DEFAULT_MARGIN_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -86,8 +90,7 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
     const requestedAt = clock.now();
     let res;
     try {
-      res = await send(
-        fetchImpl,
+      res = await transport(
         options.idpUrl,
         {
           method: 'POST',
@@ -200,8 +203,7 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
       if (!refreshToken) return;
       const logoutUrl = options.idpUrl.replace(/\/token$/, '/logout');
       try {
-        await send(
-          fetchImpl,
+        await transport(
           logoutUrl,
           {
             method: 'POST',

@@ -174,7 +174,8 @@ describe('a chunk of invoices', () => {
       log: pino({ level: 'silent' }),
       chunkSize: 50,
     });
-    expect(await relay.runOnce()).toBeGreaterThanOrEqual(8);
+    expect(await relay.runOnce()).toBeGreaterThanOrEqual(1); // outbox rows: a group's invoices share one
+    expect(Number((await e.db('outbox').count('* as n'))[0]!.n)).toBe(0); // moved rows leave the outbox
     await flows.close();
     const [chunk] = [...(await chunksOf(ids))];
     expect(chunk).toBeTruthy();

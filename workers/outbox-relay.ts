@@ -1,6 +1,6 @@
 // The outbox relay: moves committed outbox rows to BullMQ. Rows are claimed with
 // FOR UPDATE SKIP LOCKED (several workers never take the same row), enqueued in bulk, and
-// marked processed in the same transaction; if Redis fails the transaction rolls back and the
+// deleted in the same transaction; if Redis fails the transaction rolls back and the
 // rows wait for the next pass. Deterministic job ids make a repeated enqueue start nothing twice.
 // It wakes on NOTIFY outbox (sent at commit by the API) and polls as a fallback.
 import type { FlowProducer, Queue } from 'bullmq';
@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
+import { claimOutbox, deleteOutboxRows, flowInvoices, outboxItems } from '../db/queries/outbox.ts';
 import { batchJob } from '../jobs/catalogue.ts';
 import { chunkFlow, makeChunks } from '../jobs/flow.ts';
 import { addShardedFlows } from '../jobs/shards.ts';
@@ -38,17 +39,6 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-interface OutboxRow {
-  id: number;
-  kind: string;
-  payload: { invoiceId?: number; retry?: boolean; eventId?: number; batchId?: number; emailId?: number };
-  requestId: string | null;
-  /** Of the invoice of an `invoice.flow` row. */
-  companyId: number | null;
-  livemode: boolean | null;
-  traceContext: string | null;
-}
-
 export function createRelay(options: RelayOptions): Relay {
   const { db, flows, log } = options;
   const batchSize = options.batchSize ?? 500;
@@ -61,39 +51,31 @@ export function createRelay(options: RelayOptions): Relay {
 
   async function runOnce(): Promise<number> {
     return db.transaction(async (trx) => {
-      // The invoice's company and mode come with the claim: flows are chunked by them.
-      const claimed = await trx.raw(
-        `select o.id, o.kind, o.payload, o.request_id, i.company_id, i.livemode, i.trace_context
-           from outbox o
-           left join invoices i on o.kind = 'invoice.flow' and i.id = (o.payload->>'invoiceId')::bigint
-          where o.processed_at is null
-          order by o.id
-          limit ?
-          for update of o skip locked`,
-        [batchSize],
-      );
-      const rows = (claimed.rows as Record<string, unknown>[]).map((r): OutboxRow => ({
-        id: Number(r.id),
-        kind: r.kind as string,
-        payload: r.payload as OutboxRow['payload'],
-        requestId: (r.request_id as string | null) ?? null,
-        companyId: r.company_id === null ? null : Number(r.company_id),
-        livemode: (r.livemode as boolean | null) ?? null,
-        traceContext: (r.trace_context as string | null) ?? null,
-      }));
+      const rows = await claimOutbox(trx, batchSize);
       if (rows.length === 0) return 0;
-      // Whatever is ready, in chunks: each invoice's chunk is written with the claim, so the
-      // reconciler and Hacienda's callback find the jobs that carry it.
+      // Whatever is ready, in chunks by company and mode: each invoice's chunk is written with the
+      // claim, so the reconciler and Hacienda's callback find the jobs that carry it.
+      const flowRows = rows.filter((r) => r.kind === 'invoice.flow');
+      const invoices = await flowInvoices(
+        trx,
+        flowRows.flatMap((r) => outboxItems(r.payload, 'invoiceId')),
+      );
       const chunks = makeChunks(
-        rows
-          .filter((r) => r.kind === 'invoice.flow' && r.payload.invoiceId && r.companyId !== null)
-          .map((r) => ({
-            invoiceId: r.payload.invoiceId!,
-            companyId: r.companyId!,
-            livemode: r.livemode!,
-            traceContext: r.traceContext,
-            ...(r.payload.retry ? { retryOf: r.id } : {}),
-          })),
+        flowRows.flatMap((r) =>
+          outboxItems(r.payload, 'invoiceId').flatMap((id) => {
+            const inv = invoices.get(id);
+            if (!inv) return [];
+            return [
+              {
+                invoiceId: id,
+                companyId: inv.companyId,
+                livemode: inv.livemode,
+                traceContext: inv.traceContext,
+                ...(r.payload.retry ? { retryOf: r.id } : {}),
+              },
+            ];
+          }),
+        ),
         chunkSize,
       );
       if (chunks.length) {
@@ -113,19 +95,17 @@ export function createRelay(options: RelayOptions): Relay {
         await options.batches.addBulk(batchIds.map(batchJob));
       }
       const eventIds = rows
-        .filter((r) => r.kind === 'event.dispatch' && r.payload.eventId)
-        .map((r) => r.payload.eventId!);
+        .filter((r) => r.kind === 'event.dispatch')
+        .flatMap((r) => outboxItems(r.payload, 'eventId'));
       if (eventIds.length && options.dispatchEvents) await options.dispatchEvents(trx, eventIds);
       const emailIds = rows
         .filter((r) => r.kind === 'email.send' && r.payload.emailId)
         .map((r) => r.payload.emailId!);
       if (emailIds.length && options.dispatchEmails) await options.dispatchEmails(emailIds);
-      await trx('outbox')
-        .whereIn(
-          'id',
-          rows.map((r) => r.id),
-        )
-        .update({ processedAt: trx.fn.now(), attempts: trx.raw('attempts + 1') });
+      await deleteOutboxRows(
+        trx,
+        rows.map((r) => r.id),
+      );
       return rows.length;
     });
   }

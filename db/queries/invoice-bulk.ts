@@ -253,7 +253,8 @@ export async function createInvoicesBulk(
          select ?, ?, 'invoice.created', d, ? from jsonb_array_elements(?::jsonb) d
          returning id)
        insert into outbox (kind, payload, request_id)
-       select 'event.dispatch', jsonb_build_object('eventId', id), ? from e`,
+       select 'event.dispatch', jsonb_build_object('eventIds', jsonb_agg(id order by id)), ? from e
+       having count(*) > 0`,
       [
         tenant.companyId,
         tenant.livemode,
@@ -264,13 +265,11 @@ export async function createInvoicesBulk(
     );
     const flows = bodies.filter((b) => b.row.status === 'pendiente');
     if (flows.length) {
-      await trx('outbox').insert(
-        flows.map((b) => ({
-          kind: 'invoice.flow',
-          payload: JSON.stringify({ invoiceId: b.row.id }),
-          requestId: opts.requestId,
-        })),
-      );
+      await trx('outbox').insert({
+        kind: 'invoice.flow',
+        payload: JSON.stringify({ invoiceIds: flows.map((b) => b.row.id) }),
+        requestId: opts.requestId,
+      });
     }
     await trx.raw(`select pg_notify('outbox', '')`);
     const idem = bodies.filter((b) => b.item.idempotency);

@@ -16,7 +16,7 @@
 //   2. the invoices, one multi-row insert that also reserves their numbers (last_number + n on
 //      the series row, which stays locked until COMMIT), so only the issued invoices that are
 //      recorded take numbers and numbering stays gapless;
-//   3. their invoice.created events, event.dispatch and invoice.flow outbox rows, the
+//   3. their invoice.created events, one event.dispatch and one invoice.flow outbox row, the
 //      idempotency records, the replaced invoices' `replaced_by_id` (guarded: still rejected and
 //      not replaced) and the outbox notification;
 //   COMMIT.
@@ -397,11 +397,13 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
        returning id),
      o as (
        insert into outbox (kind, payload, request_id)
-       select 'event.dispatch', jsonb_build_object('eventId', id), ? from e
+       select 'event.dispatch', jsonb_build_object('eventIds', jsonb_agg(id order by id)), ? from e
+       having count(*) > 0
        returning 1),
      f as (
        insert into outbox (kind, payload, request_id)
-       select 'invoice.flow', jsonb_build_object('invoiceId', i), ? from unnest(?::bigint[]) i
+       select 'invoice.flow', jsonb_build_object('invoiceIds', to_jsonb(a)), ?
+         from (select ?::bigint[] as a) v where cardinality(a) > 0
        returning 1),
      k as (
        insert into idempotency_keys

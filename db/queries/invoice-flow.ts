@@ -40,7 +40,7 @@ export interface EventRow {
   requestId?: string | null;
 }
 
-/** Events with their outbox rows, in three statements whatever their number. */
+/** Events with one outbox row for them all, in three statements whatever their number. */
 export async function recordEvents(trx: Knex.Transaction, events: EventRow[]): Promise<void> {
   if (!events.length) return;
   const ids = (await trx('events')
@@ -54,13 +54,12 @@ export async function recordEvents(trx: Knex.Transaction, events: EventRow[]): P
       })),
     )
     .returning(['id', 'request_id'])) as { id: number; requestId: string | null }[];
-  await trx('outbox').insert(
-    ids.map((r) => ({
-      kind: 'event.dispatch',
-      payload: JSON.stringify({ eventId: r.id }),
-      requestId: r.requestId,
-    })),
-  );
+  const requestIds = new Set(ids.map((r) => r.requestId));
+  await trx('outbox').insert({
+    kind: 'event.dispatch',
+    payload: JSON.stringify({ eventIds: ids.map((r) => r.id) }),
+    requestId: requestIds.size === 1 ? ids[0]!.requestId : null,
+  });
   await trx.raw(`select pg_notify('outbox', '')`);
 }
 

@@ -160,7 +160,7 @@ export function buildComprobanteXml(kindName: ComprobanteKind, doc: ComprobanteD
     w.close();
   }
   writeOtrosCargos(w, doc.totals.otherCharges);
-  writeResumen(w, doc.totals, doc.mediosPago);
+  writeResumen(w, doc.totals, doc.mediosPago, kind);
   writeReferencias(w, doc.referencias ?? []);
   writeOtros(w, doc.otros ?? []);
   return w.close().toString();

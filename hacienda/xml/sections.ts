@@ -49,11 +49,12 @@ export function writeEmisor(w: XmlWriter, e: Emisor): void {
   w.close();
 }
 
-export function writeReceptor(w: XmlWriter, r: Receptor): void {
+export function writeReceptor(w: XmlWriter, r: Receptor, kind?: ComprobanteKindInfo): void {
   w.open('Receptor').leaf('Nombre', r.name);
   writeIdentificacion(w, 'Identificacion', r.idType, r.idNumber);
   w.optLeaf('NombreComercial', r.commercialName);
-  if (r.ubicacion) writeUbicacion(w, r.ubicacion);
+  // The FEE's ReceptorType has no Ubicacion: a foreign receptor's address is OtrasSenasExtranjero.
+  if (r.ubicacion && kind?.layout !== 'exportacion') writeUbicacion(w, r.ubicacion);
   w.optLeaf('OtrasSenasExtranjero', r.otrasSenasExtranjero);
   if (r.phone) writeTelefono(w, r.phone);
   w.optLeaf('CorreoElectronico', r.email);

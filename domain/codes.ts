@@ -310,6 +310,7 @@ export function isCondicionVentaAllowed(code: CondicionVenta, docType: TipoCompr
     case '01':
       return CONDICIONES_VENTA_FE.includes(code);
     case '04':
+    case '09':
       return code !== '09' && code !== '11' && code !== '12';
     case '10':
       return code === '09' || code === '11';

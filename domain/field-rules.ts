@@ -33,6 +33,7 @@ export const TEXT_FACETS = {
   nombreComercial: { element: 'NombreComercial', min: 3, max: 80 },
   barrio: { element: 'Barrio', min: 5, max: 50 },
   otrasSenas: { element: 'OtrasSenas', min: 5, max: 250 },
+  otrasSenasExtranjero: { element: 'OtrasSenasExtranjero', min: 5, max: 300 },
   correo: { element: 'CorreoElectronico', min: 3, max: 160 },
   codigoComercial: { element: 'CodigoComercial/Codigo', min: 1, max: 20 },
 } as const satisfies Record<string, TextFacet>;

@@ -8,7 +8,12 @@
 import type { FieldError } from './errors.ts';
 import { parseId, parseRef, type ResourceRef } from './ids.ts';
 import { isPaymentMethod, PAYMENT_METHODS, resolveCondition, type PaymentMethodName } from './sale-terms.ts';
-import { CODIGOS_DESCUENTO, type CodigoDescuento, type CondicionVenta } from './codes.ts';
+import {
+  CODIGOS_DESCUENTO,
+  isCondicionVentaAllowed,
+  type CodigoDescuento,
+  type CondicionVenta,
+} from './codes.ts';
 import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
 
 export interface DiscountRequest {
@@ -26,11 +31,26 @@ export interface LineRequest {
   unitPrice: string | null;
   description?: string;
   discount?: DiscountRequest;
+  /** PartidaArancelaria (12 digits), on the lines of a factura de exportación only. */
+  tariffCode?: string;
 }
+
+/**
+ * The comprobantes issued through POST /api/v1/invoices: factura (01), tiquete (04, receptor
+ * optional) and factura de exportación (09, a foreign receptor). Notes have their own endpoints.
+ */
+export const ISSUED_DOCUMENT_TYPES = {
+  '01': 'factura electrónica',
+  '04': 'tiquete electrónico',
+  '09': 'factura electrónica de exportación',
+} as const;
+export type IssuedDocumentType = keyof typeof ISSUED_DOCUMENT_TYPES;
 
 export interface InvoiceRequest {
   shape: 'A' | 'B';
-  clientRef: ResourceRef;
+  documentType: IssuedDocumentType;
+  /** The receptor; null only on a tiquete (04) sold to no one in particular. */
+  clientRef: ResourceRef | null;
   clientPath: string;
   lines: LineRequest[];
   condition: { code: CondicionVenta; creditDays: number | null; name: string; other: string | null };
@@ -67,6 +87,7 @@ const EITHER_SPELLING = [
   ['payment_method_other', 'paymentMethodOther'],
   ['external_id', 'externalId'],
   ['paid_at_issue', 'paidAtIssue'],
+  ['document_type', 'documentType'],
 ] as const;
 const LINE_A = ['service_id', 'unit_price'] as const;
 const LINE_B = ['serviceId', 'price'] as const;
@@ -99,7 +120,14 @@ const BODY_FIELDS: ReadonlySet<string> = new Set([
   'send',
   'metadata',
 ]);
-const LINE_FIELDS: ReadonlySet<string> = new Set([...LINE_A, ...LINE_B, 'qty', 'description', 'discount']);
+const LINE_FIELDS: ReadonlySet<string> = new Set([
+  ...LINE_A,
+  ...LINE_B,
+  'qty',
+  'description',
+  'discount',
+  'tariff_code',
+]);
 
 /**
  * `replaces` (a rejected invoice to replace) is a field of single creates only (`allowReplaces`);
@@ -118,11 +146,7 @@ export function parseInvoiceRequest(
     err('/clientId', 'mixed_shapes', 'give client_id (shape A) or clientId (shape B), not both');
     shape = 'A';
   } else if (body.clientId !== undefined) shape = 'B';
-  else {
-    shape = 'A';
-    if (body.client_id === undefined)
-      err('/client_id', 'required', 'is required (client_id, or clientId in shape B)');
-  }
+  else shape = 'A';
   for (const [snake, camel] of EITHER_SPELLING) {
     if (body[snake] !== undefined && body[camel] !== undefined)
       err(`/${camel}`, 'conflicting_fields', `give ${snake} or ${camel}, not both: they are one field`);
@@ -141,7 +165,30 @@ export function parseInvoiceRequest(
       err(`/${k}`, 'unknown_field', 'is not a field of an invoice');
   }
 
-  // 2. The client.
+  // 2. The document type, then the client (optional on a tiquete only).
+  const dtKey = keyOf('document_type', 'documentType');
+  const rawType = body[dtKey];
+  let documentType: IssuedDocumentType = '01';
+  if (rawType !== undefined) {
+    if (typeof rawType === 'string' && Object.hasOwn(ISSUED_DOCUMENT_TYPES, rawType))
+      documentType = rawType as IssuedDocumentType;
+    else
+      err(
+        `/${dtKey}`,
+        'invalid_document_type',
+        `must be one of ${Object.entries(ISSUED_DOCUMENT_TYPES)
+          .map(([c, n]) => `${c} (${n})`)
+          .join(', ')}; credit and debit notes have their own endpoints`,
+      );
+  }
+  if (body.client_id === undefined && body.clientId === undefined && documentType !== '04')
+    err(
+      '/client_id',
+      'required',
+      documentType === '09'
+        ? 'is required: a factura de exportación names its foreign receptor (client_id, or clientId in shape B)'
+        : 'is required (client_id, or clientId in shape B); only a tiquete (document_type 04) may have no receptor',
+    );
   const clientKey = shape === 'A' ? 'client_id' : 'clientId';
   const rawClient = body[clientKey];
   let clientRef: ResourceRef | null = null;
@@ -185,6 +232,15 @@ export function parseInvoiceRequest(
     const d = line.discount as Record<string, unknown> | undefined;
     if (d !== undefined) discount = parseDiscount(errors, `${base}/discount`, d);
     const description = checkText(errors, `${base}/description`, line.description, TEXT_FACETS.detalle);
+    const tariff = line.tariff_code;
+    if (tariff !== undefined && documentType !== '09')
+      err(
+        `${base}/tariff_code`,
+        'not_applicable',
+        'PartidaArancelaria belongs to a factura de exportación (09)',
+      );
+    else if (tariff !== undefined && (typeof tariff !== 'string' || !/^\d{12}$/.test(tariff)))
+      err(`${base}/tariff_code`, 'invalid_format', 'must be a 12-digit PartidaArancelaria');
     if (serviceRef && qty !== null) {
       lines.push({
         serviceRef,
@@ -193,6 +249,7 @@ export function parseInvoiceRequest(
         unitPrice,
         ...(description !== null ? { description } : {}),
         ...(discount ? { discount } : {}),
+        ...(typeof tariff === 'string' && documentType === '09' ? { tariffCode: tariff } : {}),
       });
     }
   });
@@ -216,6 +273,12 @@ export function parseInvoiceRequest(
       rawDays !== undefined && /credit_days/.test(cond.message) ? `/${daysKey}` : '/condition',
       'invalid_condition',
       cond.message,
+    );
+  else if (!isCondicionVentaAllowed(cond.code, documentType))
+    err(
+      '/condition',
+      'invalid_condition',
+      `CondicionVenta ${cond.code} is not valid in a ${ISSUED_DOCUMENT_TYPES[documentType]}`,
     );
   else {
     condition = { code: cond.code, creditDays: cond.creditDays, name: cond.name, other };
@@ -310,11 +373,20 @@ export function parseInvoiceRequest(
     if (replaces === null) err('/replaces', 'invalid_format', 'must be an inv_ id');
   }
 
-  if (errors.length || !clientRef) return { ok: false, errors };
+  // A tiquete sold to no one is settled when issued: nobody could owe it.
+  if (!clientRef && documentType === '04' && !(condition.code === '01' && rawPaid !== false))
+    err(
+      '/client_id',
+      'client_required',
+      'a tiquete without a receptor must be a cash sale paid at issue (condition contado); name a client to sell on other terms',
+    );
+
+  if (errors.length || (!clientRef && documentType !== '04')) return { ok: false, errors };
   return {
     ok: true,
     value: {
       shape,
+      documentType,
       clientRef,
       clientPath: `/${clientKey}`,
       lines,

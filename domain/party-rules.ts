@@ -32,6 +32,8 @@ export interface ClientFields {
   phone_country_code?: unknown;
   activity_code?: unknown;
   addresses?: AddressFields[];
+  /** A foreign receptor's address (OtrasSenasExtranjero), free text. */
+  foreign_address?: unknown;
 }
 
 /** A client as the Receptor of a document (the identification is resolved apart, Nota 4). */
@@ -43,6 +45,7 @@ export function validateClientFields(c: ClientFields): FieldError[] {
   checkPhone(errors, '/phone', c.phone, '/phone_country_code', c.phone_country_code);
   checkActivityCode(errors, '/activity_code', c.activity_code);
   (c.addresses ?? []).forEach((a, i) => checkAddress(errors, `/addresses/${i}`, a));
+  checkText(errors, '/foreign_address', c.foreign_address, TEXT_FACETS.otrasSenasExtranjero);
   return errors;
 }
 

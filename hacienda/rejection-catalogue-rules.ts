@@ -257,4 +257,16 @@ export const BUSINESS_RULE_ENTRIES: Entry[] = [
       "Use the referenced document's 50-character clave and its real issue date.",
     ],
   ),
+  entry(
+    'exportacion',
+    code(-55, /exportaci[oó]n|partida arancelaria/i),
+    [
+      'La factura de exportación no cumple sus reglas: receptor extranjero (tipo 05) con su dirección en el extranjero, tarifa 0% (código 01) en cada línea y partidas arancelarias de 12 dígitos.',
+      'Emita la exportación a un cliente con identificación tipo 05 y dirección extranjera; las líneas llevan IVA con código de tarifa 01.',
+    ],
+    [
+      'The export invoice breaks its rules: a foreign receptor (type 05) with its foreign address, the 0% rate (code 01) on every line and 12-digit tariff headings.',
+      'Issue the export to a client with identification type 05 and a foreign address; lines carry IVA with rate code 01.',
+    ],
+  ),
 ];

@@ -68,7 +68,10 @@ export async function buildSubmission(
   signedXml: Buffer,
 ): Promise<SubmitDocument> {
   const company = await db('companies').where({ id: invoice.companyId }).first('id_type', 'id_number');
-  const receptor = await db('clients').where({ id: invoice.clientId }).first('id_type', 'id_number');
+  const receptor =
+    invoice.clientId === null
+      ? null
+      : await db('clients').where({ id: invoice.clientId }).first('id_type', 'id_number');
   return submissionOf(ctx.config, invoice, company, receptor, signedXml);
 }
 
@@ -79,7 +82,7 @@ export function submissionOf(
   config: Pick<JobContext['config'], 'publicUrl' | 'secretsKey'>,
   invoice: InvoiceRow,
   emisor: Identification,
-  receptor: Identification,
+  receptor: Identification | null,
   signedXml: Buffer,
 ): SubmitDocument {
   const clave = invoice.clave!;
@@ -87,7 +90,9 @@ export function submissionOf(
     clave,
     fecha: formatCrDateTime(new Date(invoice.issuedAt!)),
     emisor: { tipoIdentificacion: emisor.idType, numeroIdentificacion: emisor.idNumber },
-    receptor: { tipoIdentificacion: receptor.idType, numeroIdentificacion: receptor.idNumber },
+    ...(receptor
+      ? { receptor: { tipoIdentificacion: receptor.idType, numeroIdentificacion: receptor.idNumber } }
+      : {}),
     callbackUrl: `${config.publicUrl}/hacienda/callback?t=${callbackToken(config.secretsKey, clave)}`,
     comprobanteXml: signedXml.toString('base64'),
   };

@@ -1,6 +1,7 @@
-// Rebuilds an issued document from Postgres (a FacturaElectronica, or a NotaCreditoElectronica /
-// NotaDebitoElectronica by its doc_type): the emisor from the company, the receptor from the
-// client, the lines exactly as recorded, the totals recomputed by the same pure code (and checked
+// Rebuilds an issued document from Postgres (a FacturaElectronica, or the TiqueteElectronico,
+// FacturaElectronicaExportacion, NotaCreditoElectronica / NotaDebitoElectronica its doc_type
+// says): the emisor from the company, the receptor from the client (none on a tiquete sold to no
+// one; a foreign receptor's address as OtrasSenasExtranjero), the lines exactly as recorded, the totals recomputed by the same pure code (and checked
 // against the recorded total), and its reference as InformacionReferencia.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.ts';
@@ -9,9 +10,9 @@ import type { InvoiceRow } from '../db/queries/invoices.ts';
 import type { CondicionVenta, IdentificationType } from '../domain/codes.ts';
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
 import { computeDocumentTotals } from '../domain/totals.ts';
-import type { FacturaDocument } from '../hacienda/xml/factura.ts';
+import type { ComprobanteDocument, Receptor } from '../hacienda/xml/types.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
-import type { ComprobanteKind } from '../hacienda/xml/document-types.ts';
+import { COMPROBANTE_KINDS, type ComprobanteKind } from '../hacienda/xml/document-types.ts';
 import { assertValidBeforeSigning } from '../hacienda/xsd-compiled.ts';
 
 export class DocumentDataError extends Error {}
@@ -23,12 +24,15 @@ export async function loadFacturaDocument(
 ): Promise<IssuedDocument> {
   const [company, client] = await Promise.all([
     Company.query(db).findById(invoice.companyId),
-    Client.query(db)
-      .findById(invoice.clientId)
-      .withGraphFetched('addresses(ordered)')
-      .modifiers({ ordered: (b) => b.orderBy('position') }),
+    invoice.clientId === null
+      ? null
+      : Client.query(db)
+          .findById(invoice.clientId)
+          .withGraphFetched('addresses(ordered)')
+          .modifiers({ ordered: (b) => b.orderBy('position') }),
   ]);
-  if (!company || !client) throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
+  if (!company || client === undefined)
+    throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
   return facturaDocument(config, invoice, company, client);
 }
 
@@ -36,10 +40,12 @@ export function facturaDocument(
   config: Config,
   invoice: InvoiceRow,
   company: Company,
-  client: Client,
+  client: Client | null,
 ): IssuedDocument {
-  if (!KIND_OF[invoice.docType])
+  const kind = KIND_OF[invoice.docType];
+  if (!kind)
     throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
+  const kindInfo = COMPROBANTE_KINDS[kind];
   if (!invoice.clave || !invoice.consecutivo || !invoice.issuedAt) {
     throw new DocumentDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
   }
@@ -56,20 +62,24 @@ export function facturaDocument(
   const totals = computeDocumentTotals(lines, {
     currency: invoice.currency as never,
     exchangeRate: invoice.exchangeRate,
-    docType: invoice.docType as '01',
+    docType: kind === 'FacturaElectronica' ? '01' : kindInfo.docType,
   });
   const ref = invoice.reference;
   if (totals.summary.totalComprobante !== invoice.summary.summary.totalComprobante) {
     throw new DocumentDataError(`invoice ${invoice.id}: recomputed total differs from the recorded one`);
   }
-  const address = client.addresses?.[0];
+  if (!client && kindInfo.receptor === 'required')
+    throw new DocumentDataError(`invoice ${invoice.id}: a ${kindInfo.root} needs a receptor`);
   return {
+    kind,
     clave: invoice.clave,
     consecutivo: invoice.consecutivo,
     issuedAt: new Date(invoice.issuedAt),
     proveedorSistemas: config.proveedorSistemas || company.idNumber,
     activityCode: company.activityCode,
-    ...(client.activityCode ? { receptorActivityCode: client.activityCode } : {}),
+    ...(client?.activityCode && kindInfo.receptorActivityCode
+      ? { receptorActivityCode: client.activityCode }
+      : {}),
     emisor: {
       name: company.legalName,
       idType: company.idType as IdentificationType,
@@ -87,25 +97,7 @@ export function facturaDocument(
         : {}),
       emails: company.emails,
     },
-    receptor: {
-      name: client.name,
-      idType: client.idType as IdentificationType,
-      idNumber: client.idNumber,
-      ...(client.commercialName ? { commercialName: client.commercialName } : {}),
-      ...(address
-        ? {
-            ubicacion: {
-              provincia: address.provincia,
-              canton: address.canton,
-              distrito: address.distrito,
-              ...(address.barrio ? { barrio: address.barrio } : {}),
-              otrasSenas: address.otrasSenas,
-            },
-          }
-        : {}),
-      ...(client.phone ? { phone: { countryCode: client.phoneCountry ?? '506', number: client.phone } } : {}),
-      ...(client.email ? { email: client.email } : {}),
-    },
+    ...(client ? { receptor: receptorOf(client, kindInfo.layout === 'exportacion') } : {}),
     condicionVenta: invoice.condicionVenta as CondicionVenta,
     ...(invoice.conditionOther ? { condicionVentaOtros: invoice.conditionOther } : {}),
     ...(invoice.creditDays ? { plazoCredito: invoice.creditDays } : {}),
@@ -117,7 +109,6 @@ export function facturaDocument(
     totals,
     ...(ref
       ? {
-          kind: KIND_OF[invoice.docType],
           referencias: [
             {
               docType: ref.docType,
@@ -137,10 +128,40 @@ const KIND_OF: Record<string, ComprobanteKind> = {
   '01': 'FacturaElectronica',
   '02': 'NotaDebitoElectronica',
   '03': 'NotaCreditoElectronica',
+  '04': 'TiqueteElectronico',
+  '09': 'FacturaElectronicaExportacion',
 };
 
+/**
+ * A client as the Receptor. A foreign address is OtrasSenasExtranjero wherever the schema has it;
+ * the FEE's ReceptorType has no Ubicacion, so a Costa Rican address is left out of an export.
+ */
+function receptorOf(client: Client, exportacion: boolean): Receptor {
+  const address = exportacion ? undefined : client.addresses?.[0];
+  return {
+    name: client.name,
+    idType: client.idType as IdentificationType,
+    idNumber: client.idNumber,
+    ...(client.commercialName ? { commercialName: client.commercialName } : {}),
+    ...(address
+      ? {
+          ubicacion: {
+            provincia: address.provincia,
+            canton: address.canton,
+            distrito: address.distrito,
+            ...(address.barrio ? { barrio: address.barrio } : {}),
+            otrasSenas: address.otrasSenas,
+          },
+        }
+      : {}),
+    ...(client.foreignAddress ? { otrasSenasExtranjero: client.foreignAddress } : {}),
+    ...(client.phone ? { phone: { countryCode: client.phoneCountry ?? '506', number: client.phone } } : {}),
+    ...(client.email ? { email: client.email } : {}),
+  };
+}
+
 /** A document as the builder takes it, with its kind (a factura when absent). */
-export type IssuedDocument = FacturaDocument & { kind?: ComprobanteKind };
+export type IssuedDocument = ComprobanteDocument & { kind?: ComprobanteKind };
 
 /**
  * The XML of a document (FacturaElectronica, or the note its kind says), checked against the official XSD (folder `xsdDir`) before

@@ -34,7 +34,7 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
   const [companies, clients] = await Promise.all([
     Company.query(db).findByIds([...new Set(invoices.map((i) => i.companyId))]),
     Client.query(db)
-      .findByIds([...new Set(invoices.map((i) => i.clientId))])
+      .findByIds([...new Set(invoices.flatMap((i) => (i.clientId === null ? [] : [i.clientId])))])
       .withGraphFetched('addresses(ordered)')
       .modifiers({ ordered: (b) => b.orderBy('position') }),
   ]);
@@ -66,8 +66,9 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       const company = companyById.get(invoice.companyId);
-      const client = clientById.get(invoice.clientId);
-      if (!company || !client)
+      // A tiquete sold to no one has no receptor (null); a client that vanished is a data error.
+      const client = invoice.clientId === null ? null : clientById.get(invoice.clientId);
+      if (!company || client === undefined)
         throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
       const doc = facturaDocument(ctx.config, invoice, company, client);
       const signer = await signerOf(invoice);

@@ -60,6 +60,8 @@ export interface SimulatorKnobs {
   checkPaymentMethods: boolean;
   checkReferences: boolean;
   checkOtherTexts: boolean;
+  /** A factura de exportación's receptor and tax treatment (checks/rules-exports.ts). */
+  checkExportRules: boolean;
   // Signature requirements beyond the cryptography (checks/signature-rules.ts).
   checkSignaturePolicy: boolean;
   checkSignerRole: boolean;
@@ -114,6 +116,7 @@ export const DEFAULT_KNOBS: Readonly<SimulatorKnobs> = Object.freeze({
   checkPaymentMethods: true,
   checkReferences: true,
   checkOtherTexts: true,
+  checkExportRules: true,
   checkSignaturePolicy: true,
   checkSignerRole: true,
   checkSigningTime: true,
@@ -163,6 +166,7 @@ const KINDS: Record<keyof SimulatorKnobs, Kind> = {
   checkPaymentMethods: 'bool',
   checkReferences: 'bool',
   checkOtherTexts: 'bool',
+  checkExportRules: 'bool',
   checkSignaturePolicy: 'bool',
   checkSignerRole: 'bool',
   checkSigningTime: 'bool',

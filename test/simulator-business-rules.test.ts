@@ -35,7 +35,7 @@ import type { SimulatorApp } from '../simulator/app.ts';
 import { RULE_CODES, SIGNATURE_RULE_TEXTS } from '../simulator/checks/rule-texts.ts';
 import { loadSimulatorConfig } from '../simulator/config.ts';
 import type { SimulatorKnobs } from '../simulator/knobs.ts';
-import { testFactura, TEST_EMISOR, TEST_LINES } from './helpers/documents.ts';
+import { testDocument, testFactura, TEST_EMISOR, TEST_LINES } from './helpers/documents.ts';
 import type { TestDocumentOptions } from './helpers/documents.ts';
 import { EMISOR, signerFor, submission, XSD_DIR } from './helpers/hacienda-fixtures.ts';
 
@@ -333,6 +333,23 @@ const CASES: Case[] = [
           (x) => one(x, '<PlazoCredito>30</PlazoCredito>\n', ''),
         ),
       ),
+  },
+  {
+    name: "a factura de exportación without its receptor's foreign address",
+    knob: 'checkExportRules',
+    expect: { code: RULE_CODES.exportacion },
+    kind: 'exportacion',
+    build: async (n) => {
+      const lines = TEST_LINES.map((l) => ({ ...l, ivaRateCode: '01' as const }));
+      const doc = testDocument({ issuedAt: recent(), number: n, docType: '09', lines });
+      const xml = buildComprobanteXml('FacturaElectronicaExportacion', {
+        ...doc,
+        activityCode: doc.activityCode ?? '692000',
+        receptorActivityCode: undefined,
+        receptor: { ...doc.receptor!, idType: '05', idNumber: 'US12345' },
+      });
+      return signed({ xml, clave: doc.clave, issuedAt: doc.issuedAt });
+    },
   },
   {
     name: 'payment method 99 without MedioPagoOtros',

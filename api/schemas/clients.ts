@@ -35,6 +35,13 @@ export const CreateClientBody = Type.Object(
       Type.String({ pattern: '^\\d{6}$', description: 'Receptor economic activity (6 digits)' }),
     ),
     addresses: Type.Optional(Type.Array(AddressInput, { maxItems: 10 })),
+    foreign_address: Type.Optional(
+      Type.String({
+        minLength: 5,
+        maxLength: 300,
+        description: "A foreign receptor's address (OtrasSenasExtranjero), e.g. for a factura de exportación",
+      }),
+    ),
     metadata: Type.Optional(
       Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), { maxProperties: 20 }),
     ),
@@ -73,6 +80,7 @@ export const ClientObject = Type.Object({
   phone_country_code: Type.Union([Type.String(), Type.Null()]),
   activity_code: Type.Union([Type.String(), Type.Null()]),
   addresses: Type.Array(Address),
+  foreign_address: Type.Union([Type.String(), Type.Null()]),
   balance: Decimal2,
   metadata: Type.Record(Type.String(), Type.String()),
   livemode: Type.Boolean(),

@@ -35,9 +35,24 @@ const LineInput = Type.Object(
     price: Type.Optional(Price),
     description: Type.Optional(Type.String({ minLength: 3, maxLength: 200 })),
     discount: Type.Optional(Discount),
+    tariff_code: Type.Optional(
+      Type.String({
+        pattern: '^\\d{12}$',
+        description: 'PartidaArancelaria (12 digits): lines of a factura de exportación (09) only',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+
+const IssuedDocumentType = Type.String({
+  enum: ['01', '04', '09'],
+  description:
+    'The comprobante issued: 01 factura electrónica (default), 04 tiquete electrónico (the receptor is ' +
+    'optional; without one, a cash sale paid at issue), 09 factura electrónica de exportación (a foreign ' +
+    'receptor: a client with identification_type 05 and a foreign_address; IVA at the 0% export rate). ' +
+    'Each type has its own consecutivo series.',
+});
 
 const PaymentMethodName = Type.String({ enum: Object.keys(PAYMENT_METHODS) });
 const PaymentMethodOther = Type.String({
@@ -48,8 +63,14 @@ const PaymentMethodOther = Type.String({
 
 export const CreateInvoiceBody = Type.Object(
   {
-    client_id: Type.Optional(Type.String({ description: 'Shape A: cli_… id' })),
+    client_id: Type.Optional(
+      Type.String({ description: 'Shape A: cli_… id (the receptor; optional on a tiquete, 04)' }),
+    ),
     clientId: Type.Optional(Type.String({ description: 'Shape B: client UUID' })),
+    document_type: Type.Optional(IssuedDocumentType),
+    documentType: Type.Optional(
+      Type.String({ enum: ['01', '04', '09'], description: 'Same as document_type (give one)' }),
+    ),
     lines: Type.Array(LineInput, { minItems: 1, maxItems: 1000 }),
     condition: Type.Optional(Type.String({ maxLength: 40, description: 'contado (default), credito_30, …' })),
     condition_other: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
@@ -126,6 +147,20 @@ export const CreateInvoiceBody = Type.Object(
         clientId: '2f1c3b9e-8d0a-4c6e-9a51-0b8e5f7d2c11',
         currency: 'CRC',
         lines: [{ serviceId: '7a9d2e44-1c3b-4f0e-8b6a-5d2c9e1f3a70', qty: 1, price: '25000.00' }],
+      },
+      {
+        document_type: '04',
+        payment_method: 'tarjeta',
+        lines: [{ service_id: 'srv_000000000001', qty: 1 }],
+      },
+      {
+        document_type: '09',
+        client_id: 'cli_000000000002',
+        currency: 'USD',
+        exchange_rate: '505.20',
+        lines: [
+          { service_id: 'srv_000000000003', qty: 100, unit_price: '12.50', tariff_code: '090111000000' },
+        ],
       },
     ],
   },
@@ -254,12 +289,16 @@ export const InvoiceObject = Type.Object({
   livemode: Type.Boolean(),
   status: Type.String({ enum: ['borrador', 'pendiente', 'enviada', 'aceptada', 'rechazada'] }),
   document_type: Type.String({
-    enum: ['01', '02', '03'],
-    description: '01 factura electrónica, 02 nota de débito, 03 nota de crédito',
+    enum: ['01', '02', '03', '04', '09'],
+    description:
+      '01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, ' +
+      '09 factura electrónica de exportación',
   }),
   consecutivo: Type.Union([Type.String(), Type.Null()]),
   clave: Type.Union([Type.String(), Type.Null()]),
-  client_id: Type.String(),
+  client_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The receptor; null on a tiquete sold to no one in particular',
+  }),
   currency: Type.String(),
   exchange_rate: Type.String(),
   condition: Type.String(),

@@ -26,7 +26,7 @@ export const PaymentObject = Type.Object({
   id: Type.String({ examples: ['pay_000000000001'] }),
   object: Type.Literal('payment'),
   invoice_id: Type.String(),
-  client_id: Type.String(),
+  client_id: Type.Union([Type.String(), Type.Null()]),
   amount: Decimal2,
   currency: Type.String(),
   exchange_rate: Type.String(),

@@ -81,13 +81,16 @@ export function registerDocumentCommands(program: Command): void {
           issuedAt: now,
           summary: prepared.totals,
         } as unknown as InvoiceRow;
-        const client = await Client.query(db)
-          .findById(prepared.clientId)
-          .withGraphFetched('addresses(ordered)')
-          .modifiers({ ordered: (b) => b.orderBy('position') });
+        const client =
+          prepared.clientId === null
+            ? null
+            : ((await Client.query(db)
+                .findById(prepared.clientId)
+                .withGraphFetched('addresses(ordered)')
+                .modifiers({ ordered: (b) => b.orderBy('position') })) ?? null);
         let xml: string;
         try {
-          xml = await buildInvoiceXml(facturaDocument(config, row, company, client!), config.xsdDir);
+          xml = await buildInvoiceXml(facturaDocument(config, row, company, client), config.xsdDir);
         } catch (err) {
           if (err instanceof SchemaViolationError) throw new CliError(err.message);
           throw err;

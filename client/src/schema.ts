@@ -1120,10 +1120,20 @@ export interface paths {
             reason: string;
             /** @description Codigo (nota 9), default 02; 01/13 annul, 06 devolución, 09 financiera … */
             code?: string;
-            /** @description Shape A: cli_… id */
+            /** @description Shape A: cli_… id (the receptor; optional on a tiquete, 04) */
             client_id?: string;
             /** @description Shape B: client UUID */
             clientId?: string;
+            /**
+             * @description The comprobante issued: 01 factura electrónica (default), 04 tiquete electrónico (the receptor is optional; without one, a cash sale paid at issue), 09 factura electrónica de exportación (a foreign receptor: a client with identification_type 05 and a foreign_address; IVA at the 0% export rate). Each type has its own consecutivo series.
+             * @enum {string}
+             */
+            document_type?: '01' | '04' | '09';
+            /**
+             * @description Same as document_type (give one)
+             * @enum {string}
+             */
+            documentType?: '01' | '04' | '09';
             lines: components['schemas']['InvoiceLineInput'][];
             /** @description contado (default), credito_30, … */
             condition?: string;
@@ -2476,6 +2486,7 @@ export interface components {
       phone_country_code: string | null;
       activity_code: string | null;
       addresses: components['schemas']['Address'][];
+      foreign_address: string | null;
       /** @example 1130.00 */
       balance: string;
       metadata: {
@@ -2576,16 +2587,28 @@ export interface components {
       /** @description Receptor economic activity (6 digits) */
       activity_code?: string;
       addresses?: components['schemas']['AddressInput'][];
+      /** @description A foreign receptor's address (OtrasSenasExtranjero), e.g. for a factura de exportación */
+      foreign_address?: string;
       metadata?: {
         [key: string]: string;
       };
     };
     /** CreateInvoiceRequest */
     CreateInvoiceRequest: {
-      /** @description Shape A: cli_… id */
+      /** @description Shape A: cli_… id (the receptor; optional on a tiquete, 04) */
       client_id?: string;
       /** @description Shape B: client UUID */
       clientId?: string;
+      /**
+       * @description The comprobante issued: 01 factura electrónica (default), 04 tiquete electrónico (the receptor is optional; without one, a cash sale paid at issue), 09 factura electrónica de exportación (a foreign receptor: a client with identification_type 05 and a foreign_address; IVA at the 0% export rate). Each type has its own consecutivo series.
+       * @enum {string}
+       */
+      document_type?: '01' | '04' | '09';
+      /**
+       * @description Same as document_type (give one)
+       * @enum {string}
+       */
+      documentType?: '01' | '04' | '09';
       lines: components['schemas']['InvoiceLineInput'][];
       /** @description contado (default), credito_30, … */
       condition?: string;
@@ -2967,13 +2990,14 @@ export interface components {
       /** @enum {string} */
       status: 'borrador' | 'pendiente' | 'enviada' | 'aceptada' | 'rechazada';
       /**
-       * @description 01 factura electrónica, 02 nota de débito, 03 nota de crédito
+       * @description 01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, 09 factura electrónica de exportación
        * @enum {string}
        */
-      document_type: '01' | '02' | '03';
+      document_type: '01' | '02' | '03' | '04' | '09';
       consecutivo: string | null;
       clave: string | null;
-      client_id: string;
+      /** @description The receptor; null on a tiquete sold to no one in particular */
+      client_id: string | null;
       currency: string;
       exchange_rate: string;
       condition: string;
@@ -3118,6 +3142,8 @@ export interface components {
         code_other?: string;
         nature?: string;
       };
+      /** @description PartidaArancelaria (12 digits): lines of a factura de exportación (09) only */
+      tariff_code?: string;
     };
     /** InvoiceList */
     InvoiceList: {
@@ -3134,7 +3160,7 @@ export interface components {
       /** @enum {string} */
       object: 'payment';
       invoice_id: string;
-      client_id: string;
+      client_id: string | null;
       /** @example 1130.00 */
       amount: string;
       currency: string;

@@ -95,6 +95,7 @@ export class Client extends BaseModel {
   phoneCountry!: string | null;
   phone!: string | null;
   activityCode!: string | null;
+  foreignAddress!: string | null;
   balance!: string;
   metadata!: Record<string, string>;
   createdAt!: Date;

@@ -23,6 +23,8 @@ export interface ClientInput {
   phoneCountry?: string | null;
   phone?: string | null;
   activityCode?: string | null;
+  /** OtrasSenasExtranjero: a foreign receptor's address. */
+  foreignAddress?: string | null;
   metadata?: Record<string, string>;
   addresses: {
     provincia: string;

@@ -27,7 +27,7 @@
 // group then fails as a whole and each request is retried on its own (and then replayed).
 import type { Knex } from 'knex';
 import type { Client, Company, Service } from '../models/index.ts';
-import type { InvoiceRequest } from '../../domain/invoice-request.ts';
+import type { InvoiceRequest, IssuedDocumentType } from '../../domain/invoice-request.ts';
 import { buildClave, buildConsecutivo } from '../../domain/clave.ts';
 import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
@@ -79,7 +79,8 @@ interface Pending extends GroupedRequest {
 }
 
 interface Series {
-  docType: '01';
+  /** Each document type has its own consecutivo series (tipo in positions 9-10). */
+  docType: IssuedDocumentType;
   branch: string;
   terminal: string;
 }
@@ -87,7 +88,7 @@ interface Series {
 /** The series an invoice request is numbered on. */
 function seriesOf(company: Company, req: InvoiceRequest): Series {
   return {
-    docType: '01',
+    docType: req.documentType,
     branch: req.branch ?? company.defaultBranch,
     terminal: req.terminal ?? company.defaultTerminal,
   };
@@ -99,7 +100,8 @@ class IdempotencyRecordExists extends Error {}
 interface ReadResult {
   locks: { k: string; ok: boolean }[];
   done: { key: string; route: string; hash: string; status: number | null; body: Record<string, unknown> }[];
-  clients: { id: number; uuid: string }[];
+  /** What preparing needs of a receptor: its identity, and an export's foreign data. */
+  clients: { id: number; uuid: string; idType: string; foreignAddress: string | null }[];
   services: {
     id: number;
     uuid: string;
@@ -129,8 +131,10 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
   const uniq = <T>(xs: T[]) => [...new Set(xs)];
   const keys = uniq(members.flatMap((m) => (m.idempotency ? [m.idempotency.key] : [])));
   const reqs = members.map((m) => m.request);
-  const clientIds = uniq(reqs.flatMap((r) => ('id' in r.clientRef ? [r.clientRef.id] : [])));
-  const clientUuids = uniq(reqs.flatMap((r) => ('uuid' in r.clientRef ? [r.clientRef.uuid] : [])));
+  const clientIds = uniq(reqs.flatMap((r) => (r.clientRef && 'id' in r.clientRef ? [r.clientRef.id] : [])));
+  const clientUuids = uniq(
+    reqs.flatMap((r) => (r.clientRef && 'uuid' in r.clientRef ? [r.clientRef.uuid] : [])),
+  );
   const serviceIds = uniq(
     reqs.flatMap((r) => r.lines.flatMap((l) => ('id' in l.serviceRef ? [l.serviceRef.id] : []))),
   );
@@ -150,7 +154,7 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
        where company_id = ? and livemode = ? and key = any(?::text[])
          and created_at > now() - interval '24 hours'),
      c as (
-       select id, uuid::text as uuid from clients
+       select id, uuid::text as uuid, id_type as "idType", foreign_address as "foreignAddress" from clients
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
      s as (
        select id, uuid::text as uuid, cabys, description, unit, tax_code as "taxCode",
@@ -216,7 +220,7 @@ function checkNumbered(r: InvoiceRow, emisorId: string, now: Date): void {
   const consecutivo = buildConsecutivo({
     branch: r.branch,
     terminal: r.terminal,
-    docType: r.docType as '01',
+    docType: r.docType as IssuedDocumentType,
     number: r.number!,
   });
   const clave = buildClave({

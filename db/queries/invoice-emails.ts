@@ -32,11 +32,14 @@ export interface InvoiceEmailRow {
 /** The receptor's address (if the client has one) and the invoice's extra recipients, deduplicated. */
 export async function defaultRecipients(
   trx: Knex,
-  invoice: { clientId: number; emailRecipients: string[] },
+  invoice: { clientId: number | null; emailRecipients: string[] },
   extra: string[] = [],
 ): Promise<string[]> {
-  const client = (await trx('clients').where({ id: invoice.clientId }).first('email')) as
-    { email: string | null } | undefined;
+  const client =
+    invoice.clientId === null
+      ? undefined
+      : ((await trx('clients').where({ id: invoice.clientId }).first('email')) as
+          { email: string | null } | undefined);
   const all = [client?.email ?? null, ...(invoice.emailRecipients ?? []), ...extra].filter((a): a is string =>
     Boolean(a),
   );

@@ -131,7 +131,8 @@ export interface SubmitWork {
   invoice: InvoiceRow;
   signedXml: Buffer | null;
   emisor: { idType: string; idNumber: string };
-  receptor: { idType: string; idNumber: string };
+  /** Null for a tiquete sold to no one: the reception request then names no receptor. */
+  receptor: { idType: string; idNumber: string } | null;
 }
 
 /** `pendiente` invoices of the chunk, with their signed bytes and both identifications: one query. */
@@ -139,7 +140,7 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
   const rows = (await db('invoices as i')
     .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
     .join('companies as co', 'co.id', 'i.company_id')
-    .join('clients as cl', 'cl.id', 'i.client_id')
+    .leftJoin('clients as cl', 'cl.id', 'i.client_id')
     .whereIn('i.id', ids)
     .where('i.status', 'pendiente')
     .orderBy('i.id')
@@ -154,15 +155,18 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
     docSignedXml: Buffer | null;
     emisorIdType: string;
     emisorIdNumber: string;
-    receptorIdType: string;
-    receptorIdNumber: string;
+    receptorIdType: string | null;
+    receptorIdNumber: string | null;
   })[];
   return rows.map(
     ({ docSignedXml, emisorIdType, emisorIdNumber, receptorIdType, receptorIdNumber, ...invoice }) => ({
       invoice: invoice as InvoiceRow,
       signedXml: docSignedXml,
       emisor: { idType: emisorIdType, idNumber: emisorIdNumber },
-      receptor: { idType: receptorIdType, idNumber: receptorIdNumber },
+      receptor:
+        receptorIdType === null || receptorIdNumber === null
+          ? null
+          : { idType: receptorIdType, idNumber: receptorIdNumber },
     }),
   );
 }

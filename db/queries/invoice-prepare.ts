@@ -53,8 +53,8 @@ export interface Catalogue {
 export async function loadCatalogue(db: Knex, tenantIn: Tenant, reqs: InvoiceRequest[]): Promise<Catalogue> {
   const tenant = tenantOnly(tenantIn);
   const refs = <T>(pick: (r: InvoiceRequest) => T[]) => [...new Set(reqs.flatMap(pick))];
-  const clientIds = refs((r) => ('id' in r.clientRef ? [r.clientRef.id] : []));
-  const clientUuids = refs((r) => ('uuid' in r.clientRef ? [r.clientRef.uuid] : []));
+  const clientIds = refs((r) => (r.clientRef && 'id' in r.clientRef ? [r.clientRef.id] : []));
+  const clientUuids = refs((r) => (r.clientRef && 'uuid' in r.clientRef ? [r.clientRef.uuid] : []));
   const serviceIds = refs((r) => r.lines.flatMap((l) => ('id' in l.serviceRef ? [l.serviceRef.id] : [])));
   const serviceUuids = refs((r) =>
     r.lines.flatMap((l) => ('uuid' in l.serviceRef ? [l.serviceRef.uuid] : [])),
@@ -99,14 +99,16 @@ export async function prepareInvoice(
 export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat: Catalogue): PreparedInvoice {
   const errors: FieldError[] = [];
   // 1. The client.
-  const client =
-    'id' in req.clientRef ? cat.clientsById.get(req.clientRef.id) : cat.clientsByUuid.get(req.clientRef.uuid);
-  if (!client)
+  const ref = req.clientRef;
+  const client = !ref ? null : 'id' in ref ? cat.clientsById.get(ref.id) : cat.clientsByUuid.get(ref.uuid);
+  if (client === undefined)
     errors.push({
       path: req.clientPath,
       code: 'unknown_client',
       message: 'no such client in this company and mode',
     });
+  const exportacion = req.documentType === '09';
+  if (client && exportacion) errors.push(...foreignReceptorProblems(client, req.clientPath));
   const byId = cat.servicesById;
   const byUuid = cat.servicesByUuid;
 
@@ -122,6 +124,14 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
       });
       return;
     }
+    if (exportacion && s.taxCode !== '01') {
+      errors.push({
+        path: l.servicePath,
+        code: 'export_tax_not_allowed',
+        message: `a factura de exportación carries IVA only (tax code 01, at the exports' 0% rate); this service's tax code is ${s.taxCode}`,
+      });
+      return;
+    }
     const input: DocumentLine = {
       cabys: s.cabys,
       description: l.description ?? s.description,
@@ -129,7 +139,9 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
       quantity: l.quantity,
       unitPrice: l.unitPrice ?? s.price,
       taxCode: s.taxCode as CodigoImpuesto,
-      ivaRateCode: s.ivaRateCode as CodigoTarifaIVA,
+      // Exports are taxed at 0% with the right to credit (CodigoTarifaIVA 01, Art. 32 RLIVA).
+      ivaRateCode: (exportacion ? EXPORT_IVA_RATE : s.ivaRateCode) as CodigoTarifaIVA,
+      ...(l.tariffCode ? { partidaArancelaria: l.tariffCode } : {}),
       ...(l.discount ? { discounts: [l.discount] } : {}),
       ...(s.commercialCode ? { commercialCodes: [{ type: '01', code: s.commercialCode }] } : {}),
     } as DocumentLine;
@@ -147,7 +159,7 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
   try {
     totals = computeDocumentTotals(
       lines.map((l) => l.input),
-      { currency: currency as never, exchangeRate, docType: '01' },
+      { currency: currency as never, exchangeRate, docType: req.documentType },
     );
   } catch (err) {
     if (err instanceof DomainValidationError) {
@@ -158,8 +170,8 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
 
   const method = req.paymentMethod ?? 'efectivo';
   return {
-    clientId: client!.id,
-    docType: '01',
+    clientId: client ? client.id : null,
+    docType: req.documentType,
     branch: req.branch ?? company.defaultBranch,
     terminal: req.terminal ?? company.defaultTerminal,
     currency,
@@ -177,4 +189,29 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
     metadata: req.metadata,
     emailRecipients: req.emailRecipients,
   };
+}
+
+/** The IVA rate of every line of a factura de exportación: 0% with the right to credit. */
+export const EXPORT_IVA_RATE = '01';
+
+/**
+ * What a client lacks to be the receptor of a factura de exportación: a foreign buyer, identified
+ * as an extranjero no domiciliado (05), with its foreign address (OtrasSenasExtranjero).
+ */
+export function foreignReceptorProblems(client: Client, path: string): FieldError[] {
+  const problems: FieldError[] = [];
+  if (client.idType !== '05')
+    problems.push({
+      path,
+      code: 'foreign_receptor_required',
+      message: `the receptor of a factura de exportación is a foreign buyer: its client needs identification_type 05 (extranjero no domiciliado), not ${client.idType}`,
+    });
+  if (!client.foreignAddress)
+    problems.push({
+      path,
+      code: 'foreign_address_required',
+      message:
+        'the receptor of a factura de exportación needs its foreign address: give the client a foreign_address (OtrasSenasExtranjero)',
+    });
+  return problems;
 }

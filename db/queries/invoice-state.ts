@@ -92,7 +92,7 @@ export async function bookInvoice(trx: Knex.Transaction, invoice: InvoiceRow): P
   const wrote = lines.length
     ? await writeEntry(trx, invoice, 'invoice', lines, `${documentLabel(invoice.docType)} ${label}`)
     : false;
-  if (wrote) {
+  if (wrote && invoice.clientId !== null) {
     await trx('clients')
       .where({ id: invoice.clientId })
       .update({
@@ -124,7 +124,7 @@ export async function reverseInvoice(trx: Knex.Transaction, invoice: InvoiceRow)
     reversal(lines),
     `Reverso por rechazo ${documentLabel(invoice.docType)} ${invoice.consecutivo}`,
   );
-  if (wrote) {
+  if (wrote && invoice.clientId !== null) {
     await trx('clients')
       .where({ id: invoice.clientId })
       .update({

@@ -31,7 +31,8 @@ export interface InvoiceRow {
   traceContext?: string | null;
   companyId: number;
   livemode: boolean;
-  clientId: number;
+  /** The receptor; null on a tiquete (04) sold to no one in particular. */
+  clientId: number | null;
   status: string;
   docType: string;
   branch: string;
@@ -89,8 +90,8 @@ export interface InvoiceRow {
 }
 
 export interface PreparedInvoice {
-  clientId: number;
-  docType: '01' | '02' | '03';
+  clientId: number | null;
+  docType: '01' | '02' | '03' | '04' | '09';
   branch: string;
   terminal: string;
   currency: string;

@@ -131,7 +131,10 @@ export async function settleAtIssue(
        from (select id, sum(amount) as amount
                from unnest(?::bigint[], ?::numeric[]) as t(id, amount) group by id) v
       where c.id = v.id`,
-    [payments.map((p) => p.clientId), payments.map((p) => p.amountCrc)],
+    [
+      payments.flatMap((p) => (p.clientId === null ? [] : [p.clientId])),
+      payments.filter((p) => p.clientId !== null).map((p) => p.amountCrc),
+    ],
   );
   const events: EventRow[] = [];
   for (const p of payments) {
@@ -155,7 +158,7 @@ export async function settleAtIssue(
           currency: invoice.currency,
           payment_id: formatId('payment', p.id),
           paid_at: new Date(p.paidAt).toISOString(),
-          client_id: formatId('client', invoice.clientId),
+          client_id: invoice.clientId === null ? null : formatId('client', invoice.clientId),
           livemode: invoice.livemode,
         },
       });
@@ -190,9 +193,10 @@ export async function reverseAtIssuePayment(trx: Knex.Transaction, invoice: Invo
   const entryId = inserted.rows[0]?.id as number | undefined;
   if (!entryId) return false;
   await writePaymentLines(trx, invoice, entryId, payment.amountCrc, true);
-  await trx('clients')
-    .where({ id: invoice.clientId })
-    .update({ balance: trx.raw('balance + ?::numeric', [payment.amountCrc]), updatedAt: trx.fn.now() });
+  if (invoice.clientId !== null)
+    await trx('clients')
+      .where({ id: invoice.clientId })
+      .update({ balance: trx.raw('balance + ?::numeric', [payment.amountCrc]), updatedAt: trx.fn.now() });
   await trx('invoices')
     .where({ id: invoice.id })
     .update({ paymentStatus: 'unpaid', updatedAt: trx.fn.now() });

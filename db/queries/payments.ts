@@ -23,7 +23,8 @@ export interface PaymentRow {
   companyId: number;
   livemode: boolean;
   invoiceId: number;
-  clientId: number;
+  /** Null for the payment at issue of a tiquete sold to no one. */
+  clientId: number | null;
   amount: string;
   appliedAmount: string;
   amountCrc: string;
@@ -164,9 +165,10 @@ export async function createPayment(
       .where({ id: invoiceId })
       .update({ balanceDue: plan.balanceAfter, paymentStatus: plan.paymentStatus, updatedAt: trx.fn.now() })
       .returning('*')) as InvoiceRow[];
-    await trx('clients')
-      .where({ id: invoice.clientId })
-      .update({ balance: trx.raw('balance - ?::numeric', [plan.amountCrc]), updatedAt: trx.fn.now() });
+    if (invoice.clientId !== null)
+      await trx('clients')
+        .where({ id: invoice.clientId })
+        .update({ balance: trx.raw('balance - ?::numeric', [plan.amountCrc]), updatedAt: trx.fn.now() });
 
     // 5. Events.
     const body = paymentObject(payment!, updated!);
@@ -184,7 +186,7 @@ export async function createPayment(
           currency: invoice.currency,
           payment_id: formatId('payment', payment!.id),
           paid_at: new Date(payment!.paidAt).toISOString(),
-          client_id: formatId('client', invoice.clientId),
+          client_id: invoice.clientId === null ? null : formatId('client', invoice.clientId),
           livemode: invoice.livemode,
         },
         requestId: opts.requestId,

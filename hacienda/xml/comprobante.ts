@@ -147,7 +147,7 @@ export function buildComprobanteXml(kindName: ComprobanteKind, doc: ComprobanteD
   if (kind.receptorActivityCode) w.optLeaf('CodigoActividadReceptor', doc.receptorActivityCode);
   w.leaf('NumeroConsecutivo', doc.consecutivo).leaf('FechaEmision', formatCrDateTime(doc.issuedAt));
   writeEmisor(w, doc.emisor);
-  if (doc.receptor) writeReceptor(w, doc.receptor);
+  if (doc.receptor) writeReceptor(w, doc.receptor, kind);
   w.leaf('CondicionVenta', doc.condicionVenta)
     .optLeaf('CondicionVentaOtros', doc.condicionVentaOtros)
     .optLeaf('PlazoCredito', doc.plazoCredito === undefined ? undefined : String(doc.plazoCredito));
@@ -160,7 +160,7 @@ export function buildComprobanteXml(kindName: ComprobanteKind, doc: ComprobanteD
     w.close();
   }
   writeOtrosCargos(w, doc.totals.otherCharges);
-  writeResumen(w, doc.totals, doc.mediosPago);
+  writeResumen(w, doc.totals, doc.mediosPago, kind);
   writeReferencias(w, doc.referencias ?? []);
   writeOtros(w, doc.otros ?? []);
   return w.close().toString();

@@ -8,7 +8,11 @@ export const NAMESPACE_BASE = 'https://cdn.comprobanteselectronicos.go.cr/xml-sc
 export const XMLDSIG_NAMESPACE = 'http://www.w3.org/2000/09/xmldsig#';
 
 export type ComprobanteKind =
-  'FacturaElectronica' | 'NotaDebitoElectronica' | 'NotaCreditoElectronica' | 'TiqueteElectronico';
+  | 'FacturaElectronica'
+  | 'NotaDebitoElectronica'
+  | 'NotaCreditoElectronica'
+  | 'TiqueteElectronico'
+  | 'FacturaElectronicaExportacion';
 
 export interface ComprobanteKindInfo {
   /** Positions 9-10 of the consecutivo. */
@@ -28,6 +32,13 @@ export interface ComprobanteKindInfo {
   partidaArancelaria: boolean;
   /** Minimum number of InformacionReferencia elements (maximum is 10 everywhere). */
   minReferencias: number;
+  /**
+   * `exportacion`: the FEE's reduced shapes. Receptor without Ubicacion (a foreign address goes in
+   * OtrasSenasExtranjero); LineaDetalle without BaseImponible, ImpuestoAsumidoEmisorFabrica,
+   * ImpuestoNeto and Exoneracion; ResumenFactura without the exonerado / no sujeto totals and
+   * TotalIVADevuelto. Absent: the FE's shapes.
+   */
+  layout?: 'exportacion';
 }
 
 export const COMPROBANTE_KINDS: Readonly<Record<ComprobanteKind, ComprobanteKindInfo>> = {
@@ -78,5 +89,18 @@ export const COMPROBANTE_KINDS: Readonly<Record<ComprobanteKind, ComprobanteKind
     tipoTransaccion: false,
     partidaArancelaria: false,
     minReferencias: 0,
+  },
+  FacturaElectronicaExportacion: {
+    docType: '09',
+    root: 'FacturaElectronicaExportacion',
+    namespace: `${NAMESPACE_BASE}facturaElectronicaExportacion`,
+    xsdFile: 'FacturaElectronicaExportacion_V4.4.xsd',
+    activityCode: 'required',
+    receptorActivityCode: false,
+    receptor: 'optional',
+    tipoTransaccion: true,
+    partidaArancelaria: true,
+    minReferencias: 0,
+    layout: 'exportacion',
   },
 };

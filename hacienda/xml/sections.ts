@@ -49,11 +49,12 @@ export function writeEmisor(w: XmlWriter, e: Emisor): void {
   w.close();
 }
 
-export function writeReceptor(w: XmlWriter, r: Receptor): void {
+export function writeReceptor(w: XmlWriter, r: Receptor, kind?: ComprobanteKindInfo): void {
   w.open('Receptor').leaf('Nombre', r.name);
   writeIdentificacion(w, 'Identificacion', r.idType, r.idNumber);
   w.optLeaf('NombreComercial', r.commercialName);
-  if (r.ubicacion) writeUbicacion(w, r.ubicacion);
+  // The FEE's ReceptorType has no Ubicacion: a foreign receptor's address is OtrasSenasExtranjero.
+  if (r.ubicacion && kind?.layout !== 'exportacion') writeUbicacion(w, r.ubicacion);
   w.optLeaf('OtrasSenasExtranjero', r.otrasSenasExtranjero);
   if (r.phone) writeTelefono(w, r.phone);
   w.optLeaf('CorreoElectronico', r.email);
@@ -82,7 +83,9 @@ export function writeLinea(w: XmlWriter, kind: ComprobanteKindInfo, line: Docume
       .leaf('NaturalezaDescuento', d.nature)
       .close();
   }
-  w.leaf('SubTotal', t.subTotal).leaf('BaseImponible', t.baseImponible);
+  const exportacion = kind.layout === 'exportacion';
+  w.leaf('SubTotal', t.subTotal);
+  if (!exportacion) w.leaf('BaseImponible', t.baseImponible);
   for (const tax of t.taxes) {
     // Tarifa is written for every IVA line, 0.00 included, so the rate is explicit.
     w.open('Impuesto')
@@ -90,7 +93,7 @@ export function writeLinea(w: XmlWriter, kind: ComprobanteKindInfo, line: Docume
       .leaf('CodigoTarifaIVA', tax.ivaRateCode)
       .leaf('Tarifa', tax.rate)
       .leaf('Monto', tax.amount);
-    const ex = tax.exoneration;
+    const ex = exportacion ? undefined : tax.exoneration;
     if (ex) {
       w.open('Exoneracion')
         .leaf('TipoDocumentoEX1', ex.docType)
@@ -107,10 +110,12 @@ export function writeLinea(w: XmlWriter, kind: ComprobanteKindInfo, line: Docume
     }
     w.close();
   }
-  w.leaf('ImpuestoAsumidoEmisorFabrica', t.impuestoAsumidoEmisorFabrica)
-    .leaf('ImpuestoNeto', t.impuestoNeto)
-    .leaf('MontoTotalLinea', t.montoTotalLinea)
-    .close();
+  if (!exportacion)
+    w.leaf('ImpuestoAsumidoEmisorFabrica', t.impuestoAsumidoEmisorFabrica).leaf(
+      'ImpuestoNeto',
+      t.impuestoNeto,
+    );
+  w.leaf('MontoTotalLinea', t.montoTotalLinea).close();
 }
 
 export function writeOtrosCargos(w: XmlWriter, charges: readonly ResolvedOtherCharge[]): void {
@@ -124,7 +129,14 @@ export function writeOtrosCargos(w: XmlWriter, charges: readonly ResolvedOtherCh
   }
 }
 
-export function writeResumen(w: XmlWriter, totals: DocumentTotals, mediosPago: readonly MedioPago[]): void {
+export function writeResumen(
+  w: XmlWriter,
+  totals: DocumentTotals,
+  mediosPago: readonly MedioPago[],
+  kind?: ComprobanteKindInfo,
+): void {
+  // The FEE's ResumenFactura has no exonerado / no sujeto totals and no TotalIVADevuelto.
+  const full = kind?.layout !== 'exportacion';
   const s = totals.summary;
   w.open('ResumenFactura')
     .open('CodigoTipoMoneda')
@@ -133,16 +145,16 @@ export function writeResumen(w: XmlWriter, totals: DocumentTotals, mediosPago: r
     .close()
     .optLeaf('TotalServGravados', s.totalServGravados)
     .optLeaf('TotalServExentos', s.totalServExentos)
-    .optLeaf('TotalServExonerado', s.totalServExonerado)
-    .optLeaf('TotalServNoSujeto', s.totalServNoSujeto)
+    .optLeaf('TotalServExonerado', full ? s.totalServExonerado : undefined)
+    .optLeaf('TotalServNoSujeto', full ? s.totalServNoSujeto : undefined)
     .optLeaf('TotalMercanciasGravadas', s.totalMercanciasGravadas)
     .optLeaf('TotalMercanciasExentas', s.totalMercanciasExentas)
-    .optLeaf('TotalMercExonerada', s.totalMercExonerada)
-    .optLeaf('TotalMercNoSujeta', s.totalMercNoSujeta)
+    .optLeaf('TotalMercExonerada', full ? s.totalMercExonerada : undefined)
+    .optLeaf('TotalMercNoSujeta', full ? s.totalMercNoSujeta : undefined)
     .optLeaf('TotalGravado', s.totalGravado)
     .optLeaf('TotalExento', s.totalExento)
-    .optLeaf('TotalExonerado', s.totalExonerado)
-    .optLeaf('TotalNoSujeto', s.totalNoSujeto)
+    .optLeaf('TotalExonerado', full ? s.totalExonerado : undefined)
+    .optLeaf('TotalNoSujeto', full ? s.totalNoSujeto : undefined)
     .leaf('TotalVenta', s.totalVenta)
     .optLeaf('TotalDescuentos', s.totalDescuentos)
     .leaf('TotalVentaNeta', s.totalVentaNeta);
@@ -155,7 +167,7 @@ export function writeResumen(w: XmlWriter, totals: DocumentTotals, mediosPago: r
   }
   w.leaf('TotalImpuesto', s.totalImpuesto)
     .optLeaf('TotalImpAsumEmisorFabrica', s.totalImpAsumEmisorFabrica)
-    .optLeaf('TotalIVADevuelto', s.totalIVADevuelto)
+    .optLeaf('TotalIVADevuelto', full ? s.totalIVADevuelto : undefined)
     .optLeaf('TotalOtrosCargos', s.totalOtrosCargos);
   for (const m of mediosPago) {
     w.open('MedioPago')

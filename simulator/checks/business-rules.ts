@@ -13,6 +13,7 @@ import {
   tariffRateRule,
 } from './rules-codes.ts';
 import { exonerationRule, issueDateRule, referencesRule } from './rules-dates.ts';
+import { exportRule } from './rules-exports.ts';
 import {
   creditTermRule,
   lineNumbersRule,
@@ -39,7 +40,8 @@ export type BusinessRuleKnob =
   | 'checkOtherCharges'
   | 'checkLineNumbers'
   | 'checkReferences'
-  | 'checkIssueDate';
+  | 'checkIssueDate'
+  | 'checkExportRules';
 
 /** In the order their rows appear in DetalleMensaje. */
 export const BUSINESS_RULES: Readonly<Record<BusinessRuleKnob, Rule>> = {
@@ -59,6 +61,7 @@ export const BUSINESS_RULES: Readonly<Record<BusinessRuleKnob, Rule>> = {
   checkPaymentMethods: paymentMethodsRule,
   checkReferences: referencesRule,
   checkOtherTexts: otherTextsRule,
+  checkExportRules: exportRule,
 };
 
 export const BUSINESS_RULE_KNOBS = Object.keys(BUSINESS_RULES) as BusinessRuleKnob[];

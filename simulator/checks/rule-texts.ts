@@ -22,6 +22,7 @@ export const RULE_CODES = {
   otherCharges: -51,
   lineNumbers: -52,
   references: -54,
+  exportacion: -55,
   /** Hacienda's: amounts that do not add up. */
   totals: -111,
   /** Hacienda's: FechaEmision ahead of the official clock. */
@@ -82,6 +83,16 @@ export const RULE_TEXTS = {
     `La información de referencia ${k} no es válida: el número no es la clave numérica de un comprobante electrónico de tipo ${tipo}.`,
   referenceDate: (k: number) =>
     `La información de referencia ${k} no es válida: la fecha de emisión del documento de referencia es posterior a la del comprobante.`,
+  exportReceptorMissing:
+    'La factura electrónica de exportación debe indicar el receptor (comprador en el extranjero).',
+  exportReceptorNotForeign: (tipo: string) =>
+    `La factura electrónica de exportación debe dirigirse a un receptor extranjero no domiciliado (tipo 05 de la nota 4); se recibió el tipo ${tipo}.`,
+  exportForeignAddress:
+    'La factura electrónica de exportación debe indicar la dirección del receptor en el extranjero (OtrasSenasExtranjero).',
+  exportTariff: (line: string, tariffCode: string) =>
+    `La línea ${line} de la factura electrónica de exportación debe llevar el código de tarifa 01 (tarifa 0%, exportaciones) sin monto de impuesto; se recibió el código ${tariffCode}.`,
+  exportPartida: (line: string, partida: string) =>
+    `La partida arancelaria '${partida}' de la línea ${line} no es válida: debe tener 12 dígitos.`,
   issueDateFuture:
     'La fecha de emisión del comprobante es posterior a la hora oficial de la Dirección General de Tributación.',
   issueDateLate:

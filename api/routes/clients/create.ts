@@ -79,6 +79,7 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
         phone: body.phone ?? null,
         phoneCountry: body.phone ? (body.phone_country_code ?? '506') : null,
         activityCode: body.activity_code ?? null,
+        foreignAddress: body.foreign_address?.trim() ?? null,
         metadata: body.metadata ?? {},
         addresses: (body.addresses ?? []).map((a) => ({
           provincia: a.provincia,

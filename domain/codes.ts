@@ -311,6 +311,8 @@ export function isCondicionVentaAllowed(code: CondicionVenta, docType: TipoCompr
       return CONDICIONES_VENTA_FE.includes(code);
     case '04':
       return code !== '09' && code !== '11' && code !== '12';
+    case '08':
+      return code !== '09' && code !== '11' && code !== '12';
     case '10':
       return code === '09' || code === '11';
     default:

@@ -68,7 +68,10 @@ export async function buildSubmission(
   signedXml: Buffer,
 ): Promise<SubmitDocument> {
   const company = await db('companies').where({ id: invoice.companyId }).first('id_type', 'id_number');
-  const receptor = await db('clients').where({ id: invoice.clientId }).first('id_type', 'id_number');
+  // A factura de compra names its supplier on the row; every other document its client.
+  const receptor = invoice.supplier
+    ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
+    : await db('clients').where({ id: invoice.clientId }).first('id_type', 'id_number');
   return submissionOf(ctx.config, invoice, company, receptor, signedXml);
 }
 

@@ -13,6 +13,7 @@ import type { FacturaDocument } from '../hacienda/xml/factura.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
 import type { ComprobanteKind } from '../hacienda/xml/document-types.ts';
 import { assertValidBeforeSigning } from '../hacienda/xsd-compiled.ts';
+import { PartyDataError, purchaseDocument, receiptDocument } from './purchase-receipt-document.ts';
 
 export class DocumentDataError extends Error {}
 
@@ -28,8 +29,9 @@ export async function loadFacturaDocument(
       .withGraphFetched('addresses(ordered)')
       .modifiers({ ordered: (b) => b.orderBy('position') }),
   ]);
-  if (!company || !client) throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
-  return facturaDocument(config, invoice, company, client);
+  if (!company || (!client && invoice.docType !== '08'))
+    throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
+  return facturaDocument(config, invoice, company, client!);
 }
 
 export function facturaDocument(
@@ -40,6 +42,17 @@ export function facturaDocument(
 ): IssuedDocument {
   if (!KIND_OF[invoice.docType])
     throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
+  // A purchase (08) and a receipt (10) have parties of their own (purchase-receipt-document.ts).
+  if (invoice.docType === '08' || invoice.docType === '10') {
+    try {
+      return invoice.docType === '08'
+        ? purchaseDocument(config, invoice, company)
+        : receiptDocument(config, invoice, company, client);
+    } catch (err) {
+      if (err instanceof PartyDataError) throw new DocumentDataError(err.message);
+      throw err;
+    }
+  }
   if (!invoice.clave || !invoice.consecutivo || !invoice.issuedAt) {
     throw new DocumentDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
   }
@@ -137,6 +150,8 @@ const KIND_OF: Record<string, ComprobanteKind> = {
   '01': 'FacturaElectronica',
   '02': 'NotaDebitoElectronica',
   '03': 'NotaCreditoElectronica',
+  '08': 'FacturaElectronicaCompra',
+  '10': 'ReciboElectronicoPago',
 };
 
 /** A document as the builder takes it, with its kind (a factura when absent). */

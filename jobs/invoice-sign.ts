@@ -34,7 +34,7 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
   const [companies, clients] = await Promise.all([
     Company.query(db).findByIds([...new Set(invoices.map((i) => i.companyId))]),
     Client.query(db)
-      .findByIds([...new Set(invoices.map((i) => i.clientId))])
+      .findByIds([...new Set(invoices.flatMap((i) => (i.clientId === null ? [] : [i.clientId])))])
       .withGraphFetched('addresses(ordered)')
       .modifiers({ ordered: (b) => b.orderBy('position') }),
   ]);
@@ -67,9 +67,10 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
     try {
       const company = companyById.get(invoice.companyId);
       const client = clientById.get(invoice.clientId);
-      if (!company || !client)
+      // A factura de compra (08) has no client: its emisor is the supplier on the row.
+      if (!company || (!client && invoice.docType !== '08'))
         throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
-      const doc = facturaDocument(ctx.config, invoice, company, client);
+      const doc = facturaDocument(ctx.config, invoice, company, client!);
       const signer = await signerOf(invoice);
       const xml = await buildInvoiceXml(doc, ctx.config.xsdDir);
       signed.push({ invoiceId: invoice.id, xml: await signer.sign(xml, { signingTime: ctx.now() }) });

@@ -140,7 +140,7 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
   const rows = (await db('invoices as i')
     .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
     .join('companies as co', 'co.id', 'i.company_id')
-    .join('clients as cl', 'cl.id', 'i.client_id')
+    .leftJoin('clients as cl', 'cl.id', 'i.client_id')
     .whereIn('i.id', ids)
     .where('i.status', 'pendiente')
     .orderBy('i.id')
@@ -163,7 +163,10 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
       invoice: invoice as InvoiceRow,
       signedXml: docSignedXml,
       emisor: { idType: emisorIdType, idNumber: emisorIdNumber },
-      receptor: { idType: receptorIdType, idNumber: receptorIdNumber },
+      // A factura de compra is sent by the company (the buyer) about its supplier, who has no client row.
+      receptor: invoice.supplier
+        ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
+        : { idType: receptorIdType, idNumber: receptorIdNumber },
     }),
   );
 }

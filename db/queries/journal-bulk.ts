@@ -56,10 +56,12 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
           if (!accountId) throw new Error(`company ${invoice.companyId} has no ${l.role} account`);
           lines.push({ entryId: w.entryId, accountId, debit: l.debit, credit: l.credit });
         }
-        owed.set(invoice.clientId, [
-          ...(owed.get(invoice.clientId) ?? []),
-          receivableChange(invoice.docType, posting),
-        ]);
+        // A purchase has no client (its supplier is on the row); nothing is owed by one.
+        if (invoice.clientId !== null)
+          owed.set(invoice.clientId, [
+            ...(owed.get(invoice.clientId) ?? []),
+            receivableChange(invoice.docType, posting),
+          ]);
       }
       await trx('journal_lines').insert(lines);
       const clientIds = [...owed.keys()].sort((a, b) => a - b);

@@ -8,7 +8,12 @@ export const NAMESPACE_BASE = 'https://cdn.comprobanteselectronicos.go.cr/xml-sc
 export const XMLDSIG_NAMESPACE = 'http://www.w3.org/2000/09/xmldsig#';
 
 export type ComprobanteKind =
-  'FacturaElectronica' | 'NotaDebitoElectronica' | 'NotaCreditoElectronica' | 'TiqueteElectronico';
+  | 'FacturaElectronica'
+  | 'NotaDebitoElectronica'
+  | 'NotaCreditoElectronica'
+  | 'TiqueteElectronico'
+  | 'FacturaElectronicaCompra'
+  | 'ReciboElectronicoPago';
 
 export interface ComprobanteKindInfo {
   /** Positions 9-10 of the consecutivo. */
@@ -28,6 +33,15 @@ export interface ComprobanteKindInfo {
   partidaArancelaria: boolean;
   /** Minimum number of InformacionReferencia elements (maximum is 10 everywhere). */
   minReferencias: number;
+  /**
+   * The party whose identification the clave carries, the issuer who signs (default `emisor`).
+   * A factura electrónica de compra is issued and signed by its receptor, the buyer.
+   */
+  issuer?: 'emisor' | 'receptor';
+  /** Emisor/Ubicacion cardinality (default required); the FEC's emisor may be a foreign supplier. */
+  emisorUbicacion?: 'required' | 'optional';
+  /** Whether LineaDetalle has ImpuestoAsumidoEmisorFabrica (default true). */
+  impuestoAsumido?: boolean;
 }
 
 export const COMPROBANTE_KINDS: Readonly<Record<ComprobanteKind, ComprobanteKindInfo>> = {
@@ -78,5 +92,33 @@ export const COMPROBANTE_KINDS: Readonly<Record<ComprobanteKind, ComprobanteKind
     tipoTransaccion: false,
     partidaArancelaria: false,
     minReferencias: 0,
+  },
+  FacturaElectronicaCompra: {
+    docType: '08',
+    root: 'FacturaElectronicaCompra',
+    namespace: `${NAMESPACE_BASE}facturaElectronicaCompra`,
+    xsdFile: 'FacturaElectronicaCompra_V4.4.xsd',
+    activityCode: 'optional',
+    receptorActivityCode: true,
+    receptor: 'required',
+    tipoTransaccion: true,
+    partidaArancelaria: false,
+    minReferencias: 1,
+    issuer: 'receptor',
+    emisorUbicacion: 'optional',
+    impuestoAsumido: false,
+  },
+  // The REP's reduced layout is written by receipt.ts; this row gives its type, root and schema.
+  ReciboElectronicoPago: {
+    docType: '10',
+    root: 'ReciboElectronicoPago',
+    namespace: `${NAMESPACE_BASE}reciboElectronicoPago`,
+    xsdFile: 'ReciboElectronicoPago_V4.4.xsd',
+    activityCode: 'optional',
+    receptorActivityCode: false,
+    receptor: 'required',
+    tipoTransaccion: false,
+    partidaArancelaria: false,
+    minReferencias: 1,
   },
 };

@@ -24,6 +24,7 @@ import type { AppDeps } from '../../app.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
 import { missingEmisorData } from '../../../db/queries/invoice-prepare.ts';
 import { waitForSettled } from './wait.ts';
+import { createPurchaseResponse } from './purchase.ts';
 import { requestTraceContext } from '../../tracing.ts';
 
 /** Issuing needs the emisor data, and a signing key (plus Hacienda credentials for live mode). */
@@ -127,6 +128,17 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
           },
         );
       }
+      // A factura electrónica de compra (08) has a supplier instead of a client: purchase.ts.
+      const documentType = request.body.document_type;
+      if (documentType === '08') return createPurchaseResponse(request, reply, db, auth);
+      if (documentType !== undefined && documentType !== '01')
+        throw validationError([
+          {
+            path: '/document_type',
+            code: 'unsupported_document_type',
+            message: 'must be 01 (factura electrónica) or 08 (factura electrónica de compra)',
+          },
+        ]);
       // 1. A finished request under this key is replayed before anything else is checked: the
       //    group commit looks the key up first; a request that fails before it gets there looks
       //    it up here, so a replay never answers with a later check's error.
@@ -146,7 +158,8 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
         throw err;
       };
       // 2. Validate (no database work: the company and its readiness are cached).
-      const parsed = parseInvoiceRequest(request.body as never, { allowReplaces: true });
+      const { document_type: _documentType, ...invoiceBody } = request.body;
+      const parsed = parseInvoiceRequest(invoiceBody as never, { allowReplaces: true });
       if (!parsed.ok) return replayOr(validationError(parsed.errors));
       const company = await issuers.company(db, auth);
       if (send) {

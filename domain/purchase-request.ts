@@ -4,6 +4,8 @@
 // exactly this emisor). Lines, terms and the other fields are an invoice's (shape A, parsed by
 // invoice-request.ts); what a purchase cannot have is refused here with its field.
 import type { FieldError } from './errors.ts';
+import { formatId } from './ids.ts';
+import { parseInvoiceRequest, type InvoiceRequest } from './invoice-request.ts';
 import { checkActivityCode, checkPhone, checkText, TEXT_FACETS } from './field-rules.ts';
 import { resolveIdentification, type IdentificationType } from './identification.ts';
 import { checkAddress } from './party-rules.ts';
@@ -204,4 +206,24 @@ export function parsePurchaseFields(
     rest,
     errors,
   };
+}
+
+/** The stand-in client a purchase request is parsed with (it names no client). */
+export const NO_CLIENT_ID = 1;
+
+/**
+ * A whole purchase body: the supplier, then the lines and terms like an invoice's (parsed with a
+ * stand-in client, which preparing replaces by none). The single create, batch items and the
+ * batch job use this one path.
+ */
+export function parsePurchaseRequest(
+  body: Record<string, unknown>,
+  companyIdNumber: string,
+):
+  { ok: true; value: { request: InvoiceRequest; supplier: Supplier } } | { ok: false; errors: FieldError[] } {
+  const { supplier, rest, errors } = parsePurchaseFields(body, companyIdNumber);
+  const parsed = parseInvoiceRequest({ ...rest, client_id: formatId('client', NO_CLIENT_ID) });
+  if (!parsed.ok) errors.push(...parsed.errors);
+  if (errors.length || !parsed.ok || !supplier) return { ok: false, errors };
+  return { ok: true, value: { request: parsed.value, supplier } };
 }

@@ -167,6 +167,15 @@ describe('factura electrónica de compra (08)', () => {
     const r = await api(e, 'GET', `/api/v1/invoices/${res.json.id}/response`, s.key);
     expect(r.status).toBe(200);
     expect(r.text).toContain('MensajeHacienda');
+    const pdf = await fetch(`${e.apiUrl}/api/v1/invoices/${res.json.id}/pdf`, {
+      headers: { authorization: `Bearer ${s.key}` },
+    });
+    expect(pdf.status).toBe(200);
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     // Expense and IVA credit against accounts payable; no client owes anything.
     const lines = await entries(num(res.json.id));
@@ -195,6 +204,54 @@ describe('factura electrónica de compra (08)', () => {
     // The list filter finds it by type.
     const list = await api(e, 'GET', '/api/v1/invoices?document_type=08', s.key);
     expect(list.json.data.map((d: { id: string }) => d.id)).toContain(res.json.id);
+  });
+});
+
+describe('factura electrónica de compra (08) in a batch', () => {
+  it('a batch carries purchases beside invoices, each in its own series, and reports a bad supplier', async () => {
+    const run = Date.now();
+    const purchase = (extra: Record<string, unknown>) => ({
+      document_type: '08',
+      supplier: {
+        name: 'Finca La Esperanza',
+        identification: '109870654',
+        identification_type: '01',
+        location: { provincia: '2', canton: '01', distrito: '01', otras_senas: 'Del templo 300 m sur' },
+      },
+      lines: [{ service_id: srv(s.exempt.id), qty: 2, unit_price: '2500.00' }],
+      ...extra,
+    });
+    const res = await api(e, 'POST', '/api/v1/invoices/batch', s.key, {
+      invoices: [
+        purchase({ idempotency_key: `p-${run}-1` }),
+        {
+          client_id: cli(s.client.id),
+          idempotency_key: `f-${run}`,
+          lines: [{ service_id: srv(s.exempt.id), qty: 1 }],
+        },
+        purchase({ idempotency_key: `p-${run}-2`, supplier: { name: 'Sin identificación' } }),
+      ],
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(202);
+    let b: any;
+    await waitFor(async () => {
+      b = (await api(e, 'GET', `/api/v1/batches/${res.json.id}`, s.key)).json;
+      return b.status === 'completed';
+    }, 30_000);
+    expect(b.counts).toMatchObject({ created: 2, failed: 1 });
+    expect(b.items[2].error.errors.map((x: { path: string }) => x.path)).toContain(
+      '/supplier/identification',
+    );
+    const fec = await waitForStatus(b.items[0].invoice.id, ['aceptada', 'rechazada']);
+    expect(fec.status, JSON.stringify(fec.rejection_reason)).toBe('aceptada');
+    expect(fec.document_type).toBe('08');
+    expect(fec.consecutivo.slice(8, 10)).toBe('08');
+    expect(fec.supplier.name).toBe('Finca La Esperanza');
+    expect(b.items[1].invoice.consecutivo.slice(8, 10)).toBe('01');
+    const xml = await signedXml(fec.id);
+    expect(xml).toMatch(/<Emisor>[\s\S]*<Ubicacion>\s*<Provincia>2<\/Provincia>/);
+    expect(xml).toMatch(/<TipoDocIR>99<\/TipoDocIR>\s*<TipoDocRefOTRO>/);
+    expect((await validateXml('FacturaElectronicaCompra', xml)).valid).toBe(true);
   });
 });
 
@@ -274,6 +331,10 @@ describe('recibo electrónico de pago (10)', () => {
     expect(schema.errors).toEqual([]);
     const sig = await verifyWithXmlsec(xml);
     expect(sig.valid, sig.output).toBe(true);
+    const pdf = await fetch(`${e.apiUrl}/api/v1/invoices/${receipt.id}/pdf`, {
+      headers: { authorization: `Bearer ${s.key}` },
+    });
+    expect(pdf.status).toBe(200);
 
     // The receipt has no journal entry; the payment's one entry is cash against receivables.
     expect(await entries(num(receipt.id))).toEqual([]);

@@ -1120,46 +1120,6 @@ export interface paths {
             reason: string;
             /** @description Codigo (nota 9), default 02; 01/13 annul, 06 devolución, 09 financiera … */
             code?: string;
-            /** @description 01 factura electrónica (default); 08 factura electrónica de compra (with `supplier`) */
-            document_type?: string;
-            /** @description document_type 08 only: the supplier, emisor of the factura electrónica de compra */
-            supplier?: {
-              /** @description Emisor/Nombre */
-              name: string;
-              /** @description The supplier identification number */
-              identification: string;
-              /**
-               * @description Nota 4; 05 Extranjero No Domiciliado and 06 No Contribuyente are for this emisor
-               * @enum {string}
-               */
-              identification_type?: '01' | '02' | '03' | '04' | '05' | '06';
-              commercial_name?: string;
-              /** @description CodigoActividadEmisor */
-              activity_code?: string;
-              /** @description Required for a supplier inscribed in Costa Rica (01-04) */
-              location?: {
-                provincia: string;
-                canton: string;
-                distrito: string;
-                barrio?: string;
-                otras_senas: string;
-              };
-              /** @description OtrasSenasExtranjero (05, 06) */
-              foreign_address?: string;
-              phone?: string;
-              phone_country?: string;
-              email?: string;
-              document?: {
-                /**
-                 * @description TipoDocIR of the supplier's paper: 14 régimen especial, 16 proveedor no domiciliado (default for 05), 99 otro (default otherwise)
-                 * @enum {string}
-                 */
-                type?: '14' | '16' | '99';
-                number?: string;
-                /** Format: date-time */
-                issue_date?: string;
-              };
-            };
             /** @description Shape A: cli_… id */
             client_id?: string;
             /** @description Shape B: client UUID */

@@ -112,6 +112,8 @@ export interface PreparedInvoice {
   emailRecipients: string[];
   /** Notes and replacements: the document referenced. */
   reference?: DocumentReference;
+  /** A factura electrónica de compra: its supplier, the emisor (purchases.ts). */
+  supplier?: Supplier;
 }
 
 /**

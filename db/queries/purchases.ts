@@ -8,7 +8,7 @@ import type { Client, Company } from '../models/index.ts';
 import { computeDocumentTotals } from '../../domain/totals.ts';
 import { DomainValidationError } from '../../domain/errors.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
-import type { Supplier } from '../../domain/purchase-request.ts';
+import { NO_CLIENT_ID, type Supplier } from '../../domain/purchase-request.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import { enqueueOutbox, recordEvent } from './events.ts';
 import {
@@ -18,11 +18,8 @@ import {
   type StoredResponse,
 } from './idempotency.ts';
 import { invoiceInsertRow } from './invoice-bulk.ts';
-import { loadCatalogue, prepareFromCatalogue } from './invoice-prepare.ts';
+import { loadCatalogue, prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import { reserveNumber, type InvoiceRow, type PreparedInvoice } from './invoices.ts';
-
-/** The stand-in client id a purchase request is parsed with (it names no client). */
-export const NO_CLIENT_ID = 1;
 
 /** The prepared purchase: lines and totals from the catalogue, totals of a tipo 08 document. */
 export async function preparePurchase(
@@ -30,10 +27,20 @@ export async function preparePurchase(
   tenant: Tenant,
   company: Company,
   req: InvoiceRequest,
+  supplier: Supplier,
 ): Promise<PreparedInvoice> {
-  const cat = await loadCatalogue(db, tenant, [req]);
+  return purchaseFromCatalogue(company, req, supplier, await loadCatalogue(db, tenant, [req]));
+}
+
+/** Pure: the prepared purchase of one request, given the catalogue rows it names (batches). */
+export function purchaseFromCatalogue(
+  company: Company,
+  req: InvoiceRequest,
+  supplier: Supplier,
+  catalogue: Catalogue,
+): PreparedInvoice {
   // The request's client is a stand-in: the supplier is not a client.
-  cat.clientsById = new Map([[NO_CLIENT_ID, { id: 0 } as Client]]);
+  const cat = { ...catalogue, clientsById: new Map([[NO_CLIENT_ID, { id: 0 } as Client]]) };
   const prepared = prepareFromCatalogue(company, { ...req, clientRef: { id: NO_CLIENT_ID } }, cat);
   try {
     prepared.totals = computeDocumentTotals(
@@ -50,6 +57,7 @@ export async function preparePurchase(
     docType: '08' as PreparedInvoice['docType'],
     paidAtIssue: false,
     emailRecipients: [],
+    supplier,
   };
 }
 
@@ -61,7 +69,6 @@ export async function createPurchase(
   db: Knex,
   tenantIn: Tenant,
   prepared: PreparedInvoice,
-  supplier: Supplier,
   ctx: {
     emisorId: string;
     send: boolean;
@@ -86,7 +93,7 @@ export async function createPurchase(
       : undefined;
     const insert = invoiceInsertRow(tenant, prepared, number, new Date(), ctx.emisorId, ctx.requestId ?? '');
     const [row] = (await trx('invoices')
-      .insert({ ...insert, requestId: ctx.requestId, supplier: JSON.stringify(supplier) })
+      .insert({ ...insert, requestId: ctx.requestId })
       .returning('*')) as InvoiceRow[];
     const body = ctx.render(row!);
     await recordEvent(trx, { ...tenant, type: 'invoice.created', data: body, requestId: ctx.requestId });

@@ -23,6 +23,7 @@ import {
 import { enqueueOutbox } from '../../../db/queries/events.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
+import { parsePurchaseRequest } from '../../../domain/purchase-request.ts';
 import { tenantOf } from '../../auth.ts';
 import { ajvToFieldError, ApiError, notFound } from '../../errors.ts';
 import { idempotencyFromRequest } from '../../idempotency.ts';
@@ -155,9 +156,19 @@ export default async function batchRoutes(fastify: FastifyInstance, { db }: AppD
           errors.push(...(validateItem.errors ?? []).map((e) => ajvToFieldError(e as never, 'body')));
         else {
           // The same rules as a single create (domain/invoice-request.ts), before anything is numbered.
-          const { idempotency_key: _k, ...body } = item;
-          const parsed = parseInvoiceRequest(body);
+          const { idempotency_key: _k, document_type: documentType, ...body } = item;
+          // A factura electrónica de compra (08) names a supplier instead of a client.
+          const parsed =
+            documentType === '08'
+              ? parsePurchaseRequest({ ...body, document_type: documentType }, '')
+              : parseInvoiceRequest(body);
           if (!parsed.ok) errors.push(...parsed.errors);
+          if (documentType !== undefined && documentType !== '01' && documentType !== '08')
+            errors.push({
+              path: '/document_type',
+              code: 'unsupported_document_type',
+              message: 'must be 01 (factura electrónica) or 08 (factura electrónica de compra)',
+            });
         }
         const key = typeof item.idempotency_key === 'string' ? item.idempotency_key : null;
         const ext =

@@ -10,12 +10,11 @@ import {
   IdempotencyKeyInUse,
   IdempotencyKeyReused,
 } from '../../../db/queries/idempotency.ts';
-import { createPurchase, NO_CLIENT_ID, preparePurchase } from '../../../db/queries/purchases.ts';
+import { createPurchase, preparePurchase } from '../../../db/queries/purchases.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
 import { DomainValidationError } from '../../../domain/errors.ts';
 import { formatId } from '../../../domain/ids.ts';
-import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
-import { parsePurchaseFields } from '../../../domain/purchase-request.ts';
+import { parsePurchaseRequest } from '../../../domain/purchase-request.ts';
 import { INVOICE_CREATE_ROUTE } from '../../../domain/request-fingerprint.ts';
 import type { AuthContext } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
@@ -47,24 +46,23 @@ export async function createPurchaseResponse(
   }
   // 2. The supplier, then the lines and terms like an invoice's (with a stand-in client).
   const company = (await getCompany(db, auth.companyId))!;
-  const { supplier, rest, errors } = parsePurchaseFields(body, company.idNumber);
-  const parsed = parseInvoiceRequest({ ...rest, client_id: formatId('client', NO_CLIENT_ID) });
-  if (!parsed.ok) errors.push(...parsed.errors);
-  if (errors.length || !parsed.ok || !supplier) throw validationError(errors);
-  const send = parsed.value.send;
+  const parsed = parsePurchaseRequest(body, company.idNumber);
+  if (!parsed.ok) throw validationError(parsed.errors);
+  const { request: req, supplier } = parsed.value;
+  const send = req.send;
   if (send) await assertCanIssue(db, company, auth);
 
   // 3. Prepared from the catalogue, then recorded in its own series.
   let prepared;
   try {
-    prepared = await preparePurchase(db, auth, company, parsed.value);
+    prepared = await preparePurchase(db, auth, company, req, supplier);
   } catch (err) {
     if (err instanceof DomainValidationError) throw validationError(err.errors);
     throw err;
   }
   let outcome;
   try {
-    outcome = await createPurchase(db, auth, prepared, supplier, {
+    outcome = await createPurchase(db, auth, prepared, {
       emisorId: company.idNumber,
       send,
       requestId: request.id,

@@ -9,6 +9,9 @@ import { validateXml } from './helpers/xsd.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
+import { parseXml } from '../simulator/checks/xml-reader.ts';
+import { purchaseRule, receiptRule } from '../simulator/checks/rules-purchase-receipt.ts';
+import type { RuleContext } from '../simulator/checks/rule-context.ts';
 
 let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;
@@ -67,6 +70,20 @@ async function written() {
     e.db('journal_entries').count('* as n').first(),
   ]);
   return [inv, series, events, payments, journal].map((r) => Number(r!.n));
+}
+
+/** The simulator's own rules of a type, on a document (as Hacienda's check would see it). */
+function ruleRows(rule: typeof purchaseRule, tipo: string, xml: string) {
+  const ctx: RuleContext = {
+    root: parseXml(xml),
+    tipo,
+    fechaEmision: null,
+    now: Date.now(),
+    cabys: null,
+    maxDocumentAgeMs: Infinity,
+    maxClockSkewMs: 0,
+  };
+  return rule(ctx).map((r) => r.code);
 }
 
 const foreignSupplier = {
@@ -159,6 +176,11 @@ describe('factura electrónica de compra (08)', () => {
     expect(schema.valid).toBe(true);
     const sig = await verifyWithXmlsec(xml);
     expect(sig.valid, sig.output).toBe(true);
+    // The simulator's FEC rules pass it, and refuse a non-domiciled reference without Codigo 11.
+    expect(ruleRows(purchaseRule, '08', xml)).toEqual([]);
+    expect(ruleRows(purchaseRule, '08', xml.replace('<Codigo>11</Codigo>', '<Codigo>04</Codigo>'))).toEqual([
+      -54,
+    ]);
 
     // /xml and /response serve the document and Hacienda's answer.
     const x = await api(e, 'GET', `/api/v1/invoices/${res.json.id}/xml`, s.key);
@@ -331,6 +353,18 @@ describe('recibo electrónico de pago (10)', () => {
     expect(schema.errors).toEqual([]);
     const sig = await verifyWithXmlsec(xml);
     expect(sig.valid, sig.output).toBe(true);
+    // The simulator's REP rules pass it, and refuse figures that do not add up.
+    expect(ruleRows(receiptRule, '10', xml)).toEqual([]);
+    expect(
+      ruleRows(
+        receiptRule,
+        '10',
+        xml.replace(
+          '<TotalComprobante>56500.00000</TotalComprobante>',
+          '<TotalComprobante>56400.00000</TotalComprobante>',
+        ),
+      ),
+    ).toEqual([-111]);
     const pdf = await fetch(`${e.apiUrl}/api/v1/invoices/${receipt.id}/pdf`, {
       headers: { authorization: `Bearer ${s.key}` },
     });

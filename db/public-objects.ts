@@ -12,6 +12,7 @@ import type { PaymentRow } from './queries/payments.ts';
 import type { DeliveryWithAttempts, EndpointRow } from './queries/webhooks.ts';
 import type { EventRow } from './queries/event-log.ts';
 import type { EventEnvelope } from '../domain/webhook-events.ts';
+import type { Supplier } from '../domain/purchase-request.ts';
 
 export const money2 = (v: string | number): string => new Decimal(v).toFixed(2, Decimal.ROUND_HALF_UP);
 
@@ -127,6 +128,31 @@ export function companyObject(c: Company, livemode: boolean, credentials: Creden
 
 const m2 = (v: string | null | undefined) => money2(v ?? '0');
 
+/** The supplier of a factura electrónica de compra, as the API shows it. */
+function supplierObject(s: Supplier | null) {
+  if (!s) return null;
+  return {
+    name: s.name,
+    identification: s.idNumber,
+    identification_type: s.idType,
+    commercial_name: s.commercialName,
+    activity_code: s.activityCode,
+    location: s.location
+      ? {
+          provincia: s.location.provincia,
+          canton: s.location.canton,
+          distrito: s.location.distrito,
+          barrio: s.location.barrio,
+          otras_senas: s.location.otrasSenas,
+        }
+      : null,
+    foreign_address: s.foreignAddress,
+    phone: s.phone ? s.phone.number : null,
+    email: s.email,
+    document: { type: s.document.type, number: s.document.number, issue_date: s.document.issuedAt },
+  };
+}
+
 /** The API's invoice object. `lang` picks the language of `rejection_reason.message`. */
 export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
   const t = row.summary;
@@ -153,6 +179,7 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     consecutivo: row.consecutivo,
     clave: row.clave,
     client_id: row.clientId === null ? null : formatId('client', row.clientId),
+    ...(row.docType === '08' ? { supplier: supplierObject(row.supplier ?? null) } : {}),
     currency: row.currency,
     exchange_rate: new Decimal(row.exchangeRate).toString(),
     condition: row.condition,
@@ -280,6 +307,9 @@ export function paymentObject(p: PaymentRow, invoice: Pick<InvoiceRow, 'balanceD
     paid_at: new Date(p.paidAt).toISOString(),
     reference: p.reference,
     at_issue: p.atIssue ?? false,
+    receipt: p.receiptInvoiceId
+      ? { id: formatId('invoice', p.receiptInvoiceId), clave: p.receiptClave ?? null }
+      : null,
     invoice_balance_due: money2(invoice.balanceDue),
     invoice_payment_status: invoice.paymentStatus,
     livemode: p.livemode,

@@ -7,7 +7,7 @@
 import PDFDocument from 'pdfkit';
 import { CONDICIONES_VENTA, MEDIOS_PAGO, TIPOS_COMPROBANTE, type TipoComprobante } from '../domain/codes.ts';
 import type { InvoiceState } from '../domain/invoice-states.ts';
-import type { ComprobanteDocument } from '../hacienda/xml/types.ts';
+import type { ComprobanteDocument, PurchaseEmisor } from '../hacienda/xml/types.ts';
 import { FONTS } from './fonts.ts';
 import { formatDate, formatDateTime, identificationText, locationText } from './format.ts';
 import { drawLines, drawReferences, drawTotals, type Layout } from './invoice-pdf-body.ts';
@@ -85,7 +85,10 @@ function header(doc: PDFKit.PDFDocument, input: InvoicePdfInput): number {
   doc.font('regular').fontSize(8.5).fillColor('#374151');
   if (e.commercialName) doc.text(e.commercialName, { width: leftW });
   doc.text(identificationText(e.idType, e.idNumber), { width: leftW });
-  doc.text(locationText(e.ubicacion), { width: leftW });
+  // A factura de compra's emisor (the supplier) may be foreign, with no Ubicacion.
+  const ubicacion = (e as PurchaseEmisor).ubicacion;
+  if (ubicacion) doc.text(locationText(ubicacion), { width: leftW });
+  if (e.otrasSenasExtranjero) doc.text(e.otrasSenasExtranjero, { width: leftW });
   const contact = [e.phone ? `Tel. +${e.phone.countryCode} ${e.phone.number}` : null, ...e.emails]
     .filter(Boolean)
     .join(' · ');

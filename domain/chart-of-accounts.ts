@@ -12,13 +12,16 @@ export const ACCOUNT_ROLES = [
   'iva_payable',
   'revenue_goods',
   'revenue_services',
+  'iva_credit',
+  'payables',
+  'purchases',
 ] as const;
 export type AccountRole = (typeof ACCOUNT_ROLES)[number];
 
 export const DEFAULT_CHART: {
   code: string;
   name: string;
-  type: 'asset' | 'liability' | 'revenue';
+  type: 'asset' | 'liability' | 'revenue' | 'expense';
   role: AccountRole;
 }[] = [
   { code: '1101', name: 'Caja y bancos', type: 'asset', role: 'cash' },
@@ -26,6 +29,10 @@ export const DEFAULT_CHART: {
   { code: '2101', name: 'IVA por pagar', type: 'liability', role: 'iva_payable' },
   { code: '4101', name: 'Ingresos por venta de bienes', type: 'revenue', role: 'revenue_goods' },
   { code: '4102', name: 'Ingresos por prestación de servicios', type: 'revenue', role: 'revenue_services' },
+  // Purchases (facturas electrónicas de compra, 08): migration 20261127020000.
+  { code: '1301', name: 'IVA crédito fiscal', type: 'asset', role: 'iva_credit' },
+  { code: '2201', name: 'Cuentas por pagar a proveedores', type: 'liability', role: 'payables' },
+  { code: '5101', name: 'Compras y gastos', type: 'expense', role: 'purchases' },
 ];
 
 export interface PostingLine {
@@ -117,20 +124,52 @@ export function invoicePostingFromTotals(
 }
 
 /**
+ * The issue entry of a purchase (factura electrónica de compra, 08), the mirror of a sale: debit
+ * purchases (the net lines and other charges) and IVA credit, credit accounts payable (the
+ * document's total). The same rounding as a sale: the credit to the largest debit.
+ */
+export function purchasePostingFromTotals(
+  totals: Parameters<typeof invoicePostingFromTotals>[0],
+  exchangeRate: string,
+): PostingLine[] {
+  const sale = invoicePostingFromTotals(totals, exchangeRate);
+  const debits = new Map<AccountRole, Decimal>();
+  for (const l of sale) {
+    if (l.role === 'receivables') continue;
+    const role: AccountRole = l.role === 'iva_payable' ? 'iva_credit' : 'purchases';
+    debits.set(role, (debits.get(role) ?? new Decimal(0)).plus(l.credit));
+  }
+  const payable = sale.find((l) => l.role === 'receivables');
+  if (!payable) return [];
+  return [
+    ...[...debits].map(([role, amount]) => ({ role, debit: toCentavos(amount), credit: '0' })),
+    { role: 'payables' as const, debit: '0', credit: payable.debit },
+  ];
+}
+
+/**
  * The issue entry of a document of any type: a credit note (03) reverses exactly the lines it
  * carries (debit revenue and IVA payable, credit receivables); invoices and debit notes add them.
+ * A purchase (08) books its expense against payables; a recibo electrónico de pago (10) books
+ * nothing (its payment has its own entry, and the sale it settles was booked when issued).
  */
 export function documentPosting(
   docType: string,
   totals: Parameters<typeof invoicePostingFromTotals>[0],
   exchangeRate: string,
 ): PostingLine[] {
+  if (docType === '10') return [];
+  if (docType === '08') return purchasePostingFromTotals(totals, exchangeRate);
   const lines = invoicePostingFromTotals(totals, exchangeRate);
   return docType === '03' ? reversal(lines) : lines;
 }
 
-/** What an issue entry changes in the client's balance (colones): a credit note lowers it. */
+/**
+ * What an issue entry changes in the client's balance (colones): a credit note lowers it; a
+ * purchase and a receipt change no client's balance.
+ */
 export function receivableChange(docType: string, lines: PostingLine[]): string {
+  if (docType === '08' || docType === '10') return '0.00';
   const total = postingTotal(lines);
   return docType === '03' ? new Decimal(total).negated().toFixed(LEDGER_DECIMALS) : total;
 }

@@ -312,6 +312,8 @@ export function isCondicionVentaAllowed(code: CondicionVenta, docType: TipoCompr
     case '04':
     case '09':
       return code !== '09' && code !== '11' && code !== '12';
+    case '08':
+      return code !== '09' && code !== '11' && code !== '12';
     case '10':
       return code === '09' || code === '11';
     default:

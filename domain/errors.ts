@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE = {
   payment_exceeds_balance: { status: 422, title: 'Payment exceeds the balance due' },
   credit_exceeds_total: { status: 422, title: "Credits would exceed the document's total" },
   document_not_creditable: { status: 422, title: 'This document type cannot be referenced by a note' },
+  receipt_not_applicable: { status: 422, title: 'A payment receipt applies only to a credit sale' },
   webhook_endpoint_limit: { status: 422, title: 'Too many webhook endpoints' },
   rate_limited: { status: 429, title: 'Too many requests' },
   auth_rate_limited: { status: 429, title: 'Too many failed authentications' },

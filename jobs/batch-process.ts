@@ -15,6 +15,8 @@ import {
 import { loadCatalogue, missingEmisorData, prepareFromCatalogue } from '../db/queries/invoice-prepare.ts';
 import { DomainValidationError } from '../domain/errors.ts';
 import { parseInvoiceRequest, type InvoiceRequest } from '../domain/invoice-request.ts';
+import { parsePurchaseRequest, type Supplier } from '../domain/purchase-request.ts';
+import { purchaseFromCatalogue } from '../db/queries/purchases.ts';
 import { INVOICE_CREATE_ROUTE, requestFingerprint } from '../domain/request-fingerprint.ts';
 import type { JobContext } from './context.ts';
 
@@ -82,20 +84,26 @@ export async function processBatch(job: Job<BatchJobData>, ctx: JobContext): Pro
 
     // 1. Parse each item; keep failures apart.
     const failed: BulkOutcome[] = [];
-    const parsed: { row: ItemRow; req: InvoiceRequest }[] = [];
+    const parsed: { row: ItemRow; req: InvoiceRequest; supplier?: Supplier }[] = [];
     for (const row of items) {
       const { idempotency_key: _k, ...body } = row.request as Record<string, unknown> & {
         idempotency_key?: string;
       };
-      const r = parseInvoiceRequest(body as never);
+      // A factura electrónica de compra (08) names its supplier instead of a client.
+      const purchase = body.document_type === '08';
+      const { document_type: _type, ...invoiceBody } = body;
+      const r = purchase
+        ? parsePurchaseRequest(body, company.idNumber)
+        : parseInvoiceRequest(invoiceBody as never);
       if (!r.ok) failed.push({ position: row.position, kind: 'failed', problem: validation(r.errors) });
-      else if (incomplete.length && r.value.send) {
+      else if (incomplete.length && ('request' in r.value ? r.value.request : r.value).send) {
         failed.push({
           position: row.position,
           kind: 'failed',
           problem: { status: 409, code: 'company_incomplete', detail: `missing: ${incomplete.join(', ')}` },
         });
-      } else parsed.push({ row, req: r.value });
+      } else if ('request' in r.value) parsed.push({ row, req: r.value.request, supplier: r.value.supplier });
+      else parsed.push({ row, req: r.value });
     }
     // 2. Prepare against the catalogue (one lookup for the whole chunk).
     const catalogue = await loadCatalogue(
@@ -105,9 +113,11 @@ export async function processBatch(job: Job<BatchJobData>, ctx: JobContext): Pro
     );
     const bulk: BulkItem[] = [];
     const seenExt = new Set<string>();
-    for (const { row, req } of parsed) {
+    for (const { row, req, supplier } of parsed) {
       try {
-        const prepared = prepareFromCatalogue(company, req, catalogue);
+        const prepared = supplier
+          ? purchaseFromCatalogue(company, req, supplier, catalogue)
+          : prepareFromCatalogue(company, req, catalogue);
         if (prepared.externalId && seenExt.has(prepared.externalId)) {
           failed.push({
             position: row.position,

@@ -68,8 +68,11 @@ export async function buildSubmission(
   signedXml: Buffer,
 ): Promise<SubmitDocument> {
   const company = await db('companies').where({ id: invoice.companyId }).first('id_type', 'id_number');
-  const receptor =
-    invoice.clientId === null
+  // A factura de compra names its supplier on the row; a tiquete sold to no one has no receptor;
+  // every other document names its client.
+  const receptor = invoice.supplier
+    ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
+    : invoice.clientId === null
       ? null
       : await db('clients').where({ id: invoice.clientId }).first('id_type', 'id_number');
   return submissionOf(ctx.config, invoice, company, receptor, signedXml);

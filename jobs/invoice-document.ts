@@ -14,6 +14,7 @@ import type { ComprobanteDocument, Receptor } from '../hacienda/xml/types.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
 import { COMPROBANTE_KINDS, type ComprobanteKind } from '../hacienda/xml/document-types.ts';
 import { assertValidBeforeSigning } from '../hacienda/xsd-compiled.ts';
+import { PartyDataError, purchaseDocument, receiptDocument } from './purchase-receipt-document.ts';
 
 export class DocumentDataError extends Error {}
 
@@ -31,6 +32,7 @@ export async function loadFacturaDocument(
           .withGraphFetched('addresses(ordered)')
           .modifiers({ ordered: (b) => b.orderBy('position') }),
   ]);
+  // A tiquete may name no client; a purchase (08) has its supplier on the row instead.
   if (!company || client === undefined)
     throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
   return facturaDocument(config, invoice, company, client);
@@ -46,6 +48,17 @@ export function facturaDocument(
   if (!kind)
     throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
   const kindInfo = COMPROBANTE_KINDS[kind];
+  // A purchase (08) and a receipt (10) have parties of their own (purchase-receipt-document.ts).
+  if (invoice.docType === '08' || invoice.docType === '10') {
+    try {
+      return invoice.docType === '08'
+        ? purchaseDocument(config, invoice, company)
+        : receiptDocument(config, invoice, company, clientOf(invoice, client));
+    } catch (err) {
+      if (err instanceof PartyDataError) throw new DocumentDataError(err.message);
+      throw err;
+    }
+  }
   if (!invoice.clave || !invoice.consecutivo || !invoice.issuedAt) {
     throw new DocumentDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
   }
@@ -130,6 +143,8 @@ const KIND_OF: Record<string, ComprobanteKind> = {
   '03': 'NotaCreditoElectronica',
   '04': 'TiqueteElectronico',
   '09': 'FacturaElectronicaExportacion',
+  '08': 'FacturaElectronicaCompra',
+  '10': 'ReciboElectronicoPago',
 };
 
 /**
@@ -158,6 +173,12 @@ function receptorOf(client: Client, exportacion: boolean): Receptor {
     ...(client.phone ? { phone: { countryCode: client.phoneCountry ?? '506', number: client.phone } } : {}),
     ...(client.email ? { email: client.email } : {}),
   };
+}
+
+/** The client a document must name (a receipt's, the factura's receptor). */
+function clientOf(invoice: InvoiceRow, client: Client | null): Client {
+  if (!client) throw new DocumentDataError(`invoice ${invoice.id}: its client is missing`);
+  return client;
 }
 
 /** A document as the builder takes it, with its kind (a factura when absent). */

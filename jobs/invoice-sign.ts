@@ -66,7 +66,8 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       const company = companyById.get(invoice.companyId);
-      // A tiquete sold to no one has no receptor (null); a client that vanished is a data error.
+      // A tiquete sold to no one has no receptor (null), nor has a purchase (08: its emisor is the
+      // supplier on the row); a client that vanished is a data error.
       const client = invoice.clientId === null ? null : clientById.get(invoice.clientId);
       if (!company || client === undefined)
         throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);

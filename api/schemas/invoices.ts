@@ -46,10 +46,11 @@ const LineInput = Type.Object(
 );
 
 const IssuedDocumentType = Type.String({
-  enum: ['01', '04', '09'],
+  enum: ['01', '04', '08', '09'],
   description:
     'The comprobante issued: 01 factura electrónica (default), 04 tiquete electrónico (the receptor is ' +
-    'optional; without one, a cash sale paid at issue), 09 factura electrónica de exportación (a foreign ' +
+    'optional; without one, a cash sale paid at issue), 08 factura electrónica de compra (shape A, with ' +
+    '`supplier` as the emisor; no client), 09 factura electrónica de exportación (a foreign ' +
     'receptor: a client with identification_type 05 and a foreign_address; IVA at the 0% export rate). ' +
     'Each type has its own consecutivo series.',
 });
@@ -61,11 +62,71 @@ const PaymentMethodOther = Type.String({
   description: 'MedioPagoOtros: required with payment method otros (99), refused with any other',
 });
 
+const SupplierInput = Type.Object(
+  {
+    name: Type.String({ minLength: 5, maxLength: 100, description: 'Emisor/Nombre' }),
+    identification: Type.String({ maxLength: 40, description: 'The supplier identification number' }),
+    identification_type: Type.Optional(
+      Type.String({
+        enum: ['01', '02', '03', '04', '05', '06'],
+        description: 'Nota 4; 05 Extranjero No Domiciliado and 06 No Contribuyente are for this emisor',
+      }),
+    ),
+    commercial_name: Type.Optional(Type.String({ minLength: 3, maxLength: 80 })),
+    activity_code: Type.Optional(Type.String({ pattern: '^\\d{6}$', description: 'CodigoActividadEmisor' })),
+    location: Type.Optional(
+      Type.Object(
+        {
+          provincia: Type.String(),
+          canton: Type.String(),
+          distrito: Type.String(),
+          barrio: Type.Optional(Type.String()),
+          otras_senas: Type.String(),
+        },
+        {
+          additionalProperties: false,
+          description: 'Required for a supplier inscribed in Costa Rica (01-04)',
+        },
+      ),
+    ),
+    foreign_address: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 300, description: 'OtrasSenasExtranjero (05, 06)' }),
+    ),
+    phone: Type.Optional(Type.String({ pattern: '^\\d{8,20}$' })),
+    phone_country: Type.Optional(Type.String({ pattern: '^\\d{1,3}$' })),
+    email: Type.Optional(Type.String({ maxLength: 160 })),
+    document: Type.Optional(
+      Type.Object(
+        {
+          type: Type.Optional(
+            Type.String({
+              enum: ['14', '16', '99'],
+              description:
+                "TipoDocIR of the supplier's paper: 14 régimen especial, 16 proveedor no domiciliado " +
+                '(default for 05), 99 otro (default otherwise)',
+            }),
+          ),
+          number: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+          issue_date: Type.Optional(Type.String({ format: 'date-time' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'document_type 08 only: the supplier, emisor of the factura electrónica de compra',
+  },
+);
+
 export const CreateInvoiceBody = Type.Object(
   {
     client_id: Type.Optional(
-      Type.String({ description: 'Shape A: cli_… id (the receptor; optional on a tiquete, 04)' }),
+      Type.String({
+        description: 'Shape A: cli_… id (the receptor; optional on a tiquete, 04; none on a compra, 08)',
+      }),
     ),
+    supplier: Type.Optional(SupplierInput),
     clientId: Type.Optional(Type.String({ description: 'Shape B: client UUID' })),
     document_type: Type.Optional(IssuedDocumentType),
     documentType: Type.Optional(
@@ -161,6 +222,19 @@ export const CreateInvoiceBody = Type.Object(
         lines: [
           { service_id: 'srv_000000000003', qty: 100, unit_price: '12.50', tariff_code: '090111000000' },
         ],
+      },
+      {
+        document_type: '08',
+        supplier: {
+          name: 'Cloud Tools LLC',
+          identification: 'US4455667788',
+          identification_type: '05',
+          foreign_address: '500 Market St, San Francisco, CA, USA',
+          email: 'billing@cloudtools.example',
+        },
+        currency: 'USD',
+        exchange_rate: '505.25',
+        lines: [{ service_id: 'srv_000000000001', qty: 1, unit_price: '49.00' }],
       },
     ],
   },
@@ -272,6 +346,34 @@ export const RejectionReason = Type.Object({
   raw: Type.Union([Type.String(), Type.Null()]),
 });
 
+function SupplierObject() {
+  return Type.Object({
+    name: Type.String(),
+    identification: Type.String(),
+    identification_type: Type.String(),
+    commercial_name: Type.Union([Type.String(), Type.Null()]),
+    activity_code: Type.Union([Type.String(), Type.Null()]),
+    location: Type.Union([
+      Type.Object({
+        provincia: Type.String(),
+        canton: Type.String(),
+        distrito: Type.String(),
+        barrio: Type.Union([Type.String(), Type.Null()]),
+        otras_senas: Type.String(),
+      }),
+      Type.Null(),
+    ]),
+    foreign_address: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.Union([Type.String(), Type.Null()]),
+    email: Type.Union([Type.String(), Type.Null()]),
+    document: Type.Object({
+      type: Type.String(),
+      number: Type.Union([Type.String(), Type.Null()]),
+      issue_date: Type.Union([Timestamp, Type.Null()]),
+    }),
+  });
+}
+
 export const DocumentReferenceObject = Type.Object({
   document_id: Type.Union([Type.String(), Type.Null()], {
     description: 'The referenced document (inv_… id), null for a document issued elsewhere',
@@ -289,16 +391,22 @@ export const InvoiceObject = Type.Object({
   livemode: Type.Boolean(),
   status: Type.String({ enum: ['borrador', 'pendiente', 'enviada', 'aceptada', 'rechazada'] }),
   document_type: Type.String({
-    enum: ['01', '02', '03', '04', '09'],
+    enum: ['01', '02', '03', '04', '08', '09', '10'],
     description:
       '01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, ' +
-      '09 factura electrónica de exportación',
+      '08 factura electrónica de compra, 09 factura electrónica de exportación, 10 recibo electrónico de pago',
   }),
   consecutivo: Type.Union([Type.String(), Type.Null()]),
   clave: Type.Union([Type.String(), Type.Null()]),
   client_id: Type.Union([Type.String(), Type.Null()], {
-    description: 'The receptor; null on a tiquete sold to no one in particular',
+    description:
+      'The receptor; null on a tiquete sold to no one in particular and on a factura electrónica de compra (whose emisor is `supplier`)',
   }),
+  supplier: Type.Optional(
+    Type.Union([SupplierObject(), Type.Null()], {
+      description: 'document_type 08: the supplier, emisor of the factura electrónica de compra',
+    }),
+  ),
   currency: Type.String(),
   exchange_rate: Type.String(),
   condition: Type.String(),

@@ -51,7 +51,13 @@ export const CreateNoteBody = Type.Object(
   },
 );
 
-const { send: _send, replaces: _replaces, ...invoiceFields } = CreateInvoiceBody.properties;
+const {
+  send: _send,
+  replaces: _replaces,
+  document_type: _documentType,
+  supplier: _supplier,
+  ...invoiceFields
+} = CreateInvoiceBody.properties;
 
 /** A credit note of a document issued before the company used the service. */
 export const CreateExternalCreditNoteBody = Type.Object(

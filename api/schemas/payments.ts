@@ -15,10 +15,21 @@ export const CreatePaymentBody = Type.Object(
       Type.String({ format: 'date-time', description: 'When it was paid; not in the future' }),
     ),
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    issue_receipt: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also issue a recibo electrónico de pago (10) for this payment of a credit sale (condition ' +
+          'credito, servicios_estado_credito or credito_iva_90) Hacienda accepted; it references the ' +
+          'invoice and travels the same flow as an invoice (`receipt` on the payment)',
+      }),
+    ),
   },
   {
     additionalProperties: false,
-    examples: [{ amount: '50000.00', method: 'sinpe_movil', reference: 'SINPE 12345678' }],
+    examples: [
+      { amount: '50000.00', method: 'sinpe_movil', reference: 'SINPE 12345678' },
+      { amount: '56500.00', method: 'transferencia', issue_receipt: true },
+    ],
   },
 );
 
@@ -38,6 +49,16 @@ export const PaymentObject = Type.Object({
   at_issue: Type.Boolean({
     description: 'The payment that settled a cash sale (contado) when it was booked, recorded by the service',
   }),
+  receipt: Type.Union(
+    [
+      Type.Object({
+        id: Type.String({ examples: ['inv_000000000043'], description: 'The receipt (document_type 10)' }),
+        clave: Type.Union([Type.String(), Type.Null()]),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The recibo electrónico de pago issued for this payment (issue_receipt), or null' },
+  ),
   invoice_balance_due: Decimal2,
   invoice_payment_status: Type.String({ enum: ['unpaid', 'partial', 'paid'] }),
   livemode: Type.Boolean(),

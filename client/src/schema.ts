@@ -1120,15 +1120,10 @@ export interface paths {
             reason: string;
             /** @description Codigo (nota 9), default 02; 01/13 annul, 06 devolución, 09 financiera … */
             code?: string;
-            /** @description Shape A: cli_… id (the receptor; optional on a tiquete, 04) */
+            /** @description Shape A: cli_… id (the receptor; optional on a tiquete, 04; none on a compra, 08) */
             client_id?: string;
             /** @description Shape B: client UUID */
             clientId?: string;
-            /**
-             * @description The comprobante issued: 01 factura electrónica (default), 04 tiquete electrónico (the receptor is optional; without one, a cash sale paid at issue), 09 factura electrónica de exportación (a foreign receptor: a client with identification_type 05 and a foreign_address; IVA at the 0% export rate). Each type has its own consecutivo series.
-             * @enum {string}
-             */
-            document_type?: '01' | '04' | '09';
             /**
              * @description Same as document_type (give one)
              * @enum {string}
@@ -2206,7 +2201,7 @@ export interface paths {
     put?: never;
     /**
      * Record a payment of an invoice
-     * @description Requires the `write:payments` scope.
+     * @description Books cash against receivables. `issue_receipt: true` on a payment of an accepted credit sale also issues a recibo electrónico de pago (document_type 10, `receipt` on the payment) that references the invoice; refused with `receipt_not_applicable` (not a credit sale) or `reference_not_accepted` (not accepted yet), recording nothing. Requires the `write:payments` scope.
      */
     post: {
       parameters: {
@@ -2595,15 +2590,53 @@ export interface components {
     };
     /** CreateInvoiceRequest */
     CreateInvoiceRequest: {
-      /** @description Shape A: cli_… id (the receptor; optional on a tiquete, 04) */
+      /** @description Shape A: cli_… id (the receptor; optional on a tiquete, 04; none on a compra, 08) */
       client_id?: string;
+      /** @description document_type 08 only: the supplier, emisor of the factura electrónica de compra */
+      supplier?: {
+        /** @description Emisor/Nombre */
+        name: string;
+        /** @description The supplier identification number */
+        identification: string;
+        /**
+         * @description Nota 4; 05 Extranjero No Domiciliado and 06 No Contribuyente are for this emisor
+         * @enum {string}
+         */
+        identification_type?: '01' | '02' | '03' | '04' | '05' | '06';
+        commercial_name?: string;
+        /** @description CodigoActividadEmisor */
+        activity_code?: string;
+        /** @description Required for a supplier inscribed in Costa Rica (01-04) */
+        location?: {
+          provincia: string;
+          canton: string;
+          distrito: string;
+          barrio?: string;
+          otras_senas: string;
+        };
+        /** @description OtrasSenasExtranjero (05, 06) */
+        foreign_address?: string;
+        phone?: string;
+        phone_country?: string;
+        email?: string;
+        document?: {
+          /**
+           * @description TipoDocIR of the supplier's paper: 14 régimen especial, 16 proveedor no domiciliado (default for 05), 99 otro (default otherwise)
+           * @enum {string}
+           */
+          type?: '14' | '16' | '99';
+          number?: string;
+          /** Format: date-time */
+          issue_date?: string;
+        };
+      };
       /** @description Shape B: client UUID */
       clientId?: string;
       /**
-       * @description The comprobante issued: 01 factura electrónica (default), 04 tiquete electrónico (the receptor is optional; without one, a cash sale paid at issue), 09 factura electrónica de exportación (a foreign receptor: a client with identification_type 05 and a foreign_address; IVA at the 0% export rate). Each type has its own consecutivo series.
+       * @description The comprobante issued: 01 factura electrónica (default), 04 tiquete electrónico (the receptor is optional; without one, a cash sale paid at issue), 08 factura electrónica de compra (shape A, with `supplier` as the emisor; no client), 09 factura electrónica de exportación (a foreign receptor: a client with identification_type 05 and a foreign_address; IVA at the 0% export rate). Each type has its own consecutivo series.
        * @enum {string}
        */
-      document_type?: '01' | '04' | '09';
+      document_type?: '01' | '04' | '08' | '09';
       /**
        * @description Same as document_type (give one)
        * @enum {string}
@@ -2713,6 +2746,8 @@ export interface components {
        */
       paid_at?: string;
       reference?: string;
+      /** @description Also issue a recibo electrónico de pago (10) for this payment of a credit sale (condition credito, servicios_estado_credito or credito_iva_90) Hacienda accepted; it references the invoice and travels the same flow as an invoice (`receipt` on the payment) */
+      issue_receipt?: boolean;
     };
     /** CreateServiceRequest */
     CreateServiceRequest: {
@@ -2990,14 +3025,37 @@ export interface components {
       /** @enum {string} */
       status: 'borrador' | 'pendiente' | 'enviada' | 'aceptada' | 'rechazada';
       /**
-       * @description 01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, 09 factura electrónica de exportación
+       * @description 01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, 08 factura electrónica de compra, 09 factura electrónica de exportación, 10 recibo electrónico de pago
        * @enum {string}
        */
-      document_type: '01' | '02' | '03' | '04' | '09';
+      document_type: '01' | '02' | '03' | '04' | '08' | '09' | '10';
       consecutivo: string | null;
       clave: string | null;
-      /** @description The receptor; null on a tiquete sold to no one in particular */
+      /** @description The receptor; null on a tiquete sold to no one in particular and on a factura electrónica de compra (whose emisor is `supplier`) */
       client_id: string | null;
+      /** @description document_type 08: the supplier, emisor of the factura electrónica de compra */
+      supplier?: {
+        name: string;
+        identification: string;
+        identification_type: string;
+        commercial_name: string | null;
+        activity_code: string | null;
+        location: {
+          provincia: string;
+          canton: string;
+          distrito: string;
+          barrio: string | null;
+          otras_senas: string;
+        } | null;
+        foreign_address: string | null;
+        phone: string | null;
+        email: string | null;
+        document: {
+          type: string;
+          number: string | null;
+          issue_date: string | null;
+        };
+      } | null;
       currency: string;
       exchange_rate: string;
       condition: string;
@@ -3178,6 +3236,15 @@ export interface components {
       reference: string | null;
       /** @description The payment that settled a cash sale (contado) when it was booked, recorded by the service */
       at_issue: boolean;
+      /** @description The recibo electrónico de pago issued for this payment (issue_receipt), or null */
+      receipt: {
+        /**
+         * @description The receipt (document_type 10)
+         * @example inv_000000000043
+         */
+        id: string;
+        clave: string | null;
+      } | null;
       /** @example 1130.00 */
       invoice_balance_due: string;
       /** @enum {string} */
@@ -3245,6 +3312,7 @@ export interface components {
         | 'payment_exceeds_balance'
         | 'credit_exceeds_total'
         | 'document_not_creditable'
+        | 'receipt_not_applicable'
         | 'webhook_endpoint_limit'
         | 'rate_limited'
         | 'auth_rate_limited'

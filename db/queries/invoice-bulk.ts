@@ -113,6 +113,7 @@ export function invoiceInsertRow(
     ...(p.reference
       ? { reference: JSON.stringify(p.reference), referencedInvoiceId: p.reference.documentId }
       : {}),
+    ...(p.supplier ? { supplier: JSON.stringify(p.supplier) } : {}),
     ...issue,
   };
 }

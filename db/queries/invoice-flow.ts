@@ -163,8 +163,11 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
       invoice: invoice as InvoiceRow,
       signedXml: docSignedXml,
       emisor: { idType: emisorIdType, idNumber: emisorIdNumber },
-      receptor:
-        receptorIdType === null || receptorIdNumber === null
+      // A factura de compra is sent by the company (the buyer) about its supplier, who has no client row;
+      // a tiquete sold to no one names no receptor.
+      receptor: invoice.supplier
+        ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
+        : receptorIdType === null || receptorIdNumber === null
           ? null
           : { idType: receptorIdType, idNumber: receptorIdNumber },
     }),

@@ -6,6 +6,7 @@ import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/c
 import type { DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
 import type { DocumentReference } from '../../domain/document-notes.ts';
+import type { Supplier } from '../../domain/purchase-request.ts';
 import { enqueueOutbox } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 
@@ -78,6 +79,8 @@ export interface InvoiceRow {
   requestId: string | null;
   /** What this document references (InformacionReferencia): notes and replacements. */
   reference: DocumentReference | null;
+  /** A factura electrónica de compra's supplier, its emisor (null for every other type). */
+  supplier?: Supplier | null;
   referencedInvoiceId: number | null;
   /** Credits reserved by this document's credit notes (≤ total, a database check). */
   creditedTotal: string;
@@ -110,6 +113,8 @@ export interface PreparedInvoice {
   emailRecipients: string[];
   /** Notes and replacements: the document referenced. */
   reference?: DocumentReference;
+  /** A factura electrónica de compra: its supplier, the emisor (purchases.ts). */
+  supplier?: Supplier;
 }
 
 /**
@@ -217,6 +222,7 @@ export const PUBLIC_INVOICE_COLUMNS = [
   'consecutivo',
   'clave',
   'clientId',
+  'supplier',
   'currency',
   'exchangeRate',
   'condition',

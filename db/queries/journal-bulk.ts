@@ -56,7 +56,8 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
           if (!accountId) throw new Error(`company ${invoice.companyId} has no ${l.role} account`);
           lines.push({ entryId: w.entryId, accountId, debit: l.debit, credit: l.credit });
         }
-        // A tiquete sold to no one has no client balance to move (it is settled at issue).
+        // A tiquete sold to no one (settled at issue) and a purchase (its supplier is on the row) have
+        // no client balance to move.
         if (invoice.clientId !== null)
           owed.set(invoice.clientId, [
             ...(owed.get(invoice.clientId) ?? []),

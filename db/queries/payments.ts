@@ -17,6 +17,8 @@ import {
   type StoredResponse,
 } from './idempotency.ts';
 import type { InvoiceRow } from './invoices.ts';
+import type { Company } from '../models/index.ts';
+import { assertReceiptAllowed, issueReceipt } from './receipts.ts';
 
 export interface PaymentRow {
   id: number;
@@ -36,6 +38,9 @@ export interface PaymentRow {
   reference: string | null;
   /** Recorded by the service when a cash sale's issue entry was booked (payments-at-issue.ts). */
   atIssue: boolean;
+  /** The recibo electrónico de pago issued for it (receipts.ts), and that receipt's clave. */
+  receiptInvoiceId?: number | null;
+  receiptClave?: string | null;
   requestId: string | null;
   createdAt: Date;
 }
@@ -45,6 +50,8 @@ export interface PaymentInput {
   method: PaymentMethodName;
   paidAt: Date;
   reference: string | null;
+  /** Issue a recibo electrónico de pago (receipts.ts) as the company that issued the invoice. */
+  receiptIssuer?: Company | null;
 }
 
 export class PaymentRefused extends Error {
@@ -122,6 +129,13 @@ export async function createPayment(
       .forUpdate()
       .first()) as InvoiceRow | undefined;
     if (!invoice) return { kind: 'not_found' };
+    // A purchase (08) is owed to a supplier and a receipt (10) records a payment: neither is paid here.
+    if (invoice.docType === '08' || invoice.docType === '10')
+      throw new PaymentRefused({
+        code: 'invoice_not_payable',
+        message: `A document of type ${invoice.docType} is not paid through the payments API`,
+      });
+    if (input.receiptIssuer) assertReceiptAllowed(invoice);
     const prior = (await trx('payments')
       .where({ invoiceId })
       .select(
@@ -159,6 +173,18 @@ export async function createPayment(
       })
       .returning('*')) as PaymentRow[];
     await bookPayment(trx, invoice, payment!);
+    if (input.receiptIssuer) {
+      const receipt = await issueReceipt(
+        trx,
+        tenant,
+        input.receiptIssuer,
+        invoice,
+        { id: payment!.id, amount: input.amount, method: input.method },
+        opts.requestId,
+      );
+      payment!.receiptInvoiceId = receipt.id;
+      payment!.receiptClave = receipt.clave;
+    }
 
     // 4. Balances: the invoice's (its currency) and the client's (colones, like its issue entry).
     const [updated] = (await trx('invoices')
@@ -199,7 +225,10 @@ export async function createPayment(
 }
 
 export async function listPayments(db: Knex, tenant: Tenant, invoiceId: number): Promise<PaymentRow[]> {
-  return db('payments')
-    .where({ ...tenantOnly(tenant), invoiceId })
-    .orderBy('id', 'asc');
+  return db('payments as p')
+    .leftJoin('invoices as r', 'r.id', 'p.receipt_invoice_id')
+    .where({ 'p.company_id': tenantOnly(tenant).companyId, 'p.livemode': tenantOnly(tenant).livemode })
+    .where('p.invoice_id', invoiceId)
+    .orderBy('p.id', 'asc')
+    .select('p.*', 'r.clave as receipt_clave');
 }

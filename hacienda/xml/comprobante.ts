@@ -24,7 +24,8 @@ import {
   writeReferencias,
   writeResumen,
 } from './sections.ts';
-import type { ComprobanteDocument } from './types.ts';
+import { buildReceiptXml } from './receipt.ts';
+import type { ComprobanteDocument, PurchaseEmisor } from './types.ts';
 import { XmlWriter } from './writer.ts';
 
 const MAX_MEDIOS_PAGO = 4;
@@ -38,7 +39,8 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
   try {
     assertClaveMatches(doc.clave, {
       consecutivo: doc.consecutivo,
-      emisorId: doc.emisor.idNumber,
+      // The issuer's: the emisor's, or the buyer's (the receptor) in a factura de compra.
+      emisorId: kind.issuer === 'receptor' ? (doc.receptor?.idNumber ?? '') : doc.emisor.idNumber,
       docType: kind.docType,
     });
   } catch (err) {
@@ -62,6 +64,12 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
   }
   if (kind.receptor === 'required' && !doc.receptor)
     add('/receptor', 'required', `${kind.root} needs a receptor`);
+  if (kind.emisorUbicacion !== 'optional') {
+    if (!(doc.emisor as PurchaseEmisor).ubicacion)
+      add('/emisor/ubicacion', 'required', `${kind.root} needs the emisor's Ubicacion`);
+    if (doc.emisor.otrasSenasExtranjero !== undefined)
+      add('/emisor/otrasSenasExtranjero', 'not_allowed', `${kind.root} has no Emisor/OtrasSenasExtranjero`);
+  }
 
   if (!isCondicionVenta(doc.condicionVenta) || !isCondicionVentaAllowed(doc.condicionVenta, kind.docType)) {
     add(
@@ -135,6 +143,8 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
  * the document is inconsistent (paths are JSON Pointers into the document).
  */
 export function buildComprobanteXml(kindName: ComprobanteKind, doc: ComprobanteDocument): string {
+  // The recibo electrónico de pago has a reduced layout of its own.
+  if (kindName === 'ReciboElectronicoPago') return buildReceiptXml(doc);
   const kind = COMPROBANTE_KINDS[kindName];
   const errors = check(kind, doc);
   if (errors.length > 0) throw new DomainValidationError(errors);

@@ -12,7 +12,9 @@ export type ComprobanteKind =
   | 'NotaDebitoElectronica'
   | 'NotaCreditoElectronica'
   | 'TiqueteElectronico'
-  | 'FacturaElectronicaExportacion';
+  | 'FacturaElectronicaExportacion'
+  | 'FacturaElectronicaCompra'
+  | 'ReciboElectronicoPago';
 
 export interface ComprobanteKindInfo {
   /** Positions 9-10 of the consecutivo. */
@@ -39,6 +41,15 @@ export interface ComprobanteKindInfo {
    * TotalIVADevuelto. Absent: the FE's shapes.
    */
   layout?: 'exportacion';
+  /**
+   * The party whose identification the clave carries, the issuer who signs (default `emisor`).
+   * A factura electrónica de compra is issued and signed by its receptor, the buyer.
+   */
+  issuer?: 'emisor' | 'receptor';
+  /** Emisor/Ubicacion cardinality (default required); the FEC's emisor may be a foreign supplier. */
+  emisorUbicacion?: 'required' | 'optional';
+  /** Whether LineaDetalle has ImpuestoAsumidoEmisorFabrica (default true). */
+  impuestoAsumido?: boolean;
 }
 
 export const COMPROBANTE_KINDS: Readonly<Record<ComprobanteKind, ComprobanteKindInfo>> = {
@@ -102,5 +113,33 @@ export const COMPROBANTE_KINDS: Readonly<Record<ComprobanteKind, ComprobanteKind
     partidaArancelaria: true,
     minReferencias: 0,
     layout: 'exportacion',
+  },
+  FacturaElectronicaCompra: {
+    docType: '08',
+    root: 'FacturaElectronicaCompra',
+    namespace: `${NAMESPACE_BASE}facturaElectronicaCompra`,
+    xsdFile: 'FacturaElectronicaCompra_V4.4.xsd',
+    activityCode: 'optional',
+    receptorActivityCode: true,
+    receptor: 'required',
+    tipoTransaccion: true,
+    partidaArancelaria: false,
+    minReferencias: 1,
+    issuer: 'receptor',
+    emisorUbicacion: 'optional',
+    impuestoAsumido: false,
+  },
+  // The REP's reduced layout is written by receipt.ts; this row gives its type, root and schema.
+  ReciboElectronicoPago: {
+    docType: '10',
+    root: 'ReciboElectronicoPago',
+    namespace: `${NAMESPACE_BASE}reciboElectronicoPago`,
+    xsdFile: 'ReciboElectronicoPago_V4.4.xsd',
+    activityCode: 'optional',
+    receptorActivityCode: false,
+    receptor: 'required',
+    tipoTransaccion: false,
+    partidaArancelaria: false,
+    minReferencias: 1,
   },
 };

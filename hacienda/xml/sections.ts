@@ -14,6 +14,7 @@ import type {
   Emisor,
   MedioPago,
   OtroTexto,
+  PurchaseEmisor,
   Receptor,
   Referencia,
   Telefono,
@@ -43,7 +44,10 @@ export function writeEmisor(w: XmlWriter, e: Emisor): void {
   w.open('Emisor').leaf('Nombre', e.name);
   writeIdentificacion(w, 'Identificacion', e.idType, e.idNumber);
   w.optLeaf('Registrofiscal8707', e.registroFiscal8707).optLeaf('NombreComercial', e.commercialName);
-  writeUbicacion(w, e.ubicacion);
+  // A factura de compra's emisor may have no Ubicacion (PurchaseEmisor).
+  const ubicacion = (e as PurchaseEmisor).ubicacion;
+  if (ubicacion) writeUbicacion(w, ubicacion);
+  w.optLeaf('OtrasSenasExtranjero', e.otrasSenasExtranjero);
   if (e.phone) writeTelefono(w, e.phone);
   for (const email of e.emails) w.leaf('CorreoElectronico', email);
   w.close();
@@ -110,11 +114,11 @@ export function writeLinea(w: XmlWriter, kind: ComprobanteKindInfo, line: Docume
     }
     w.close();
   }
-  if (!exportacion)
-    w.leaf('ImpuestoAsumidoEmisorFabrica', t.impuestoAsumidoEmisorFabrica).leaf(
-      'ImpuestoNeto',
-      t.impuestoNeto,
-    );
+  if (!exportacion) {
+    if (kind.impuestoAsumido !== false)
+      w.leaf('ImpuestoAsumidoEmisorFabrica', t.impuestoAsumidoEmisorFabrica);
+    w.leaf('ImpuestoNeto', t.impuestoNeto);
+  }
   w.leaf('MontoTotalLinea', t.montoTotalLinea).close();
 }
 

@@ -44,10 +44,19 @@ export interface Emisor {
   /** 3-80 characters. */
   commercialName?: string;
   ubicacion: Ubicacion;
+  /** Foreign address, 5-300 characters: the emisor of a factura de compra only. */
+  otrasSenasExtranjero?: string;
   phone?: Telefono;
   /** 1-4 addresses, up to 160 characters each. */
   emails: readonly string[];
 }
+
+/**
+ * The emisor of a factura electrónica de compra, the supplier: it may be foreign (no Ubicacion,
+ * an OtrasSenasExtranjero instead) and have no email (CorreoElectronico 0..4). It travels as an
+ * `Emisor`; the writers check for the Ubicacion at run time (document-types.ts `emisorUbicacion`).
+ */
+export type PurchaseEmisor = Omit<Emisor, 'ubicacion'> & { ubicacion?: Ubicacion };
 
 export interface Receptor {
   /** 3-100 characters. */

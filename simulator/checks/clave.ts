@@ -42,13 +42,20 @@ const digitsOnly = (s: string) => s.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
 
 /**
  * @param rootTipo the document type implied by the root element (01 FE, 03 NC, …), or null.
+ * @param issuer the party that issues the document and whose identification the clave carries:
+ *   the Emisor, or the Receptor (the buyer) of a factura electrónica de compra.
  */
-export function checkClave(root: XmlElement, request: RequestIdentity, rootTipo: string | null): Row[] {
+export function checkClave(
+  root: XmlElement,
+  request: RequestIdentity,
+  rootTipo: string | null,
+  issuer: 'Emisor' | 'Receptor' = 'Emisor',
+): Row[] {
   const rows: Row[] = [];
   const add = (message: string) => rows.push({ code: CLAVE_ROW_CODE, message, line: 0, column: 0 });
   const clave = text(root, 'Clave') ?? '';
   const consecutivo = text(root, 'NumeroConsecutivo') ?? '';
-  const emisorId = child(root, 'Emisor', 'Identificacion');
+  const emisorId = child(root, issuer, 'Identificacion');
   const emisorNumero = text(emisorId, 'Numero') ?? '';
   const emisorTipo = text(emisorId, 'Tipo') ?? '';
   const fecha = text(root, 'FechaEmision') ?? '';

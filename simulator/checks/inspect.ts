@@ -12,6 +12,7 @@ import { checkClave } from './clave.ts';
 import type { RequestIdentity } from './clave.ts';
 import type { SchemaChecker } from './schema.ts';
 import { checkSignatureRules } from './signature-rules.ts';
+import { issuerElement, purchaseRule, receiptRule } from './rules-purchase-receipt.ts';
 import { inspectSignature } from './signature.ts';
 import { RULE_TEXTS } from './rule-texts.ts';
 import { checkTotals } from './totals.ts';
@@ -96,11 +97,13 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
   const summary = summarise(root);
   const name = root.localName ?? '';
   const isReceptorMessage = name === 'MensajeReceptor';
+  // The issuer signs: the emisor, or the buyer (Receptor) of a factura electrónica de compra.
+  const issuer = issuerElement(name);
   const emisor = isReceptorMessage
     ? { tipo: null, numero: text(root, 'NumeroCedulaReceptor') }
     : {
-        tipo: text(root, 'Emisor', 'Identificacion', 'Tipo'),
-        numero: text(root, 'Emisor', 'Identificacion', 'Numero'),
+        tipo: text(root, issuer, 'Identificacion', 'Tipo'),
+        numero: text(root, issuer, 'Identificacion', 'Numero'),
       };
 
   const k = input.knobs;
@@ -146,7 +149,7 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
     });
   }
   if (k.checkClave && !isReceptorMessage)
-    rows.push(...checkClave(root, input.request, ROOT_TIPO[name] ?? null));
+    rows.push(...checkClave(root, input.request, ROOT_TIPO[name] ?? null, issuer));
   if (k.checkConsecutivo && input.duplicateConsecutivo) {
     rows.push({ code: -99, message: ROW_TEXTS.duplicateConsecutivo, line: 0, column: 0 });
   }
@@ -166,6 +169,7 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
     if (k.checkIssueDate) rows.push(...checkBusinessRules(context, { ...k, ...onlyIssueDate }));
   } else if (known) {
     rows.push(...checkBusinessRules(ruleContext, k));
+    rows.push(...purchaseRule(ruleContext), ...receiptRule(ruleContext));
   }
   if (k.checkTotals && TOTALS_ROOTS.has(name)) rows.push(...checkTotals(root));
   if (input.forceRejection) rows.push({ code: -37, message: ROW_TEXTS.ubicacion, line: 0, column: 0 });

@@ -23,6 +23,7 @@ import {
 import { enqueueOutbox } from '../../../db/queries/events.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
+import { parsePurchaseRequest } from '../../../domain/purchase-request.ts';
 import { tenantOf } from '../../auth.ts';
 import { ajvToFieldError, ApiError, notFound } from '../../errors.ts';
 import { idempotencyFromRequest } from '../../idempotency.ts';
@@ -156,7 +157,9 @@ export default async function batchRoutes(fastify: FastifyInstance, { db }: AppD
         else {
           // The same rules as a single create (domain/invoice-request.ts), before anything is numbered.
           const { idempotency_key: _k, ...body } = item;
-          const parsed = parseInvoiceRequest(body);
+          // A factura electrónica de compra (08) names a supplier instead of a client.
+          const parsed =
+            body.document_type === '08' ? parsePurchaseRequest(body, '') : parseInvoiceRequest(body);
           if (!parsed.ok) errors.push(...parsed.errors);
         }
         const key = typeof item.idempotency_key === 'string' ? item.idempotency_key : null;

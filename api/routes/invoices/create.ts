@@ -24,6 +24,7 @@ import type { AppDeps } from '../../app.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
 import { missingEmisorData } from '../../../db/queries/invoice-prepare.ts';
 import { waitForSettled } from './wait.ts';
+import { createPurchaseResponse } from './purchase.ts';
 import { requestTraceContext } from '../../tracing.ts';
 
 /** Issuing needs the emisor data, and a signing key (plus Hacienda credentials for live mode). */
@@ -127,6 +128,9 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
           },
         );
       }
+      // A factura electrónica de compra (08) has a supplier instead of a client: purchase.ts.
+      const documentType = request.body.document_type;
+      if (documentType === '08') return createPurchaseResponse(request, reply, db, auth);
       // 1. A finished request under this key is replayed before anything else is checked: the
       //    group commit looks the key up first; a request that fails before it gets there looks
       //    it up here, so a replay never answers with a later check's error.

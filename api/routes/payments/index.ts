@@ -13,6 +13,9 @@ import {
   IdempotencyKeyReused,
 } from '../../../db/queries/idempotency.ts';
 import { createPayment, listPayments, PaymentRefused } from '../../../db/queries/payments.ts';
+import { ReceiptRefused } from '../../../db/queries/receipts.ts';
+import { getCompany } from '../../../db/queries/companies.ts';
+import { assertCanIssue } from '../invoices/create.ts';
 import { parseId } from '../../../domain/ids.ts';
 import { PAID_AT_SKEW_MS } from '../../../domain/payments.ts';
 import type { PaymentMethodName } from '../../../domain/sale-terms.ts';
@@ -38,6 +41,11 @@ export default async function paymentRoutes(fastify: FastifyInstance, { db }: Ap
       schema: {
         tags,
         summary: 'Record a payment of an invoice',
+        description:
+          'Books cash against receivables. `issue_receipt: true` on a payment of an accepted credit sale ' +
+          'also issues a recibo electrónico de pago (document_type 10, `receipt` on the payment) that ' +
+          'references the invoice; refused with `receipt_not_applicable` (not a credit sale) or ' +
+          '`reference_not_accepted` (not accepted yet), recording nothing.',
         params: IdParam,
         body: CreatePaymentBody,
         headers: IdempotencyHeaders,
@@ -69,6 +77,12 @@ export default async function paymentRoutes(fastify: FastifyInstance, { db }: Ap
         ]);
       const invoiceId = parseId('invoice', request.params.id);
       if (invoiceId === null) throw notFound('invoice', request.params.id);
+      // A receipt is an issued document: the company must be able to issue (and sign) it.
+      let receiptIssuer = null;
+      if (body.issue_receipt === true) {
+        receiptIssuer = (await getCompany(db, auth.companyId))!;
+        await assertCanIssue(db, receiptIssuer, auth);
+      }
 
       // 3. Record.
       let outcome;
@@ -82,6 +96,7 @@ export default async function paymentRoutes(fastify: FastifyInstance, { db }: Ap
             method: body.method as PaymentMethodName,
             paidAt,
             reference: body.reference ?? null,
+            receiptIssuer,
           },
           { requestId: request.id, idempotency: idem },
         );
@@ -96,6 +111,10 @@ export default async function paymentRoutes(fastify: FastifyInstance, { db }: Ap
                 : undefined,
           });
         }
+        if (err instanceof ReceiptRefused)
+          throw new ApiError(err.code, err.message, {
+            errors: [{ path: '/issue_receipt', code: err.code, message: err.message }],
+          });
         if (err instanceof IdempotencyKeyInUse) {
           throw new ApiError(
             'idempotency_key_in_use',

@@ -1,0 +1,143 @@
+// The recibo electrónico de pago (10) a payment of a credit sale may issue (issue_receipt), in the
+// payment's own transaction: numbered in its own series (tipo 10), referencing the factura it
+// settles (TipoDocIR 01, Codigo 17), named on the payment, and sent through the invoice flow.
+//
+// What it says: the payment, split like the factura's lines by tax (one receipt line per IVA
+// rate of the factura), each line's SubTotal the payment's share of that rate's net amount and
+// its tax at the rate — so the receipt's total is the payment's amount (to the fifth decimal) and
+// carries the IVA that the payment settles (Art. 27 LIVA: the IVA of a credit sale of up to 90
+// days is due when paid). CondicionVenta 09 pays a sale to the State on credit (08), 11 any other
+// credit sale (02, 10).
+//
+// Accounting: the receipt books nothing. The payment's entry (cash against receivables) is the
+// payment's, and the sale was booked when the factura was issued; booking the receipt as a sale
+// would count the revenue twice (chart-of-accounts.ts documentPosting('10') is empty).
+import type { Knex } from 'knex';
+import { Decimal } from 'decimal.js';
+import type { Company } from '../models/index.ts';
+import { invoiceObject } from '../public-objects.ts';
+import { CONDICIONES_VENTA_CREDITO, type CodigoReferencia } from '../../domain/codes.ts';
+import type { DocumentLine } from '../../domain/document-line.ts';
+import { formatId } from '../../domain/ids.ts';
+import { computeDocumentTotals } from '../../domain/totals.ts';
+import type { Tenant } from './clients.ts';
+import { enqueueOutbox, recordEvent } from './events.ts';
+import { invoiceInsertRow } from './invoice-bulk.ts';
+import { reserveNumber, type InvoiceRow, type PreparedInvoice } from './invoices.ts';
+
+export class ReceiptRefused extends Error {
+  constructor(
+    readonly code: 'receipt_not_applicable' | 'reference_not_accepted',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ReceiptRefused';
+  }
+}
+
+/** Whether a payment of this invoice may issue a receipt (throws ReceiptRefused otherwise). */
+export function assertReceiptAllowed(invoice: InvoiceRow): void {
+  if (invoice.docType !== '01')
+    throw new ReceiptRefused(
+      'receipt_not_applicable',
+      'A recibo electrónico de pago settles a factura electrónica (document_type 01)',
+    );
+  if (!(CONDICIONES_VENTA_CREDITO as readonly string[]).includes(invoice.condicionVenta))
+    throw new ReceiptRefused(
+      'receipt_not_applicable',
+      `A recibo electrónico de pago settles a credit sale (credito, servicios_estado_credito, credito_iva_90); this invoice is ${invoice.condition}`,
+    );
+  if (invoice.status !== 'aceptada' || !invoice.clave)
+    throw new ReceiptRefused(
+      'reference_not_accepted',
+      `Only an invoice Hacienda accepted can be referenced by a receipt; this one is ${invoice.status}`,
+    );
+}
+
+/** The receipt's lines: the payment's share of each tax rate of the invoice. */
+export function receiptLines(invoice: InvoiceRow, amount: string): DocumentLine[] {
+  const ratio = new Decimal(amount).div(invoice.total);
+  const groups = new Map<string, { line: DocumentLine; subTotal: Decimal }>();
+  invoice.lines.forEach((l, i) => {
+    const key = `${l.input.taxCode}|${l.input.ivaRateCode}`;
+    const subTotal = new Decimal(invoice.summary.lines[i]?.subTotal ?? 0);
+    const g = groups.get(key);
+    if (g) g.subTotal = g.subTotal.plus(subTotal);
+    else groups.set(key, { line: l.input, subTotal });
+  });
+  const label = `Pago de la factura ${invoice.consecutivo ?? formatId('invoice', invoice.id)}`;
+  return [...groups.values()].map(({ line, subTotal }) => ({
+    cabys: line.cabys,
+    description: label,
+    unit: line.unit,
+    quantity: '1',
+    unitPrice: subTotal.times(ratio).toFixed(5, Decimal.ROUND_HALF_UP),
+    taxCode: line.taxCode,
+    ivaRateCode: line.ivaRateCode,
+  })) as DocumentLine[];
+}
+
+/**
+ * Records the receipt of a payment just recorded (the invoice is locked by the caller's
+ * transaction) and names it on the payment. Returns the receipt's row.
+ */
+export async function issueReceipt(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  company: Company,
+  invoice: InvoiceRow,
+  payment: { id: number; amount: string; method: string; paymentMethodOther?: string | null },
+  requestId: string | null,
+): Promise<InvoiceRow> {
+  assertReceiptAllowed(invoice);
+  const lines = receiptLines(invoice, payment.amount);
+  const totals = computeDocumentTotals(lines, {
+    currency: invoice.currency as never,
+    exchangeRate: invoice.exchangeRate,
+    docType: '10',
+  });
+  const toState = invoice.condicionVenta === '08';
+  const prepared: PreparedInvoice = {
+    clientId: invoice.clientId,
+    docType: '10' as PreparedInvoice['docType'],
+    branch: invoice.branch,
+    terminal: invoice.terminal,
+    currency: invoice.currency,
+    exchangeRate: invoice.exchangeRate,
+    condition: toState ? 'pago_servicios_estado' : 'pago_credito',
+    condicionVenta: toState ? '09' : '11',
+    conditionOther: null,
+    creditDays: null,
+    paymentMethods: [payment.method],
+    paymentMethodOther: payment.method === 'otros' ? (payment.paymentMethodOther ?? 'Otro medio') : null,
+    paidAtIssue: false,
+    lines: lines.map((input) => ({ serviceId: null, input })),
+    totals,
+    externalId: null,
+    metadata: {},
+    emailRecipients: [],
+    reference: {
+      documentId: invoice.id,
+      docType: '01',
+      clave: invoice.clave!,
+      issuedAt: new Date(invoice.issuedAt!).toISOString(),
+      code: '17' as CodigoReferencia,
+      reason: `Pago ${formatId('payment', payment.id)} de la factura ${invoice.consecutivo}`,
+    },
+  };
+  const number = await reserveNumber(trx, {
+    ...tenant,
+    docType: '10',
+    branch: prepared.branch,
+    terminal: prepared.terminal,
+  });
+  const insert = invoiceInsertRow(tenant, prepared, number, new Date(), company.idNumber, requestId ?? '');
+  // A receipt is owed by nobody: it records what was paid.
+  const [receipt] = (await trx('invoices')
+    .insert({ ...insert, requestId, balanceDue: 0, paymentStatus: 'paid' })
+    .returning('*')) as InvoiceRow[];
+  await trx('payments').where({ id: payment.id }).update({ receiptInvoiceId: receipt!.id });
+  await recordEvent(trx, { ...tenant, type: 'invoice.created', data: invoiceObject(receipt!), requestId });
+  await enqueueOutbox(trx, 'invoice.flow', { invoiceId: receipt!.id }, requestId);
+  return receipt!;
+}

@@ -1,0 +1,128 @@
+// Rules of two document types with parties and layouts of their own (NOTES §3, §4.5, §4.7, §6):
+// - Factura electrónica de compra (08): issued and signed by its receptor, the buyer, whose
+//   identification the clave carries (see issuerElement); the buyer is a Costa Rican taxpayer
+//   (01-04) other than the supplier; a foreign supplier (05) has no Costa Rican Ubicacion and a
+//   domestic one (01-04) has one; its InformacionReferencia says what the supplier gave (14, 16
+//   or 99), and 16 "proveedor no domiciliado" goes with Codigo 11 and a foreign supplier.
+// - Recibo electrónico de pago (10): it references the factura it settles (TipoDocIR 01, Codigo
+//   17, Numero a clave of a factura), and its reduced figures add up: each line's tax at its
+//   Tarifa, MontoTotalLinea = SubTotal + ImpuestoNeto, TotalVentaNeta = Σ SubTotal, TotalImpuesto
+//   = Σ ImpuestoNeto, TotalComprobante = TotalVentaNeta + TotalImpuesto, and the MedioPago amounts
+//   (when given) add up to TotalComprobante.
+// The wordings are the simulator's own (Hacienda's are not published); codes as rule-texts.ts.
+import { f5, HALF_UNIT, num, row, sum, ZERO } from './rule-context.ts';
+import type { Rule } from './rule-context.ts';
+import { RULE_CODES as C } from './rule-texts.ts';
+import { child, children, text } from './xml-reader.ts';
+import type { XmlElement } from './xml-reader.ts';
+import type { Row } from './verdict.ts';
+
+/** The element of the party that issues (and signs) a document of this root. */
+export function issuerElement(rootName: string): 'Emisor' | 'Receptor' {
+  return rootName === 'FacturaElectronicaCompra' ? 'Receptor' : 'Emisor';
+}
+
+export const PURCHASE_RECEIPT_TEXTS = {
+  buyerType: (tipo: string) =>
+    `El receptor de una factura electrónica de compra es el contribuyente que la emite: su identificación no puede ser del tipo ${tipo}.`,
+  sameParty: 'El emisor y el receptor de la factura electrónica de compra son el mismo contribuyente.',
+  foreignLocation:
+    'Un emisor extranjero no domiciliado (tipo 05) no lleva Ubicacion en Costa Rica; use OtrasSenasExtranjero.',
+  domesticLocation: (tipo: string) =>
+    `El emisor de tipo ${tipo} de una factura electrónica de compra debe indicar su Ubicacion.`,
+  purchaseReference:
+    'La factura electrónica de compra debe referenciar el comprobante del proveedor (TipoDocIR 14, 16 o 99).',
+  nonDomiciled:
+    'La referencia 16 (proveedor no domiciliado) corresponde a un emisor de tipo 05 con Codigo 11.',
+  receiptReference:
+    'El recibo electrónico de pago debe referenciar la factura electrónica que paga (TipoDocIR 01, Codigo 17 y su clave).',
+  receiptLine: (n: string, field: string, expected: string, got: string) =>
+    `Línea ${n} del recibo: ${field} debería ser ${expected} y es ${got}.`,
+  receiptTotal: (field: string, expected: string, got: string) =>
+    `Resumen del recibo: ${field} debería ser ${expected} y es ${got}.`,
+} as const;
+const T = PURCHASE_RECEIPT_TEXTS;
+
+const FACTURA_CLAVE = /^506\d{6}[A-Za-z0-9]{12}\d{3}\d{5}01\d{10}[123]\d{8}$/;
+
+function idOf(party: XmlElement | null): { tipo: string; numero: string } {
+  const id = child(party, 'Identificacion');
+  return { tipo: text(id, 'Tipo') ?? '', numero: (text(id, 'Numero') ?? '').replace(/^0+/, '') };
+}
+
+export const purchaseRule: Rule = ({ root, tipo }) => {
+  if (tipo !== '08') return [];
+  const rows: Row[] = [];
+  const emisor = child(root, 'Emisor');
+  const receptor = child(root, 'Receptor');
+  const seller = idOf(emisor);
+  const buyer = idOf(receptor);
+  if (receptor && !['01', '02', '03', '04'].includes(buyer.tipo))
+    rows.push(row(C.identification, T.buyerType(buyer.tipo)));
+  if (seller.numero !== '' && seller.numero === buyer.numero) rows.push(row(C.identification, T.sameParty));
+  const ubicacion = child(emisor, 'Ubicacion');
+  if (seller.tipo === '05' && ubicacion) rows.push(row(C.emisorLocation, T.foreignLocation));
+  if (['01', '02', '03', '04'].includes(seller.tipo) && !ubicacion)
+    rows.push(row(C.emisorLocation, T.domesticLocation(seller.tipo)));
+  const refs = children(root, 'InformacionReferencia');
+  if (!refs.some((r) => ['14', '16', '99'].includes(text(r, 'TipoDocIR') ?? '')))
+    rows.push(row(C.references, T.purchaseReference));
+  for (const r of refs) {
+    if (text(r, 'TipoDocIR') === '16' && (seller.tipo !== '05' || text(r, 'Codigo') !== '11'))
+      rows.push(row(C.references, T.nonDomiciled));
+  }
+  return rows;
+};
+
+export const receiptRule: Rule = ({ root, tipo }) => {
+  if (tipo !== '10') return [];
+  const rows: Row[] = [];
+  const refs = children(root, 'InformacionReferencia');
+  if (
+    !refs.some(
+      (r) =>
+        text(r, 'TipoDocIR') === '01' &&
+        text(r, 'Codigo') === '17' &&
+        FACTURA_CLAVE.test(text(r, 'Numero') ?? ''),
+    )
+  )
+    rows.push(row(C.references, T.receiptReference));
+
+  const subTotals = [];
+  const netTaxes = [];
+  for (const line of children(child(root, 'DetalleServicio'), 'LineaDetalle')) {
+    const n = text(line, 'NumeroLinea') ?? '?';
+    const subTotal = num(line, 'SubTotal') ?? ZERO;
+    let taxes = ZERO;
+    for (const tax of children(line, 'Impuesto')) {
+      const monto = num(tax, 'Monto') ?? ZERO;
+      const tarifa = num(tax, 'Tarifa');
+      if (tarifa !== null) {
+        const exact = subTotal.times(tarifa).div(100);
+        if (monto.minus(exact).abs().gt(HALF_UNIT))
+          rows.push(row(C.totals, T.receiptLine(n, 'Impuesto/Monto', f5(exact), f5(monto))));
+      }
+      taxes = taxes.plus(monto);
+    }
+    const neto = num(line, 'ImpuestoNeto') ?? ZERO;
+    if (!neto.eq(taxes)) rows.push(row(C.totals, T.receiptLine(n, 'ImpuestoNeto', f5(taxes), f5(neto))));
+    const lineTotal = num(line, 'MontoTotalLinea') ?? ZERO;
+    if (!lineTotal.eq(subTotal.plus(neto)))
+      rows.push(row(C.totals, T.receiptLine(n, 'MontoTotalLinea', f5(subTotal.plus(neto)), f5(lineTotal))));
+    subTotals.push(subTotal);
+    netTaxes.push(neto);
+  }
+  const resumen = child(root, 'ResumenFactura');
+  const expect = (field: string, expected: ReturnType<typeof sum>) => {
+    const got = num(resumen, field) ?? ZERO;
+    if (!got.eq(expected)) rows.push(row(C.totals, T.receiptTotal(field, f5(expected), f5(got))));
+  };
+  const net = sum(subTotals);
+  const tax = sum(netTaxes);
+  expect('TotalVentaNeta', net);
+  expect('TotalImpuesto', tax);
+  expect('TotalComprobante', net.plus(tax));
+  const paid = children(resumen, 'MedioPago').map((m) => num(m, 'TotalMedioPago'));
+  if (paid.some((p) => p !== null)) expect('TotalComprobante', sum(paid));
+  return rows;
+};

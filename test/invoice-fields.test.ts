@@ -479,6 +479,29 @@ describe('through the API', () => {
     expect(credited('third_party_payable')).toBe('4500.00');
     expect(credited('revenue_goods')).toBe('20000.00');
     expect(credited('iva_payable')).toBe('2600.00');
+
+    // The whole document's credit note carries the charges too, with one payment method, and
+    // annuls it.
+    const note = await api(e, 'POST', `/api/v1/invoices/${inv.id}/credit_notes`, s.key, {
+      reason: 'Anulación de la cuenta',
+    });
+    expect(note.status, note.text).toBe(201);
+    expect(note.json.total).toBe('27100.00');
+    let done: any;
+    await waitFor(
+      async () => {
+        done = (await api(e, 'GET', `/api/v1/invoices/${note.json.id}`, s.key)).json;
+        return ['aceptada', 'rechazada'].includes(done.status);
+      },
+      30_000,
+      100,
+      'the credit note to be answered',
+    );
+    expect(done.status, JSON.stringify(done.rejection_reason)).toBe('aceptada');
+    const noteXml = (await api(e, 'GET', `/api/v1/invoices/${note.json.id}/xml`, s.key)).text;
+    expect((await validateXml('NotaCreditoElectronica', noteXml)).valid).toBe(true);
+    expect(children(parseXml(noteXml), 'OtrosCargos')).toHaveLength(2);
+    expect((await api(e, 'GET', `/api/v1/invoices/${inv.id}`, s.key)).json.annulled).toBe(true);
   });
 
   it('wrong fields are refused with 422 naming them, and nothing is recorded', async () => {

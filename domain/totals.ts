@@ -20,6 +20,10 @@
 // (codes.ts IVA_RATES). An exonerated line splits MontoTotal: the share TarifaExonerada / Tarifa
 // is exonerado, the rest gravado. A bucket no line touches is null and is omitted from the XML.
 //
+// OtrosCargos: an amount, or a percentage of TotalVentaNeta (code 06, the service charge, 10 %
+// unless stated), rounded once. MedioPago: amounts checked against TotalComprobante, one payment
+// may take the rest (TotalsOptions.payments).
+//
 // Extension points: only tax code 01 (IVA) is computed (BaseImponible would add the 02/04/05/12
 // taxes); ImpuestoAsumidoEmisorFabrica and TotalIVADevuelto are always zero / absent; discount
 // codes 01-03 (regalías, bonificaciones), whose IVA is computed on MontoTotal, are refused until

@@ -186,6 +186,28 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     credit_days: row.creditDays,
     payment_methods: row.paymentMethods,
     payment_method_other: row.paymentMethodOther ?? null,
+    payments: (
+      s.medioPago ??
+      row.paymentMethods.map((m) => ({
+        type: '',
+        other: m === 'otros' ? row.paymentMethodOther : null,
+        total: null,
+      }))
+    ).map((m, i) => ({
+      method: row.paymentMethods[i] ?? 'efectivo',
+      amount: m.total === null ? null : money2(m.total),
+      other: m.other ?? null,
+    })),
+    other_charges: (t.otherCharges ?? []).map((c) => ({
+      code: c.code,
+      code_other: c.codeOther,
+      detail: c.detail,
+      percent: c.percent,
+      amount: c.amount,
+      third_party: c.thirdParty
+        ? { id_type: c.thirdParty.idType, id_number: c.thirdParty.idNumber, name: c.thirdParty.name }
+        : null,
+    })),
     issue_date: row.issuedAt ? new Date(row.issuedAt).toISOString() : null,
     lines: t.lines.map((l, i) => ({
       line_number: l.lineNumber,
@@ -198,12 +220,30 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
       unit_price: l.unitPrice,
       amount: l.montoTotal,
       discount: l.discountTotal,
+      discounts: (l.discounts ?? []).map((d) => ({
+        amount: d.amount,
+        code: d.code,
+        code_other: d.codeOther,
+        nature: d.nature,
+      })),
       subtotal: l.subTotal,
       taxes: l.taxes.map((x) => ({
         code: x.code,
         iva_rate_code: x.ivaRateCode,
         rate: x.rate,
         amount: x.amount,
+        ...(x.exoneration
+          ? {
+              exoneration: {
+                doc_type: x.exoneration.docType,
+                number: x.exoneration.number,
+                institution: x.exoneration.institution,
+                issued_at: new Date(x.exoneration.issuedAt).toISOString(),
+                rate: x.exoneration.rate,
+                amount: x.exoneration.amount,
+              },
+            }
+          : {}),
       })),
       total: l.montoTotalLinea,
     })),

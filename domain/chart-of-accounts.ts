@@ -10,6 +10,7 @@ export const ACCOUNT_ROLES = [
   'cash',
   'receivables',
   'iva_payable',
+  'third_party_payable',
   'revenue_goods',
   'revenue_services',
   'iva_credit',
@@ -27,6 +28,12 @@ export const DEFAULT_CHART: {
   { code: '1101', name: 'Caja y bancos', type: 'asset', role: 'cash' },
   { code: '1201', name: 'Cuentas por cobrar a clientes', type: 'asset', role: 'receivables' },
   { code: '2101', name: 'IVA por pagar', type: 'liability', role: 'iva_payable' },
+  {
+    code: '2102',
+    name: 'Cobros por cuenta de terceros',
+    type: 'liability',
+    role: 'third_party_payable',
+  },
   { code: '4101', name: 'Ingresos por venta de bienes', type: 'revenue', role: 'revenue_goods' },
   { code: '4102', name: 'Ingresos por prestación de servicios', type: 'revenue', role: 'revenue_services' },
   // Purchases (facturas electrónicas de compra, 08): migration 20261127020000.
@@ -46,10 +53,20 @@ export interface InvoicePostingInput {
   netGoods: string;
   netServices: string;
   totalTax: string;
-  /** Other charges and IVA returned change the receivable; they are booked with the revenue. */
+  /** Other charges of the company's own (and IVA returned, negative): booked with the revenue. */
   otherCharges?: string;
+  /** Other charges collected for someone else: a liability (THIRD_PARTY_CHARGES). */
+  thirdPartyCharges?: string;
   exchangeRate: string;
 }
+
+/**
+ * TipoDocumentoOC codes collected on behalf of someone else: contribución parafiscal, timbres
+ * (Cruz Roja, Bomberos, colegios profesionales), a third party's charge, the 10 % service charge
+ * (the staff's, by law) and guarantee deposits (returned later). Export costs, penalties,
+ * late-payment interest and other charges are the company's own revenue.
+ */
+export const THIRD_PARTY_CHARGES: ReadonlySet<string> = new Set(['01', '02', '03', '04', '06', '07', '08']);
 
 /** CRC's minor unit: the ledger, payments in colones and balances keep 2 decimals. */
 export const LEDGER_DECIMALS = 2;
@@ -71,6 +88,10 @@ export function invoicePosting(input: InvoicePostingInput): PostingLine[] {
     },
     { role: 'revenue_services' as const, amount: crc(input.netServices, input.exchangeRate) },
     { role: 'iva_payable' as const, amount: crc(input.totalTax, input.exchangeRate) },
+    {
+      role: 'third_party_payable' as const,
+      amount: crc(input.thirdPartyCharges ?? '0', input.exchangeRate),
+    },
   ].filter((c) => c.amount.gt(0));
   const receivable = new Decimal(toCentavos(exact.reduce((a, c) => a.plus(c.amount), new Decimal(0))));
   if (receivable.lte(0)) return [];
@@ -102,6 +123,7 @@ export function postingTotal(lines: PostingLine[]): string {
 export function invoicePostingFromTotals(
   totals: {
     lines: readonly { kind: string; subTotal: string }[];
+    otherCharges?: readonly { code: string; amount: string }[];
     summary: { totalImpuesto: string; totalOtrosCargos?: string | null; totalIVADevuelto?: string | null };
   },
   exchangeRate: string,
@@ -113,12 +135,16 @@ export function invoicePostingFromTotals(
     else goods = goods.plus(l.subTotal);
   }
   const s = totals.summary;
-  const other = new Decimal(s.totalOtrosCargos ?? 0).minus(s.totalIVADevuelto ?? 0);
+  const thirdParty = (totals.otherCharges ?? [])
+    .filter((c) => THIRD_PARTY_CHARGES.has(c.code))
+    .reduce((a, c) => a.plus(c.amount), new Decimal(0));
+  const other = new Decimal(s.totalOtrosCargos ?? 0).minus(thirdParty).minus(s.totalIVADevuelto ?? 0);
   return invoicePosting({
     netGoods: goods.toFixed(5),
     netServices: services.toFixed(5),
     totalTax: s.totalImpuesto,
     otherCharges: other.toFixed(5),
+    thirdPartyCharges: thirdParty.toFixed(5),
     exchangeRate,
   });
 }

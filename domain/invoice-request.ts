@@ -8,21 +8,21 @@
 import type { FieldError } from './errors.ts';
 import { parseId, parseRef, type ResourceRef } from './ids.ts';
 import { isPaymentMethod, PAYMENT_METHODS, resolveCondition, type PaymentMethodName } from './sale-terms.ts';
-import {
-  CODIGOS_DESCUENTO,
-  isCondicionVentaAllowed,
-  type CodigoDescuento,
-  type CondicionVenta,
-} from './codes.ts';
+import { isCondicionVentaAllowed, type CondicionVenta } from './codes.ts';
 import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
+import {
+  parseDiscount,
+  parseDiscounts,
+  parseExoneration,
+  parseOtherCharges,
+  parsePayments,
+  type DiscountRequest,
+  type ExonerationRequest,
+  type OtherChargeRequest,
+  type PaymentRequest,
+} from './invoice-request-fields.ts';
 
-export interface DiscountRequest {
-  amount?: string;
-  percent?: string;
-  code: CodigoDescuento;
-  codeOther?: string;
-  nature?: string;
-}
+export type { DiscountRequest, ExonerationRequest, OtherChargeRequest, PaymentRequest };
 
 export interface LineRequest {
   serviceRef: ResourceRef;
@@ -30,7 +30,11 @@ export interface LineRequest {
   quantity: string;
   unitPrice: string | null;
   description?: string;
-  discount?: DiscountRequest;
+  /** Descuento 0..5 (`discount` or `discounts` in the body). */
+  discounts?: DiscountRequest[];
+  /** How the body spelled the discounts (for error paths found later). */
+  discountKey?: 'discount' | 'discounts';
+  exoneration?: ExonerationRequest;
   /** PartidaArancelaria (12 digits), on the lines of a factura de exportación only. */
   tariffCode?: string;
 }
@@ -59,6 +63,11 @@ export interface InvoiceRequest {
   paymentMethod: PaymentMethodName | null;
   /** MedioPagoOtros: the description payment method `otros` (99) needs. */
   paymentMethodOther: string | null;
+  /** Several payment methods with their amounts (MedioPago 1..4); null: `payment_method`. */
+  payments: PaymentRequest[] | null;
+  /** OtrosCargos, document level. */
+  otherCharges: OtherChargeRequest[];
+  otherChargesKey: 'other_charges' | 'otherCharges';
   /**
    * A cash sale (contado) is paid when it is issued: settled by one payment (the invoice's payment
    * method) when its issue entry is booked. `paid_at_issue: false` leaves it unpaid, to be paid
@@ -88,6 +97,7 @@ const EITHER_SPELLING = [
   ['external_id', 'externalId'],
   ['paid_at_issue', 'paidAtIssue'],
   ['document_type', 'documentType'],
+  ['other_charges', 'otherCharges'],
 ] as const;
 const LINE_A = ['service_id', 'unit_price'] as const;
 const LINE_B = ['serviceId', 'price'] as const;
@@ -119,6 +129,7 @@ const BODY_FIELDS: ReadonlySet<string> = new Set([
   'terminal',
   'send',
   'metadata',
+  'payments',
 ]);
 const LINE_FIELDS: ReadonlySet<string> = new Set([
   ...LINE_A,
@@ -126,6 +137,8 @@ const LINE_FIELDS: ReadonlySet<string> = new Set([
   'qty',
   'description',
   'discount',
+  'discounts',
+  'exoneration',
   'tariff_code',
 ]);
 
@@ -228,9 +241,18 @@ export function parseInvoiceRequest(
     const pKey = shape === 'A' ? 'unit_price' : 'price';
     const unitPrice =
       line[pKey] === undefined ? null : checkDecimal(errors, `${base}/${pKey}`, line[pKey], PRICE);
-    let discount: DiscountRequest | undefined;
-    const d = line.discount as Record<string, unknown> | undefined;
-    if (d !== undefined) discount = parseDiscount(errors, `${base}/discount`, d);
+    let discounts: DiscountRequest[] | undefined;
+    if (line.discount !== undefined && line.discounts !== undefined)
+      err(`${base}/discounts`, 'conflicting_fields', 'give discount (one) or discounts (a list), not both');
+    else if (line.discount !== undefined) {
+      const one = parseDiscount(errors, `${base}/discount`, line.discount);
+      if (one) discounts = [one];
+    } else if (line.discounts !== undefined)
+      discounts = parseDiscounts(errors, `${base}/discounts`, line.discounts);
+    const exoneration =
+      line.exoneration === undefined
+        ? undefined
+        : parseExoneration(errors, `${base}/exoneration`, line.exoneration);
     const description = checkText(errors, `${base}/description`, line.description, TEXT_FACETS.detalle);
     const tariff = line.tariff_code;
     if (tariff !== undefined && documentType !== '09')
@@ -248,7 +270,10 @@ export function parseInvoiceRequest(
         quantity: qty,
         unitPrice,
         ...(description !== null ? { description } : {}),
-        ...(discount ? { discount } : {}),
+        ...(discounts?.length
+          ? { discounts, discountKey: line.discount !== undefined ? 'discount' : 'discounts' }
+          : {}),
+        ...(exoneration ? { exoneration } : {}),
         ...(typeof tariff === 'string' && documentType === '09' ? { tariffCode: tariff } : {}),
       });
     }
@@ -322,6 +347,15 @@ export function parseInvoiceRequest(
     );
   if (paymentMethod !== 'otros' && body[pmOtherKey] !== undefined)
     err(`/${pmOtherKey}`, 'not_applicable', 'applies only to payment method otros (99)');
+  let payments: PaymentRequest[] | null = null;
+  if (body.payments !== undefined) {
+    if (pm !== undefined || body[pmOtherKey] !== undefined)
+      err('/payments', 'conflicting_fields', 'give payments (a list) or payment_method, not both');
+    payments = parsePayments(errors, '/payments', body.payments);
+  }
+  const chargesKey = keyOf('other_charges', 'otherCharges');
+  const otherCharges =
+    body[chargesKey] === undefined ? [] : parseOtherCharges(errors, `/${chargesKey}`, body[chargesKey]);
   for (const [k, re, rule] of [
     ['branch', /^\d{3}$/, '3 digits'],
     ['terminal', /^\d{5}$/, '5 digits'],
@@ -395,6 +429,9 @@ export function parseInvoiceRequest(
       exchangeRate,
       paymentMethod,
       paymentMethodOther: pmOther,
+      payments,
+      otherCharges,
+      otherChargesKey: chargesKey as 'other_charges' | 'otherCharges',
       paidAtIssue: condition.code === '01' && rawPaid !== false,
       branch: (body.branch as string | undefined) ?? null,
       terminal: (body.terminal as string | undefined) ?? null,
@@ -405,45 +442,4 @@ export function parseInvoiceRequest(
       replaces,
     },
   };
-}
-
-function parseDiscount(errors: FieldError[], base: string, d: unknown): DiscountRequest | undefined {
-  if (d === null || typeof d !== 'object' || Array.isArray(d)) {
-    errors.push({ path: base, code: 'invalid_type', message: 'must be an object' });
-    return undefined;
-  }
-  const o = d as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
-    if (!['amount', 'percent', 'code', 'code_other', 'nature'].includes(k))
-      errors.push({ path: `${base}/${k}`, code: 'unknown_field', message: 'is not a field of a discount' });
-  }
-  if ((o.amount === undefined) === (o.percent === undefined))
-    errors.push({ path: base, code: 'invalid_discount', message: 'give exactly one of amount or percent' });
-  const code = o.code ?? '07';
-  if (typeof code !== 'string' || !Object.hasOwn(CODIGOS_DESCUENTO, code)) {
-    errors.push({
-      path: `${base}/code`,
-      code: 'unknown_code',
-      message: `unknown CodigoDescuento "${String(code)}"`,
-    });
-    return undefined;
-  }
-  const discount: DiscountRequest = { code: code as CodigoDescuento };
-  for (const k of ['amount', 'percent'] as const) {
-    if (o[k] === undefined) continue;
-    if (typeof o[k] !== 'string')
-      errors.push({ path: `${base}/${k}`, code: 'invalid_type', message: 'must be a decimal string' });
-    else discount[k] = o[k];
-  }
-  const other = checkText(
-    errors,
-    `${base}/code_other`,
-    o.code_other,
-    TEXT_FACETS.codigoDescuentoOtro,
-    code === '99',
-  );
-  if (other !== null) discount.codeOther = other;
-  const nature = checkText(errors, `${base}/nature`, o.nature, TEXT_FACETS.naturalezaDescuento);
-  if (nature !== null) discount.nature = nature;
-  return discount;
 }

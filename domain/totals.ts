@@ -20,6 +20,10 @@
 // (codes.ts IVA_RATES). An exonerated line splits MontoTotal: the share TarifaExonerada / Tarifa
 // is exonerado, the rest gravado. A bucket no line touches is null and is omitted from the XML.
 //
+// OtrosCargos: an amount, or a percentage of TotalVentaNeta (code 06, the service charge, 10 %
+// unless stated), rounded once. MedioPago: amounts checked against TotalComprobante, one payment
+// may take the rest (TotalsOptions.payments).
+//
 // Extension points: only tax code 01 (IVA) is computed (BaseImponible would add the 02/04/05/12
 // taxes); ImpuestoAsumidoEmisorFabrica and TotalIVADevuelto are always zero / absent; discount
 // codes 01-03 (regalías, bonificaciones), whose IVA is computed on MontoTotal, are refused until
@@ -37,7 +41,9 @@ import {
   isIvaRateAllowed,
   isTipoComprobante,
   isTipoDocumentoExoneracion,
+  isTipoMedioPago,
   isTipoOtroCargo,
+  TIPOS_OTROS_CARGOS,
   isUnidadMedida,
   unitKind,
   type CodigoDescuento,
@@ -50,6 +56,7 @@ import {
   type LineKind,
   type TipoComprobante,
   type TipoDocumentoExoneracion,
+  type TipoMedioPago,
   type TipoOtroCargo,
   type UnidadMedida,
 } from './codes.ts';
@@ -102,7 +109,8 @@ export interface ExonerationInput {
   institution: InstitucionExoneracion;
   /** Required when institution is 99 (5-160 characters). */
   institutionOther?: string;
-  issuedAt: Date;
+  /** FechaEmisionEX; an ISO string as stored with the line in JSON. */
+  issuedAt: Date | string;
   /** TarifaExonerada: percentage points of the IVA rate exonerated, 0 < rate ≤ Tarifa, 2 decimals. */
   rate: string;
 }
@@ -127,11 +135,16 @@ export interface OtherChargeInput {
   code: TipoOtroCargo;
   /** Required when code is 99 (5-100 characters). */
   codeOther?: string;
-  /** Detalle, up to 160 characters. */
-  detail: string;
-  /** PorcentajeOC, informative (up to 5 decimals). */
+  /** Detalle, up to 160 characters; the code's label when absent. */
+  detail?: string;
+  /**
+   * PorcentajeOC (up to 5 decimals). Without `amount` the charge is this percentage of
+   * TotalVentaNeta (the sale after discounts, before taxes), rounded to 5 decimals; code 06 (the
+   * 10 % service charge) defaults to 10.
+   */
   percent?: string;
-  amount: string;
+  /** MontoCargo; computed from `percent` when absent. */
+  amount?: string;
   /** IdentificacionTercero / NombreTercero, for charges collected on behalf of a third party. */
   thirdParty?: { idType: IdentificationType; idNumber: string; name?: string };
 }
@@ -143,6 +156,28 @@ export interface TotalsOptions {
   /** Document type, to check which IVA rate codes are allowed (default 01, Factura). */
   docType?: TipoComprobante;
   otherCharges?: readonly OtherChargeInput[];
+  /**
+   * MedioPago 0..4. An amount may be left out on one of them: it takes what the others leave of
+   * TotalComprobante. The amounts must add up to TotalComprobante, or to the API's 2-decimal
+   * total (the last one then absorbs the fraction of a centavo, so the XML adds up exactly).
+   * With a single payment and no amount, TotalMedioPago is omitted.
+   */
+  payments?: readonly PaymentInput[];
+}
+
+export interface PaymentInput {
+  type: TipoMedioPago;
+  /** MedioPagoOtros, for type 99. */
+  other?: string | null;
+  amount?: string | null;
+}
+
+/** One MedioPago of ResumenFactura. */
+export interface ResolvedPayment {
+  type: TipoMedioPago;
+  other: string | null;
+  /** TotalMedioPago, or null when omitted (a single payment given without an amount). */
+  total: Amount | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -254,6 +289,8 @@ export interface DocumentSummary {
   totalImpAsumEmisorFabrica: Amount | null;
   totalIVADevuelto: Amount | null;
   totalOtrosCargos: Amount | null;
+  /** MedioPago with their amounts; absent in summaries stored before payments carried amounts. */
+  medioPago?: ResolvedPayment[];
   totalComprobante: Amount;
 }
 
@@ -510,7 +547,8 @@ function validateExoneration(
     160,
     e.institution === '99',
   );
-  if (!(e.issuedAt instanceof Date) || Number.isNaN(e.issuedAt.getTime())) {
+  const issuedAt = typeof e.issuedAt === 'string' ? new Date(e.issuedAt) : e.issuedAt;
+  if (!(issuedAt instanceof Date) || Number.isNaN(issuedAt.getTime())) {
     issues.add(`${p}/issuedAt`, 'invalid_date', 'expected a valid date');
   }
   const rate = parseDecimal(issues, `${p}/rate`, e.rate, { maxInt: 2, maxFrac: 2, sign: 'positive' });
@@ -539,7 +577,7 @@ function validateExoneration(
     inciso: e.inciso ?? null,
     institution: e.institution,
     institutionOther,
-    issuedAt: e.issuedAt,
+    issuedAt,
     rate,
   };
 }
@@ -640,49 +678,136 @@ function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
   };
 }
 
-function validateOtherCharges(
-  issues: Issues,
-  charges: readonly OtherChargeInput[],
-): { resolved: ResolvedOtherCharge[]; amounts: Dec[] } {
-  const resolved: ResolvedOtherCharge[] = [];
-  const amounts: Dec[] = [];
+interface ValidCharge {
+  index: number;
+  code: TipoOtroCargo;
+  codeOther: string | null;
+  detail: string;
+  percent: Dec | null;
+  amount: Dec | null;
+  thirdParty: ResolvedOtherCharge['thirdParty'];
+}
+
+/** The service charge of restaurants (TipoDocumentoOC 06) is 10 % of the sale unless stated. */
+const SERVICE_CHARGE_PERCENT = new D(10);
+
+function validateOtherCharges(issues: Issues, charges: readonly OtherChargeInput[]): ValidCharge[] {
+  const valid: ValidCharge[] = [];
   if (charges.length > MAX_OTHER_CHARGES) {
     issues.add('/otherCharges', 'too_many', `at most ${MAX_OTHER_CHARGES} other charges`);
   }
   charges.forEach((c, k) => {
     const p = `/otherCharges/${k}`;
     const before = issues.list.length;
-    if (typeof c.code !== 'string' || !isTipoOtroCargo(c.code)) {
-      issues.add(`${p}/code`, 'unknown_code', `unknown TipoDocumentoOC "${String(c.code)}"`);
-    }
+    const known = typeof c.code === 'string' && isTipoOtroCargo(c.code);
+    if (!known) issues.add(`${p}/code`, 'unknown_code', `unknown TipoDocumentoOC "${String(c.code)}"`);
     const codeOther = textLength(issues, `${p}/codeOther`, c.codeOther, 5, 100, c.code === '99');
-    const detail = textLength(issues, `${p}/detail`, c.detail, 1, 160, true);
-    const percent =
+    const detail =
+      c.detail === undefined && known
+        ? TIPOS_OTROS_CARGOS[c.code]
+        : textLength(issues, `${p}/detail`, c.detail, 1, 160, true);
+    let percent =
       c.percent === undefined
         ? null
         : parseDecimal(issues, `${p}/percent`, c.percent, { maxInt: 4, maxFrac: 5, sign: 'nonNegative' });
-    const amount = parseDecimal(issues, `${p}/amount`, c.amount, {
-      maxInt: 13,
-      maxFrac: 5,
-      sign: 'nonNegative',
-    });
+    const amount =
+      c.amount === undefined
+        ? null
+        : parseDecimal(issues, `${p}/amount`, c.amount, { maxInt: 13, maxFrac: 5, sign: 'nonNegative' });
+    if (amount === null && percent === null && c.amount === undefined && c.percent === undefined) {
+      if (c.code === '06') percent = SERVICE_CHARGE_PERCENT;
+      else issues.add(p, 'required', 'give amount or percent');
+    }
     let thirdParty: ResolvedOtherCharge['thirdParty'] = null;
     if (c.thirdParty) {
       const name = textLength(issues, `${p}/thirdParty/name`, c.thirdParty.name, 5, 100, false);
       thirdParty = { idType: c.thirdParty.idType, idNumber: c.thirdParty.idNumber, name };
     }
-    if (issues.list.length > before || !amount || detail === null) return;
-    amounts.push(amount);
-    resolved.push({
-      code: c.code,
-      codeOther,
-      detail,
-      percent: percent ? fmt5(percent) : null,
-      amount: fmt5(amount),
-      thirdParty,
+    if (issues.list.length > before || detail === null) return;
+    valid.push({ index: k, code: c.code, codeOther, detail, percent, amount, thirdParty });
+  });
+  return valid;
+}
+
+/** Amounts of the charges: as given, or their percentage of TotalVentaNeta. */
+function computeOtherCharges(
+  charges: readonly ValidCharge[],
+  totalVentaNeta: Dec,
+): { resolved: ResolvedOtherCharge[]; amounts: Dec[] } {
+  const amounts = charges.map((c) => c.amount ?? r5(totalVentaNeta.times(c.percent ?? ZERO).div(HUNDRED)));
+  const resolved = charges.map((c, i) => ({
+    code: c.code,
+    codeOther: c.codeOther,
+    detail: c.detail,
+    percent: c.percent ? fmt5(c.percent) : null,
+    amount: fmt5(amounts[i]!),
+    thirdParty: c.thirdParty,
+  }));
+  return { resolved, amounts };
+}
+
+/** MedioPago amounts: given ones checked, one missing amount takes the rest (see TotalsOptions). */
+function resolvePayments(
+  issues: Issues,
+  payments: readonly PaymentInput[],
+  totalComprobante: Dec,
+): ResolvedPayment[] {
+  if (payments.length > 4) issues.add('/payments', 'too_many', 'at most 4 payment methods (MedioPago)');
+  const amounts: (Dec | null)[] = payments.map((pay, k) => {
+    if (typeof pay.type !== 'string' || !isTipoMedioPago(pay.type))
+      issues.add(`/payments/${k}/type`, 'unknown_code', `unknown TipoMedioPago "${String(pay.type)}"`);
+    if (pay.type === '99' && textLength(issues, `/payments/${k}/other`, pay.other, 3, 100, true) === null)
+      return null;
+    if (pay.amount === undefined || pay.amount === null) return null;
+    return parseDecimal(issues, `/payments/${k}/amount`, pay.amount, {
+      maxInt: 13,
+      maxFrac: 5,
+      sign: 'positive',
     });
   });
-  return { resolved, amounts };
+  const open = payments.flatMap((pay, k) => (pay.amount === undefined || pay.amount === null ? [k] : []));
+  if (issues.list.length > 0) return [];
+  const out = (totals: (Dec | null)[]) =>
+    payments.map((pay, k) => ({
+      type: pay.type,
+      other: pay.type === '99' ? (pay.other ?? null) : null,
+      total: totals[k] ? fmt5(totals[k]) : null,
+    }));
+  if (payments.length === 1 && open.length === 1) return out([null]);
+  if (open.length > 1) {
+    issues.add('/payments', 'payment_amount_required', 'every payment but at most one gives its amount');
+    return [];
+  }
+  const given = sum(amounts.filter((a): a is Dec => a !== null));
+  const apiTotal = totalComprobante.toDecimalPlaces(2, D.ROUND_HALF_UP);
+  if (open.length === 1) {
+    const rest = totalComprobante.minus(given);
+    if (rest.lte(0)) {
+      issues.add(
+        '/payments',
+        'payments_exceed_total',
+        `the amounts given reach the total ${fmt2(totalComprobante)}`,
+      );
+      return [];
+    }
+    amounts[open[0]!] = rest;
+    return out(amounts);
+  }
+  if (given.eq(totalComprobante)) return out(amounts);
+  if (given.eq(apiTotal)) {
+    const last = amounts.length - 1;
+    const adjusted = amounts[last]!.plus(totalComprobante.minus(apiTotal));
+    if (adjusted.gt(0)) {
+      amounts[last] = adjusted;
+      return out(amounts);
+    }
+  }
+  issues.add(
+    '/payments',
+    'payments_mismatch',
+    `the payments add up to ${fmt2(given)}, the invoice total is ${fmt2(totalComprobante)}`,
+  );
+  return [];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -719,7 +844,7 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
     const v = validateLine(issues, line, i, docType);
     if (v) valid.push(v);
   });
-  const other = validateOtherCharges(issues, otherChargeInputs);
+  const charges = validateOtherCharges(issues, otherChargeInputs);
   if (issues.list.length > 0 || !exchangeRate) throw new DomainValidationError(issues.list);
 
   const computed: ComputedLine[] = [];
@@ -770,6 +895,7 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
   const totalDescuentos = sum(computed.map((c) => c.discountTotal));
   const totalVentaNeta = totalVenta.minus(totalDescuentos);
   const totalImpuesto = sum(computed.map((c) => c.netTax));
+  const other = computeOtherCharges(charges, totalVentaNeta);
   const totalOtrosCargos = sum(other.amounts);
   const totalComprobante = totalVentaNeta.plus(totalImpuesto).plus(totalOtrosCargos);
   if (totalComprobante.gt(MAX_AMOUNT)) {
@@ -777,6 +903,8 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
       { path: '/lines', code: 'amount_too_large', message: 'TotalComprobante exceeds 13 integer digits' },
     ]);
   }
+  const medioPago = options.payments ? resolvePayments(issues, options.payments, totalComprobante) : null;
+  if (issues.list.length > 0) throw new DomainValidationError(issues.list);
 
   const opt = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
   return {
@@ -809,6 +937,7 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
       totalImpAsumEmisorFabrica: null,
       totalIVADevuelto: null,
       totalOtrosCargos: other.resolved.length > 0 ? fmt5(totalOtrosCargos) : null,
+      ...(medioPago ? { medioPago } : {}),
       totalComprobante: fmt5(totalComprobante),
     },
     total: fmt2(totalComprobante),

@@ -72,10 +72,40 @@ export function facturaDocument(
     throw new DocumentDataError(`company ${company.id} lacks emisor activity or location data`);
   }
   const lines = invoice.lines.map((l) => l.input);
+  // Other charges and payments are recomputed from what was recorded: the charges' amounts as
+  // resolved at creation, the payments' amounts (or the single payment without one).
+  const stored = invoice.summary;
+  const medios =
+    stored.summary.medioPago ??
+    invoice.paymentMethods.map((m) => ({
+      type: PAYMENT_METHODS[m] ?? '01',
+      other: m === 'otros' ? invoice.paymentMethodOther : null,
+      total: null,
+    }));
   const totals = computeDocumentTotals(lines, {
     currency: invoice.currency as never,
     exchangeRate: invoice.exchangeRate,
     docType: kind === 'FacturaElectronica' ? '01' : kindInfo.docType,
+    otherCharges: (stored.otherCharges ?? []).map((c) => ({
+      code: c.code,
+      ...(c.codeOther ? { codeOther: c.codeOther } : {}),
+      detail: c.detail,
+      ...(c.percent ? { percent: c.percent } : {}),
+      amount: c.amount,
+      ...(c.thirdParty
+        ? {
+            thirdParty: {
+              idType: c.thirdParty.idType,
+              idNumber: c.thirdParty.idNumber,
+              ...(c.thirdParty.name ? { name: c.thirdParty.name } : {}),
+            },
+          }
+        : {}),
+    })),
+    payments:
+      medios.length > 1 || medios.some((m) => m.total)
+        ? medios.map((m) => ({ type: m.type, other: m.other, amount: m.total }))
+        : undefined,
   });
   const ref = invoice.reference;
   if (totals.summary.totalComprobante !== invoice.summary.summary.totalComprobante) {
@@ -114,9 +144,10 @@ export function facturaDocument(
     condicionVenta: invoice.condicionVenta as CondicionVenta,
     ...(invoice.conditionOther ? { condicionVentaOtros: invoice.conditionOther } : {}),
     ...(invoice.creditDays ? { plazoCredito: invoice.creditDays } : {}),
-    mediosPago: invoice.paymentMethods.map((m) => ({
-      type: PAYMENT_METHODS[m] ?? '01',
-      ...(m === 'otros' && invoice.paymentMethodOther ? { other: invoice.paymentMethodOther } : {}),
+    mediosPago: (totals.summary.medioPago ?? medios).map((m) => ({
+      type: m.type,
+      ...(m.other ? { other: m.other } : {}),
+      ...(m.total ? { total: m.total } : {}),
     })),
     lines,
     totals,

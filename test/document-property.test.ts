@@ -143,7 +143,14 @@ function checkIdentities(c: InvoiceCase, t: DocumentTotals): void {
     eq(d.amount, desglose.get(`${d.code}|${d.ivaRateCode}`) ?? new D(-1)),
   );
   // TotalComprobante = TotalVentaNeta + TotalImpuesto + TotalOtrosCargos − TotalIVADevuelto
-  const otros = c.otherCharges.reduce((a, o) => a.plus(o.amount), new D(0));
+  // OtrosCargos: the amount given, or its percentage of TotalVentaNeta (06 defaults to 10 %)
+  const otros = c.otherCharges.reduce((a, o, k) => {
+    const percent = o.percent ?? (o.amount === undefined ? '10' : null);
+    const expected =
+      o.amount !== undefined ? dec(o.amount) : r5(dec(s.totalVentaNeta).times(percent!).div(100));
+    expect(t.otherCharges[k]?.amount).toBe(expected.toFixed(5));
+    return a.plus(expected);
+  }, new D(0));
   eq(s.totalOtrosCargos, otros);
   eq(
     s.totalComprobante,
@@ -151,6 +158,16 @@ function checkIdentities(c: InvoiceCase, t: DocumentTotals): void {
   );
   eq(s.totalComprobante, montoTotalLinea.plus(otros));
   expect(s.exchangeRate).toBe(dec(c.currency.exchangeRate).toFixed(5));
+  // MedioPago: one per method; several add up to TotalComprobante, each > 0
+  const medios = s.medioPago ?? [];
+  expect(medios.length).toBeGreaterThanOrEqual(1);
+  if (medios.length > 1) {
+    expect(medios.every((m) => m.total !== null && dec(m.total).gt(0))).toBe(true);
+    eq(
+      s.totalComprobante,
+      medios.reduce((a, m) => a.plus(dec(m.total)), new D(0)),
+    );
+  }
   // API total: TotalComprobante to 2 decimals, half-up
   expect(t.total).toBe(dec(s.totalComprobante).toDecimalPlaces(2, D.ROUND_HALF_UP).toFixed(2));
 }

@@ -154,6 +154,69 @@ const discountArb = fc.oneof(
   { weight: 1, arbitrary: randomDiscountArb },
 );
 
+/** An exoneration that is mostly right, sometimes out of bounds or with unknown codes. */
+const exonerationArb = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      doc_type: fc.constantFrom('01', '03', '08'),
+      number: fc.constantFrom('AL-00012345-24', 'DGT-2026-999'),
+      institution: fc.constantFrom('01', '02'),
+      issued_at: fc.constantFrom('2026-01-15', '2026-03-01T10:00:00-06:00'),
+      rate: fc.constantFrom('13', '4', '1', '0.5', 13),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      {
+        doc_type: opt(fc.constantFrom('99', '55', '04')),
+        doc_type_other: opt(textOf(5, 100)),
+        number: opt(textOf(3, 40)),
+        article: opt(fc.constantFrom('12', '1234567', 'x')),
+        institution: opt(fc.constantFrom('99', '13', '01')),
+        institution_other: opt(textOf(5, 160)),
+        issued_at: opt(fc.constantFrom('ayer', '2026-02-30', '2026-01-15')),
+        rate: opt(fc.constantFrom<unknown>('20', '0', '13.001', '13', -1)),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+);
+
+/** Other charges and several payments, coherent or not. */
+const chargesAndPaymentsArb = fc.oneof(
+  fc.constantFrom<Record<string, unknown>>(
+    { other_charges: [{ code: '06' }] },
+    {
+      other_charges: [
+        { code: '02', percent: '2' },
+        { code: '07', amount: '150.5' },
+      ],
+    },
+    {
+      other_charges: [
+        { code: '04', amount: '100', third_party: { id_number: '3101654321', name: 'Parqueo Central SA' } },
+      ],
+    },
+    { other_charges: [{ code: '04', amount: '100' }] },
+    { other_charges: [{ code: '99', amount: '5' }] },
+    { otherCharges: [{ code: '06', percent: '10' }] },
+    { payments: [{ method: 'tarjeta', amount: '1' }, { method: 'efectivo' }] },
+    { payments: [{ method: 'efectivo' }, { method: 'tarjeta' }] },
+    { payments: [{ method: 'tarjeta', amount: '1' }] },
+    { payments: [{ method: 'sinpe_movil' }], other_charges: [{ code: '06' }] },
+    { payments: [{ method: 'efectivo' }], payment_method: 'tarjeta' },
+  ),
+  textOf(3, 100).map((t) => ({
+    payments: [
+      { method: 'cheque', amount: '0.5' },
+      { method: 'otros', other: t },
+    ],
+  })),
+  textOf(1, 160).map((t) => ({ other_charges: [{ code: '01', detail: t, amount: '10' }] })),
+);
+
 /** Terms that go together, or any mix of them (then often refused). */
 const termsArb = fc.oneof(
   { weight: 2, arbitrary: fc.constant({}) },
@@ -167,6 +230,7 @@ const termsArb = fc.oneof(
   ),
   textOf(5, 100).map((t) => ({ condition: 'otros', condition_other: t })),
   textOf(3, 100).map((t) => ({ payment_method: 'otros', payment_method_other: t })),
+  { weight: 3, arbitrary: chargesAndPaymentsArb },
   { weight: 2, arbitrary: fc.constant(null) },
 );
 
@@ -182,6 +246,8 @@ const invoiceArb = fc.record(
           unit_price: opt(fc.constantFrom<unknown>('0', '12.5', '9999999999999.99999', '1.123456', 5, 1e15)),
           description: opt(textOf(3, 200)),
           discount: opt(discountArb),
+          discounts: opt(fc.array(discountArb, { minLength: 1, maxLength: 6 })),
+          exoneration: opt(exonerationArb),
         },
         { requiredKeys: ['service', 'qty'] },
       ),

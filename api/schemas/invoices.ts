@@ -2,7 +2,12 @@
 // field of both, unknown fields rejected); domain/invoice-request.ts then insists that the client
 // and the lines use one shape, and takes the optional fields under either spelling.
 import { Type } from 'typebox';
-import { CODIGOS_DESCUENTO } from '../../domain/codes.ts';
+import {
+  CODIGOS_DESCUENTO,
+  INSTITUCIONES_EXONERACION,
+  TIPOS_DOCUMENTO_EXONERACION,
+  TIPOS_OTROS_CARGOS,
+} from '../../domain/codes.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { Decimal2, Limit, Timestamp, nameSchemas } from './common.ts';
 
@@ -17,13 +22,88 @@ const Price = Type.Union([Type.String(), Type.Number()], {
 
 const Discount = Type.Object(
   {
-    amount: Type.Optional(Type.String({ description: 'Discount amount for the line' })),
-    percent: Type.Optional(Type.String({ description: 'Discount as a percentage of the line amount' })),
-    code: Type.Optional(Type.String({ enum: Object.keys(CODIGOS_DESCUENTO), default: '07' })),
-    code_other: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
-    nature: Type.Optional(Type.String({ minLength: 3, maxLength: 80 })),
+    amount: Type.Optional(Type.String({ description: 'Discount amount for the line (MontoDescuento)' })),
+    percent: Type.Optional(
+      Type.String({
+        description: 'Discount as a percentage of what earlier discounts leave of the line amount',
+      }),
+    ),
+    code: Type.Optional(
+      Type.String({
+        enum: Object.keys(CODIGOS_DESCUENTO),
+        default: '07',
+        description:
+          'CodigoDescuento: 04 volumen, 05 temporada, 06 promocional, 07 comercial, 08 frecuencia, ' +
+          '09 sostenido, 99 otros (needs code_other). 01-03 (regalías, bonificaciones) are refused.',
+      }),
+    ),
+    code_other: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 100, description: 'CodigoDescuentoOTRO, for code 99' }),
+    ),
+    codeOther: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 100, description: 'Same as code_other' }),
+    ),
+    nature: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 80,
+        description: "NaturalezaDescuento; defaults to the code's name",
+      }),
+    ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ percent: '10', code: '04', nature: 'Descuento por volumen' }] },
+);
+
+const Exoneration = Type.Object(
+  {
+    doc_type: Type.Optional(
+      Type.String({
+        enum: Object.keys(TIPOS_DOCUMENTO_EXONERACION),
+        description:
+          'Required. TipoDocumentoEX1, e.g. 01 compras autorizadas DGT, 02 diplomáticos, 08 zona franca',
+      }),
+    ),
+    doc_type_other: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 100, description: 'For doc_type 99' }),
+    ),
+    number: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 40,
+        description: 'Required. NumeroDocumento of the exoneration',
+      }),
+    ),
+    article: Type.Optional(Type.String({ pattern: '^\\d{1,6}$' })),
+    inciso: Type.Optional(Type.String({ pattern: '^\\d{1,6}$' })),
+    institution: Type.Optional(
+      Type.String({
+        enum: Object.keys(INSTITUCIONES_EXONERACION),
+        description: 'Required. NombreInstitucion code, e.g. 01 Ministerio de Hacienda',
+      }),
+    ),
+    institution_other: Type.Optional(
+      Type.String({ minLength: 5, maxLength: 160, description: 'For institution 99' }),
+    ),
+    issued_at: Type.Optional(
+      Type.String({
+        description: 'Required. FechaEmisionEX: 2026-01-15 (Costa Rica midnight) or a date-time with offset',
+      }),
+    ),
+    rate: Type.Optional(
+      Type.Union([Type.String(), Type.Number()], {
+        description:
+          "Required. TarifaExonerada: percentage points of the line's IVA exonerated (≤ its rate, 2 decimals); " +
+          'the line keeps the rest of the IVA',
+      }),
+    ),
+  },
+  {
+    additionalProperties: true,
+    description: 'The exoneration the client holds for this line (camelCase keys accepted too)',
+    examples: [
+      { doc_type: '03', number: 'AL-00012345-24', institution: '01', issued_at: '2026-01-15', rate: '13' },
+    ],
+  },
 );
 
 const LineInput = Type.Object(
@@ -41,6 +121,72 @@ const LineInput = Type.Object(
         description: 'PartidaArancelaria (12 digits): lines of a factura de exportación (09) only',
       }),
     ),
+    discounts: Type.Optional(
+      Type.Array(Discount, {
+        minItems: 1,
+        maxItems: 5,
+        description: 'Up to 5 discounts applied in order (instead of discount)',
+      }),
+    ),
+    exoneration: Type.Optional(Exoneration),
+  },
+  { additionalProperties: false },
+);
+
+const OtherCharge = Type.Object(
+  {
+    code: Type.Optional(
+      Type.String({
+        enum: Object.keys(TIPOS_OTROS_CARGOS),
+        description:
+          'Required. TipoDocumentoOC: 01 parafiscal, 02 Cruz Roja, 03 Bomberos, 04 cobro de un tercero (needs ' +
+          'third_party), 05 exportación, 06 impuesto de servicio 10 %, 07 colegios, 08 depósitos, 09 multas, ' +
+          '10 intereses moratorios, 99 otros (needs code_other)',
+      }),
+    ),
+    code_other: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
+    detail: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 160, description: "Detalle; the code's name by default" }),
+    ),
+    percent: Type.Optional(
+      Type.Union([Type.String(), Type.Number()], {
+        description:
+          'PorcentajeOC: the charge is this percentage of the net sale (after discounts, before taxes); ' +
+          'code 06 defaults to 10',
+      }),
+    ),
+    amount: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'MontoCargo' })),
+    third_party: Type.Optional(
+      Type.Object(
+        {
+          id_type: Type.Optional(Type.String({ description: 'Nota 4 type; inferred from the number' })),
+          id_number: Type.Optional(Type.String({ description: 'Required: the cédula' })),
+          name: Type.Optional(
+            Type.String({ minLength: 5, maxLength: 100, description: 'Required: NombreTercero' }),
+          ),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      { code: '06' },
+      { code: '04', amount: '2500', third_party: { id_number: '3101123456', name: 'Parqueo Central SA' } },
+    ],
+  },
+);
+
+const Payment = Type.Object(
+  {
+    method: Type.String({ enum: Object.keys(PAYMENT_METHODS) }),
+    amount: Type.Optional(
+      Type.Union([Type.String(), Type.Number()], {
+        description: 'TotalMedioPago; at most one payment leaves it out and takes the rest of the total',
+      }),
+    ),
+    other: Type.Optional(Type.String({ minLength: 3, maxLength: 100, description: 'For method otros (99)' })),
   },
   { additionalProperties: false },
 );
@@ -148,6 +294,22 @@ export const CreateInvoiceBody = Type.Object(
     exchangeRate: Type.Optional(
       Type.Union([Type.String(), Type.Number()], { description: 'Same as exchange_rate (give one)' }),
     ),
+    payments: Type.Optional(
+      Type.Array(Payment, {
+        minItems: 1,
+        maxItems: 4,
+        description:
+          'Several payment methods with their amounts (MedioPago 1..4), instead of payment_method. ' +
+          'The amounts add up to the total (or leave one out to take the rest)',
+        examples: [[{ method: 'tarjeta', amount: '10000' }, { method: 'efectivo' }]],
+      }),
+    ),
+    other_charges: Type.Optional(
+      Type.Array(OtherCharge, { maxItems: 15, description: 'OtrosCargos, added to the total' }),
+    ),
+    otherCharges: Type.Optional(
+      Type.Array(OtherCharge, { maxItems: 15, description: 'Same as other_charges' }),
+    ),
     payment_method: Type.Optional(PaymentMethodName),
     paymentMethod: Type.Optional(PaymentMethodName),
     payment_method_other: Type.Optional(PaymentMethodOther),
@@ -236,6 +398,26 @@ export const CreateInvoiceBody = Type.Object(
         exchange_rate: '505.25',
         lines: [{ service_id: 'srv_000000000001', qty: 1, unit_price: '49.00' }],
       },
+      {
+        client_id: 'cli_000000000001',
+        lines: [
+          {
+            service_id: 'srv_000000000001',
+            qty: 2,
+            unit_price: '15000.00',
+            discounts: [{ percent: '10', code: '04', nature: 'Descuento por volumen' }],
+            exoneration: {
+              doc_type: '03',
+              number: 'AL-00012345-24',
+              institution: '01',
+              issued_at: '2026-01-15',
+              rate: '13',
+            },
+          },
+        ],
+        other_charges: [{ code: '06' }],
+        payments: [{ method: 'tarjeta', amount: '20000' }, { method: 'efectivo' }],
+      },
     ],
   },
 );
@@ -248,6 +430,19 @@ const TaxLine = Type.Object({
     examples: ['13.00'],
   }),
   amount: Type.String(),
+  exoneration: Type.Optional(
+    Type.Object(
+      {
+        doc_type: Type.String(),
+        number: Type.String(),
+        institution: Type.String(),
+        issued_at: Timestamp,
+        rate: Type.String({ description: 'TarifaExonerada' }),
+        amount: Type.String({ description: 'MontoExoneracion: the IVA the exoneration removes' }),
+      },
+      { description: 'Lines of an exonerated client: Monto is the IVA before the exoneration' },
+    ),
+  ),
 });
 
 export const InvoiceLineObject = Type.Object({
@@ -261,6 +456,14 @@ export const InvoiceLineObject = Type.Object({
   unit_price: Type.String(),
   amount: Type.String({ description: 'MontoTotal = qty × unit_price' }),
   discount: Type.String(),
+  discounts: Type.Array(
+    Type.Object({
+      amount: Type.String(),
+      code: Type.String(),
+      code_other: Type.Union([Type.String(), Type.Null()]),
+      nature: Type.String(),
+    }),
+  ),
   subtotal: Type.String(),
   taxes: Type.Array(TaxLine),
   total: Type.String({ description: 'MontoTotalLinea' }),
@@ -413,6 +616,34 @@ export const InvoiceObject = Type.Object({
   credit_days: Type.Union([Type.Integer(), Type.Null()]),
   payment_methods: Type.Array(Type.String()),
   payment_method_other: Type.Union([Type.String(), Type.Null()]),
+  payments: Type.Array(
+    Type.Object({
+      method: Type.String(),
+      amount: Type.Union([Type.String(), Type.Null()], {
+        description: 'TotalMedioPago (2 decimals); null for a single payment stated without amount',
+      }),
+      other: Type.Union([Type.String(), Type.Null()]),
+    }),
+    { description: 'MedioPago: the payment methods and their amounts' },
+  ),
+  other_charges: Type.Array(
+    Type.Object({
+      code: Type.String(),
+      code_other: Type.Union([Type.String(), Type.Null()]),
+      detail: Type.String(),
+      percent: Type.Union([Type.String(), Type.Null()]),
+      amount: Type.String(),
+      third_party: Type.Union([
+        Type.Object({
+          id_type: Type.String(),
+          id_number: Type.String(),
+          name: Type.Union([Type.String(), Type.Null()]),
+        }),
+        Type.Null(),
+      ]),
+    }),
+    { description: 'OtrosCargos with their amounts (5 decimals)' },
+  ),
   issue_date: Type.Union([Timestamp, Type.Null()]),
   lines: Type.Array(InvoiceLineObject),
   tax_breakdown: Type.Array(TaxLine),

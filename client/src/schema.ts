@@ -1141,6 +1141,88 @@ export interface paths {
             exchange_rate?: string | number;
             /** @description Same as exchange_rate (give one) */
             exchangeRate?: string | number;
+            /**
+             * @description Several payment methods with their amounts (MedioPago 1..4), instead of payment_method. The amounts add up to the total (or leave one out to take the rest)
+             * @example [
+             *       {
+             *         "method": "tarjeta",
+             *         "amount": "10000"
+             *       },
+             *       {
+             *         "method": "efectivo"
+             *       }
+             *     ]
+             */
+            payments?: {
+              /** @enum {string} */
+              method:
+                | 'efectivo'
+                | 'tarjeta'
+                | 'cheque'
+                | 'transferencia'
+                | 'recaudado_terceros'
+                | 'sinpe_movil'
+                | 'plataforma_digital'
+                | 'otros';
+              /** @description TotalMedioPago; at most one payment leaves it out and takes the rest of the total */
+              amount?: string | number;
+              /** @description For method otros (99) */
+              other?: string;
+            }[];
+            /** @description OtrosCargos, added to the total */
+            other_charges?: ({
+              /**
+               * @description Required. TipoDocumentoOC: 01 parafiscal, 02 Cruz Roja, 03 Bomberos, 04 cobro de un tercero (needs third_party), 05 exportación, 06 impuesto de servicio 10 %, 07 colegios, 08 depósitos, 09 multas, 10 intereses moratorios, 99 otros (needs code_other)
+               * @enum {string}
+               */
+              code?: '10' | '99' | '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
+              code_other?: string;
+              /** @description Detalle; the code's name by default */
+              detail?: string;
+              /** @description PorcentajeOC: the charge is this percentage of the net sale (after discounts, before taxes); code 06 defaults to 10 */
+              percent?: string | number;
+              /** @description MontoCargo */
+              amount?: string | number;
+              third_party?: {
+                /** @description Nota 4 type; inferred from the number */
+                id_type?: string;
+                /** @description Required: the cédula */
+                id_number?: string;
+                /** @description Required: NombreTercero */
+                name?: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            })[];
+            /** @description Same as other_charges */
+            otherCharges?: ({
+              /**
+               * @description Required. TipoDocumentoOC: 01 parafiscal, 02 Cruz Roja, 03 Bomberos, 04 cobro de un tercero (needs third_party), 05 exportación, 06 impuesto de servicio 10 %, 07 colegios, 08 depósitos, 09 multas, 10 intereses moratorios, 99 otros (needs code_other)
+               * @enum {string}
+               */
+              code?: '10' | '99' | '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
+              code_other?: string;
+              /** @description Detalle; the code's name by default */
+              detail?: string;
+              /** @description PorcentajeOC: the charge is this percentage of the net sale (after discounts, before taxes); code 06 defaults to 10 */
+              percent?: string | number;
+              /** @description MontoCargo */
+              amount?: string | number;
+              third_party?: {
+                /** @description Nota 4 type; inferred from the number */
+                id_type?: string;
+                /** @description Required: the cédula */
+                id_number?: string;
+                /** @description Required: NombreTercero */
+                name?: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            })[];
             /** @enum {string} */
             payment_method?:
               | 'efectivo'
@@ -2654,6 +2736,88 @@ export interface components {
       exchange_rate?: string | number;
       /** @description Same as exchange_rate (give one) */
       exchangeRate?: string | number;
+      /**
+       * @description Several payment methods with their amounts (MedioPago 1..4), instead of payment_method. The amounts add up to the total (or leave one out to take the rest)
+       * @example [
+       *       {
+       *         "method": "tarjeta",
+       *         "amount": "10000"
+       *       },
+       *       {
+       *         "method": "efectivo"
+       *       }
+       *     ]
+       */
+      payments?: {
+        /** @enum {string} */
+        method:
+          | 'efectivo'
+          | 'tarjeta'
+          | 'cheque'
+          | 'transferencia'
+          | 'recaudado_terceros'
+          | 'sinpe_movil'
+          | 'plataforma_digital'
+          | 'otros';
+        /** @description TotalMedioPago; at most one payment leaves it out and takes the rest of the total */
+        amount?: string | number;
+        /** @description For method otros (99) */
+        other?: string;
+      }[];
+      /** @description OtrosCargos, added to the total */
+      other_charges?: ({
+        /**
+         * @description Required. TipoDocumentoOC: 01 parafiscal, 02 Cruz Roja, 03 Bomberos, 04 cobro de un tercero (needs third_party), 05 exportación, 06 impuesto de servicio 10 %, 07 colegios, 08 depósitos, 09 multas, 10 intereses moratorios, 99 otros (needs code_other)
+         * @enum {string}
+         */
+        code?: '10' | '99' | '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
+        code_other?: string;
+        /** @description Detalle; the code's name by default */
+        detail?: string;
+        /** @description PorcentajeOC: the charge is this percentage of the net sale (after discounts, before taxes); code 06 defaults to 10 */
+        percent?: string | number;
+        /** @description MontoCargo */
+        amount?: string | number;
+        third_party?: {
+          /** @description Nota 4 type; inferred from the number */
+          id_type?: string;
+          /** @description Required: the cédula */
+          id_number?: string;
+          /** @description Required: NombreTercero */
+          name?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      } & {
+        [key: string]: unknown;
+      })[];
+      /** @description Same as other_charges */
+      otherCharges?: ({
+        /**
+         * @description Required. TipoDocumentoOC: 01 parafiscal, 02 Cruz Roja, 03 Bomberos, 04 cobro de un tercero (needs third_party), 05 exportación, 06 impuesto de servicio 10 %, 07 colegios, 08 depósitos, 09 multas, 10 intereses moratorios, 99 otros (needs code_other)
+         * @enum {string}
+         */
+        code?: '10' | '99' | '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
+        code_other?: string;
+        /** @description Detalle; the code's name by default */
+        detail?: string;
+        /** @description PorcentajeOC: the charge is this percentage of the net sale (after discounts, before taxes); code 06 defaults to 10 */
+        percent?: string | number;
+        /** @description MontoCargo */
+        amount?: string | number;
+        third_party?: {
+          /** @description Nota 4 type; inferred from the number */
+          id_type?: string;
+          /** @description Required: the cédula */
+          id_number?: string;
+          /** @description Required: NombreTercero */
+          name?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      } & {
+        [key: string]: unknown;
+      })[];
       /** @enum {string} */
       payment_method?:
         | 'efectivo'
@@ -3062,6 +3226,26 @@ export interface components {
       credit_days: number | null;
       payment_methods: string[];
       payment_method_other: string | null;
+      /** @description MedioPago: the payment methods and their amounts */
+      payments: {
+        method: string;
+        /** @description TotalMedioPago (2 decimals); null for a single payment stated without amount */
+        amount: string | null;
+        other: string | null;
+      }[];
+      /** @description OtrosCargos with their amounts (5 decimals) */
+      other_charges: {
+        code: string;
+        code_other: string | null;
+        detail: string;
+        percent: string | null;
+        amount: string;
+        third_party: {
+          id_type: string;
+          id_number: string;
+          name: string | null;
+        } | null;
+      }[];
       issue_date: string | null;
       lines: components['schemas']['InvoiceLine'][];
       tax_breakdown: components['schemas']['TaxLine'][];
@@ -3160,6 +3344,12 @@ export interface components {
       /** @description MontoTotal = qty × unit_price */
       amount: string;
       discount: string;
+      discounts: {
+        amount: string;
+        code: string;
+        code_other: string | null;
+        nature: string;
+      }[];
       subtotal: string;
       taxes: components['schemas']['TaxLine'][];
       /** @description MontoTotalLinea */
@@ -3187,21 +3377,72 @@ export interface components {
        */
       price?: string | number;
       description?: string;
+      /**
+       * @example {
+       *       "percent": "10",
+       *       "code": "04",
+       *       "nature": "Descuento por volumen"
+       *     }
+       */
       discount?: {
-        /** @description Discount amount for the line */
+        /** @description Discount amount for the line (MontoDescuento) */
         amount?: string;
-        /** @description Discount as a percentage of the line amount */
+        /** @description Discount as a percentage of what earlier discounts leave of the line amount */
         percent?: string;
         /**
+         * @description CodigoDescuento: 04 volumen, 05 temporada, 06 promocional, 07 comercial, 08 frecuencia, 09 sostenido, 99 otros (needs code_other). 01-03 (regalías, bonificaciones) are refused.
          * @default 07
          * @enum {string}
          */
         code?: '99' | '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
+        /** @description CodigoDescuentoOTRO, for code 99 */
         code_other?: string;
+        /** @description Same as code_other */
+        codeOther?: string;
+        /** @description NaturalezaDescuento; defaults to the code's name */
         nature?: string;
       };
       /** @description PartidaArancelaria (12 digits): lines of a factura de exportación (09) only */
       tariff_code?: string;
+      /** @description Up to 5 discounts applied in order (instead of discount) */
+      discounts?: components['schemas']['LineDiscountInput'][];
+      /**
+       * @description The exoneration the client holds for this line (camelCase keys accepted too)
+       * @example {
+       *       "doc_type": "03",
+       *       "number": "AL-00012345-24",
+       *       "institution": "01",
+       *       "issued_at": "2026-01-15",
+       *       "rate": "13"
+       *     }
+       */
+      exoneration?: {
+        /**
+         * @description Required. TipoDocumentoEX1, e.g. 01 compras autorizadas DGT, 02 diplomáticos, 08 zona franca
+         * @enum {string}
+         */
+        doc_type?: '10' | '11' | '99' | '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
+        /** @description For doc_type 99 */
+        doc_type_other?: string;
+        /** @description Required. NumeroDocumento of the exoneration */
+        number?: string;
+        article?: string;
+        inciso?: string;
+        /**
+         * @description Required. NombreInstitucion code, e.g. 01 Ministerio de Hacienda
+         * @enum {string}
+         */
+        institution?:
+          '10' | '11' | '12' | '99' | '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
+        /** @description For institution 99 */
+        institution_other?: string;
+        /** @description Required. FechaEmisionEX: 2026-01-15 (Costa Rica midnight) or a date-time with offset */
+        issued_at?: string;
+        /** @description Required. TarifaExonerada: percentage points of the line's IVA exonerated (≤ its rate, 2 decimals); the line keeps the rest of the IVA */
+        rate?: string | number;
+      } & {
+        [key: string]: unknown;
+      };
     };
     /** InvoiceList */
     InvoiceList: {
@@ -3210,6 +3451,32 @@ export interface components {
       data: components['schemas']['Invoice'][];
       /** @description More items follow: ask again with starting_after = the last id */
       has_more: boolean;
+    };
+    /**
+     * LineDiscountInput
+     * @example {
+     *       "percent": "10",
+     *       "code": "04",
+     *       "nature": "Descuento por volumen"
+     *     }
+     */
+    LineDiscountInput: {
+      /** @description Discount amount for the line (MontoDescuento) */
+      amount?: string;
+      /** @description Discount as a percentage of what earlier discounts leave of the line amount */
+      percent?: string;
+      /**
+       * @description CodigoDescuento: 04 volumen, 05 temporada, 06 promocional, 07 comercial, 08 frecuencia, 09 sostenido, 99 otros (needs code_other). 01-03 (regalías, bonificaciones) are refused.
+       * @default 07
+       * @enum {string}
+       */
+      code?: '99' | '01' | '02' | '03' | '04' | '05' | '06' | '07' | '08' | '09';
+      /** @description CodigoDescuentoOTRO, for code 99 */
+      code_other?: string;
+      /** @description Same as code_other */
+      codeOther?: string;
+      /** @description NaturalezaDescuento; defaults to the code's name */
+      nature?: string;
     };
     /** Payment */
     Payment: {
@@ -3453,6 +3720,18 @@ export interface components {
        */
       rate: string;
       amount: string;
+      /** @description Lines of an exonerated client: Monto is the IVA before the exoneration */
+      exoneration?: {
+        doc_type: string;
+        number: string;
+        institution: string;
+        /** Format: date-time */
+        issued_at: string;
+        /** @description TarifaExonerada */
+        rate: string;
+        /** @description MontoExoneracion: the IVA the exoneration removes */
+        amount: string;
+      };
     };
     /**
      * TimelineEntry
@@ -3777,6 +4056,7 @@ export type InvoiceEmail = components['schemas']['InvoiceEmail'];
 export type InvoiceLine = components['schemas']['InvoiceLine'];
 export type InvoiceLineInput = components['schemas']['InvoiceLineInput'];
 export type InvoiceList = components['schemas']['InvoiceList'];
+export type LineDiscountInput = components['schemas']['LineDiscountInput'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
 export type Problem = components['schemas']['Problem'];

@@ -105,10 +105,30 @@ export async function createNote(
         { status: doc.status },
       );
     const docType = NOTE_DOC_TYPE[input.kind];
+    // A note of the whole document carries its other charges too (as recorded); a partial one
+    // only the lines it names.
+    const otherCharges = input.body.lines
+      ? []
+      : (doc.summary.otherCharges ?? []).map((c) => ({
+          code: c.code,
+          ...(c.codeOther ? { codeOther: c.codeOther } : {}),
+          detail: c.detail,
+          amount: c.amount,
+          ...(c.thirdParty
+            ? {
+                thirdParty: {
+                  idType: c.thirdParty.idType,
+                  idNumber: c.thirdParty.idNumber,
+                  ...(c.thirdParty.name ? { name: c.thirdParty.name } : {}),
+                },
+              }
+            : {}),
+        }));
     const totals = computeDocumentTotals(lines, {
       currency: doc.currency as never,
       exchangeRate: doc.exchangeRate,
       docType,
+      otherCharges,
     });
     const amount = new Decimal(totals.summary.totalComprobante);
     const remaining = new Decimal(doc.total).minus(doc.creditedTotal);
@@ -141,8 +161,9 @@ export async function createNote(
       condicionVenta: doc.condicionVenta,
       conditionOther: doc.conditionOther,
       creditDays: doc.creditDays,
-      paymentMethods: doc.paymentMethods,
-      paymentMethodOther: doc.paymentMethodOther,
+      // One payment method (the document's first): a note states no split of its amount.
+      paymentMethods: doc.paymentMethods.slice(0, 1),
+      paymentMethodOther: doc.paymentMethods[0] === 'otros' ? doc.paymentMethodOther : null,
       lines: lines.map((l, i) => ({
         serviceId: doc.lines[(input.body.lines ? input.body.lines[i]!.line : i + 1) - 1]?.serviceId ?? null,
         input: l,

@@ -16,6 +16,7 @@ import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import { computeDocumentTotals, type DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
+import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 
 /** What the company must have on file before it can issue (not needed for drafts). */
 export function missingEmisorData(c: Company): string[] {
@@ -28,16 +29,31 @@ export function missingEmisorData(c: Company): string[] {
   return missing;
 }
 
+/** camelCase field names of domain/totals.ts inputs → the request's snake_case spelling. */
+const snake = (f: string) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 function mapTotalsPath(path: string, req: InvoiceRequest): string {
   const priceKey = req.shape === 'A' ? 'unit_price' : 'price';
+  const oneDiscount = (i: string) => req.lines[Number(i)]?.discountKey !== 'discounts';
+  const chargesKey = req.otherChargesKey;
   return path
     .replace(/^\/lines\/(\d+)\/quantity/, '/lines/$1/qty')
     .replace(/^\/lines\/(\d+)\/unitPrice/, `/lines/$1/${priceKey}`)
-    .replace(
-      /^\/lines\/(\d+)\/discounts\/0\/(\w+)/,
-      (_m, i, f) => `/lines/${i}/discount/${f === 'codeOther' ? 'code_other' : f}`,
+    .replace(/^\/lines\/(\d+)\/discounts\/(\d+)(\/(\w+))?$/, (_m, i: string, k: string, _f, f?: string) =>
+      oneDiscount(i) && k === '0'
+        ? `/lines/${i}/discount${f ? `/${snake(f)}` : ''}`
+        : `/lines/${i}/discounts/${k}${f ? `/${snake(f)}` : ''}`,
     )
-    .replace(/^\/lines\/(\d+)\/discounts\/0$/, '/lines/$1/discount')
+    .replace(
+      /^\/lines\/(\d+)\/exoneration(\/(\w+))?$/,
+      (_m, i: string, _f, f?: string) => `/lines/${i}/exoneration${f ? `/${snake(f)}` : ''}`,
+    )
+    .replace(
+      /^\/otherCharges(\/(\d+))?(\/(\w+))?/,
+      (_m, _k, k?: string, _f?: string, f?: string) =>
+        `/${chargesKey}${k ? `/${k}` : ''}${f ? `/${snake(f)}` : ''}`,
+    )
+    .replace(/^\/payments\/(\d+)\/type$/, '/payments/$1/method')
     .replace(/^\/exchangeRate$/, req.shape === 'A' ? '/exchange_rate' : '/exchangeRate')
     .replace(/^\/currency$/, '/currency');
 }
@@ -142,7 +158,8 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
       // Exports are taxed at 0% with the right to credit (CodigoTarifaIVA 01, Art. 32 RLIVA).
       ivaRateCode: (exportacion ? EXPORT_IVA_RATE : s.ivaRateCode) as CodigoTarifaIVA,
       ...(l.tariffCode ? { partidaArancelaria: l.tariffCode } : {}),
-      ...(l.discount ? { discounts: [l.discount] } : {}),
+      ...(l.discounts ? { discounts: l.discounts } : {}),
+      ...(l.exoneration ? { exoneration: l.exoneration } : {}),
       ...(s.commercialCode ? { commercialCodes: [{ type: '01', code: s.commercialCode }] } : {}),
     } as DocumentLine;
     lines.push({ serviceId: s.id, input });
@@ -155,11 +172,23 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
 
   // 3. Totals, computed once, exactly.
   const exchangeRate = currency === 'CRC' ? '1' : (req.exchangeRate ?? '1');
+  const method = req.paymentMethod ?? 'efectivo';
+  const payments = req.payments ?? [{ method, amount: null, other: req.paymentMethodOther }];
   let totals: DocumentTotals;
   try {
     totals = computeDocumentTotals(
       lines.map((l) => l.input),
-      { currency: currency as never, exchangeRate, docType: req.documentType },
+      {
+        currency: currency as never,
+        exchangeRate,
+        docType: req.documentType,
+        otherCharges: req.otherCharges,
+        payments: payments.map((p) => ({
+          type: PAYMENT_METHODS[p.method]!,
+          other: p.other,
+          amount: p.amount,
+        })),
+      },
     );
   } catch (err) {
     if (err instanceof DomainValidationError) {
@@ -168,7 +197,6 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
     throw err;
   }
 
-  const method = req.paymentMethod ?? 'efectivo';
   return {
     clientId: client ? client.id : null,
     docType: req.documentType,
@@ -180,8 +208,8 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
     condicionVenta: req.condition.code,
     conditionOther: req.condition.other,
     creditDays: req.condition.creditDays,
-    paymentMethods: [method],
-    paymentMethodOther: req.paymentMethodOther,
+    paymentMethods: payments.map((p) => p.method),
+    paymentMethodOther: payments.find((p) => p.other !== null)?.other ?? null,
     paidAtIssue: req.paidAtIssue,
     lines,
     totals,

@@ -8,8 +8,11 @@
 //
 // Where the regulation is ambiguous the check accepts every reading and only rejects what no
 // reading explains: goods vs services follows either the CABYS section (5–9 = services) or the
-// unit of measure; the gravado/exento/no-sujeto buckets are checked only for lines with one plain
-// IVA tax and no exoneration; TotalImpuesto may be the sum of Monto or of ImpuestoNeto.
+// unit of measure; the gravado/exento/exonerado/no-sujeto buckets are checked for lines with one
+// IVA tax (an exonerated line puts the share TarifaExonerada / Tarifa of its MontoTotal in
+// exonerado and the rest in gravado, each share within half a unit of the 5th decimal); TotalImpuesto
+// may be the sum of Monto or of ImpuestoNeto. An exoneration's MontoExoneracion is
+// BaseImponible × TarifaExonerada / 100 and TarifaExonerada never exceeds the line's Tarifa.
 import { Decimal } from 'decimal.js';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
@@ -39,8 +42,10 @@ interface Line {
   montoTotal: D | null;
   subTotal: D | null;
   descuentos: D;
-  /** Bucket by CodigoTarifaIVA when the line is plain (one IVA tax, no exoneration), else null. */
-  bucket: 'gravado' | 'exento' | 'noSujeto' | null;
+  /** Bucket by CodigoTarifaIVA when the line has one IVA tax, else null. */
+  bucket: 'gravado' | 'exento' | 'noSujeto' | 'exonerado' | null;
+  /** The exact exonerated share of MontoTotal (TarifaExonerada / Tarifa), for an exonerated line. */
+  exoneradoShare: D;
   serviceByCabys: boolean;
   serviceByUnit: boolean;
   montoImpuesto: D;
@@ -106,9 +111,25 @@ export function checkTotals(root: XmlElement): Row[] {
       const byBucket = (b: Line['bucket']) =>
         sum(side.filter((l) => l.bucket === b).map((l) => l.montoTotal));
       const what = service ? 'servicios' : 'mercancías';
-      stated(names[0]!, byBucket('gravado'), `la suma de las líneas de ${what} gravados`);
+      // Exonerated lines: the exact shares, each stated share rounded to 5 decimals at most.
+      const exonerated = side.filter((l) => l.bucket === 'exonerado');
+      const exonerado = sum(exonerated.map((l) => l.exoneradoShare));
+      const exoneradoRest = sum(exonerated.map((l) => l.montoTotal)).minus(exonerado);
+      const slack = HALF_UNIT.times(exonerated.length);
+      const near = (name: string, expected: D, what2: string) => {
+        const got = num(resumen, name) ?? ZERO;
+        if (got.minus(expected).abs().gt(slack))
+          mismatch(
+            `El campo ${name} no coincide con ${what2}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`,
+          );
+      };
+      near(
+        names[0]!,
+        byBucket('gravado').plus(exoneradoRest),
+        `la suma de las líneas de ${what} gravados (y la parte no exonerada)`,
+      );
       stated(names[1]!, byBucket('exento'), `la suma de las líneas de ${what} exentos`);
-      stated(names[2]!, ZERO, `las líneas de ${what} exonerados`);
+      near(names[2]!, exonerado, `la parte exonerada de las líneas de ${what}`);
       stated(names[3]!, byBucket('noSujeto'), `la suma de las líneas de ${what} no sujetos`);
     }
   }
@@ -190,8 +211,20 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
     tarifa: num(t, 'Tarifa'),
     monto: num(t, 'Monto'),
     exonerado: num(t, 'Exoneracion', 'MontoExoneracion') ?? ZERO,
+    tarifaExonerada: num(t, 'Exoneracion', 'TarifaExonerada'),
     hasExoneracion: child(t, 'Exoneracion') !== null,
   }));
+  for (const t of taxes) {
+    if (!t.hasExoneracion || !t.tarifaExonerada || !t.tarifa || !base) continue;
+    if (t.tarifaExonerada.gt(t.tarifa)) {
+      mismatch(
+        `La TarifaExonerada de la línea ${n} (${t.tarifaExonerada.toFixed(2)}) supera la tarifa del impuesto (${t.tarifa.toFixed(2)}).`,
+      );
+    }
+    const exact = base.times(t.tarifaExonerada).div(100);
+    if (!near(t.exonerado, exact))
+      bad('MontoExoneracion', 'BaseImponible × TarifaExonerada', exact, t.exonerado);
+  }
   const editableBase = text(el, 'IVACobradoFabrica') === '01' || taxes.some((t) => t.codigo === '07');
   if (subTotal && base && !editableBase) {
     const expected = subTotal.plus(sum(taxes.filter((t) => BASE_TAXES.has(t.codigo)).map((t) => t.monto)));
@@ -216,9 +249,23 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
     bad('MontoTotalLinea', 'SubTotal + ImpuestoNeto', subTotal.plus(neto), totalLinea);
   }
   const iva = taxes.filter((t) => t.codigo === '01');
-  const plain = taxes.length === 1 && iva.length === 1 && !iva[0]!.hasExoneracion;
-  const code = iva[0]?.tarifaCode;
-  const bucket = !plain ? null : code === '10' ? 'exento' : code === '11' ? 'noSujeto' : 'gravado';
+  const single = taxes.length === 1 && iva.length === 1 ? iva[0]! : null;
+  const code = single?.tarifaCode;
+  let bucket: Line['bucket'] = !single
+    ? null
+    : code === '10'
+      ? 'exento'
+      : code === '11'
+        ? 'noSujeto'
+        : 'gravado';
+  let exoneradoShare = ZERO;
+  if (single?.hasExoneracion) {
+    const te = single.tarifaExonerada;
+    if (te && single.tarifa && single.tarifa.gt(0) && montoTotal) {
+      bucket = 'exonerado';
+      exoneradoShare = te.gte(single.tarifa) ? montoTotal : montoTotal.times(te).div(single.tarifa);
+    } else bucket = null;
+  }
   const cabys = text(el, 'CodigoCABYS') ?? '';
   return {
     n,
@@ -226,6 +273,7 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
     subTotal,
     descuentos,
     bucket,
+    exoneradoShare,
     serviceByCabys: /^[5-9]/.test(cabys),
     serviceByUnit: SERVICE_UNITS.has(text(el, 'UnidadMedida') ?? ''),
     montoImpuesto: gross,

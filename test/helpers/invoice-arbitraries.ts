@@ -196,13 +196,28 @@ export const currencyArb = fc.oneof(
   fc.record({ currency: fc.constant('EUR' as const), exchangeRate: fixed(50_000, 80_000, 2) }),
 );
 
+/**
+ * A charge by amount, by a percentage of the net sale, or the service charge (06) with neither
+ * (10 % by default); a charge collected for a third party (04) names it.
+ */
 export const otherChargeArb: fc.Arbitrary<OtherChargeInput> = fc
   .record({
-    code: fc.constantFrom('01', '02', '06', '07', '99' as const),
-    detail: text(1, 60),
+    code: fc.constantFrom('01', '02', '04', '06', '07', '99' as const),
+    detail: fc.option(text(1, 60)),
+    by: fc.constantFrom('amount' as const, 'percent' as const, 'default' as const),
     amount: fixed(0, 100_000_000, 5),
+    percent: fixed(0, 2_500_000, 5),
   })
-  .map((c) => ({ ...c, ...(c.code === '99' ? { codeOther: 'Cargo adicional' } : {}) }));
+  .map(({ by, amount, percent, detail, ...c }) => ({
+    ...c,
+    ...(detail !== null ? { detail } : {}),
+    ...(by === 'amount' || (by === 'default' && c.code !== '06') ? { amount } : {}),
+    ...(by === 'percent' ? { percent } : {}),
+    ...(c.code === '99' ? { codeOther: 'Cargo adicional' } : {}),
+    ...(c.code === '04'
+      ? { thirdParty: { idType: '02' as const, idNumber: '3101654321', name: 'Parqueo Central SA' } }
+      : {}),
+  }));
 
 export interface InvoiceCase {
   lines: DocumentLine[];
@@ -213,6 +228,9 @@ export interface InvoiceCase {
   condicion: (typeof CONDICIONES_VENTA_FE)[number];
   plazo: number;
   medios: MedioPago['type'][];
+  /** Weights of the payments' shares; `openLast`: the last payment takes the rest. */
+  weights: number[];
+  openLast: boolean;
   issuedAt: Date;
   activity: string;
   receptorActivity: string | null;
@@ -230,6 +248,8 @@ export const invoiceArb: fc.Arbitrary<InvoiceCase> = fc.record({
     minLength: 1,
     maxLength: 4,
   }),
+  weights: fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 4, maxLength: 4 }),
+  openLast: fc.boolean(),
   issuedAt: fc.date({
     min: new Date('2026-11-01T06:00:00Z'),
     max: new Date('2027-12-31T23:59:59Z'),
@@ -239,8 +259,28 @@ export const invoiceArb: fc.Arbitrary<InvoiceCase> = fc.record({
   receptorActivity: fc.option(digits(6)),
 });
 
+/**
+ * The totals, with the payments split by weight: every share but the last is stated, the last is
+ * left open (the rest) or stated as the remainder. A total under 1 is paid by one method.
+ */
 export function totalsOf(c: InvoiceCase): DocumentTotals {
-  return computeDocumentTotals(c.lines, { ...c.currency, otherCharges: c.otherCharges });
+  const plain = computeDocumentTotals(c.lines, { ...c.currency, otherCharges: c.otherCharges });
+  const total = dec(plain.summary.totalComprobante);
+  const medios = total.lt(1) ? c.medios.slice(0, 1) : c.medios;
+  const w = c.weights.slice(0, medios.length);
+  const all = w.reduce((a, b) => a + b, 0) + 1;
+  const shares = w.map((x) => r5(total.times(x).div(all)));
+  const last = total.minus(shares.slice(0, -1).reduce((a, b) => a.plus(b), new D(0)));
+  const payments = medios.map((type, k) => ({
+    type,
+    ...(type === '99' ? { other: 'Canje de puntos' } : {}),
+    ...(k < medios.length - 1
+      ? { amount: shares[k]!.toFixed(5) }
+      : c.openLast || medios.length === 1
+        ? {}
+        : { amount: last.toFixed(5) }),
+  }));
+  return computeDocumentTotals(c.lines, { ...c.currency, otherCharges: c.otherCharges, payments });
 }
 
 export const EMISORES: Emisor[] = [
@@ -276,10 +316,10 @@ export function facturaOf(c: InvoiceCase, index: number, totals: DocumentTotals)
     docType: '01',
     number: index + 1,
   });
-  const medios: MedioPago[] = c.medios.map((type, k) => ({
-    type,
-    ...(type === '99' ? { other: 'Canje de puntos' } : {}),
-    ...(c.medios.length > 1 ? { total: k === 0 ? totals.summary.totalComprobante : '0' } : {}),
+  const medios: MedioPago[] = (totals.summary.medioPago ?? []).map((m) => ({
+    type: m.type,
+    ...(m.other ? { other: m.other } : {}),
+    ...(m.total ? { total: m.total } : {}),
   }));
   return {
     clave: buildClave({

@@ -1,0 +1,409 @@
+// The fields of a create-invoice body that describe a real sale beyond quantity and price: line
+// discounts with their codes (Descuento), the receptor's exoneration of a line (Exoneracion),
+// document-level other charges (OtrosCargos) and several payment methods with their amounts
+// (MedioPago). Each parser checks types, codes and XSD facets and collects field errors; the
+// arithmetic (amounts computed from percentages, payment remainders, the IVA an exoneration
+// removes) is domain/totals.ts's. Nested objects take snake_case keys in either request shape and
+// their camelCase spelling too (one of the two per field), like the body's optional fields.
+import {
+  CODIGOS_DESCUENTO,
+  INSTITUCIONES_EXONERACION,
+  TIPOS_DOCUMENTO_EXONERACION,
+  TIPOS_OTROS_CARGOS,
+  type CodigoDescuento,
+  type InstitucionExoneracion,
+  type TipoDocumentoExoneracion,
+  type TipoOtroCargo,
+} from './codes.ts';
+import type { FieldError } from './errors.ts';
+import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
+import { resolveIdentification, type IdentificationType } from './identification.ts';
+import { isPaymentMethod, PAYMENT_METHODS, type PaymentMethodName } from './sale-terms.ts';
+
+export interface DiscountRequest {
+  amount?: string;
+  percent?: string;
+  code: CodigoDescuento;
+  codeOther?: string;
+  nature?: string;
+}
+
+/** An exoneration as stored with the line: the date as an ISO string (JSON-safe). */
+export interface ExonerationRequest {
+  docType: TipoDocumentoExoneracion;
+  docTypeOther?: string;
+  number: string;
+  article?: string;
+  inciso?: string;
+  institution: InstitucionExoneracion;
+  institutionOther?: string;
+  issuedAt: string;
+  rate: string;
+}
+
+export interface OtherChargeRequest {
+  code: TipoOtroCargo;
+  codeOther?: string;
+  detail?: string;
+  percent?: string;
+  amount?: string;
+  thirdParty?: { idType: IdentificationType; idNumber: string; name: string };
+}
+
+export interface PaymentRequest {
+  method: PaymentMethodName;
+  /** TotalMedioPago; null: the rest of the total (at most one payment without an amount). */
+  amount: string | null;
+  /** MedioPagoOtros, only with method otros (99). */
+  other: string | null;
+}
+
+type Obj = Record<string, unknown>;
+
+const MONEY = { intDigits: 13, fractionDigits: 5, positive: true, code: 'invalid_amount', what: 'amount' };
+const PERCENT = { intDigits: 3, fractionDigits: 5, positive: true, code: 'invalid_percent', what: 'percent' };
+/** TarifaExonerada: decimal 4,2. */
+const RATE = { intDigits: 2, fractionDigits: 2, positive: true, code: 'invalid_rate', what: 'rate' };
+
+const camel = (snake: string) => snake.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * Reads a nested object whose keys are `fields` (snake_case) or their camelCase spellings; an
+ * unknown key or both spellings of one field is an error. Returns the values under snake keys.
+ */
+function readObject(
+  errors: FieldError[],
+  base: string,
+  raw: unknown,
+  fields: readonly string[],
+  what: string,
+) {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    errors.push({ path: base, code: 'invalid_type', message: 'must be an object' });
+    return null;
+  }
+  const o = raw as Obj;
+  const known = new Map(fields.flatMap((f) => [[f, f] as const, [camel(f), f] as const]));
+  const out: Obj = {};
+  const keyOf: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o)) {
+    const f = known.get(k);
+    if (!f) {
+      errors.push({ path: `${base}/${k}`, code: 'unknown_field', message: `is not a field of ${what}` });
+      continue;
+    }
+    if (f in out) {
+      errors.push({
+        path: `${base}/${k}`,
+        code: 'conflicting_fields',
+        message: `give ${f} or ${camel(f)}, not both: they are one field`,
+      });
+      continue;
+    }
+    out[f] = v;
+    keyOf[f] = k;
+  }
+  return { values: out, path: (f: string) => `${base}/${keyOf[f] ?? f}` };
+}
+
+function code<T extends string>(
+  errors: FieldError[],
+  path: string,
+  value: unknown,
+  list: Record<T, string>,
+  what: string,
+): T | null {
+  if (typeof value !== 'string' || !Object.hasOwn(list, value)) {
+    errors.push({
+      path,
+      code: value === undefined ? 'required' : 'unknown_code',
+      message:
+        value === undefined
+          ? `is required (${what}: ${Object.keys(list).join(', ')})`
+          : `unknown ${what} "${String(value)}"; one of ${Object.keys(list).join(', ')}`,
+    });
+    return null;
+  }
+  return value as T;
+}
+
+const DISCOUNT_FIELDS = ['amount', 'percent', 'code', 'code_other', 'nature'] as const;
+
+/** One Descuento: exactly one of amount or percent; code (default 07 comercial), 99 needs code_other. */
+export function parseDiscount(errors: FieldError[], base: string, raw: unknown): DiscountRequest | undefined {
+  const r = readObject(errors, base, raw, DISCOUNT_FIELDS, 'a discount');
+  if (!r) return undefined;
+  const o = r.values;
+  if ((o.amount === undefined) === (o.percent === undefined))
+    errors.push({ path: base, code: 'invalid_discount', message: 'give exactly one of amount or percent' });
+  const c = code<CodigoDescuento>(
+    errors,
+    r.path('code'),
+    o.code ?? '07',
+    CODIGOS_DESCUENTO,
+    'CodigoDescuento',
+  );
+  if (c === null) return undefined;
+  const discount: DiscountRequest = { code: c };
+  for (const k of ['amount', 'percent'] as const) {
+    if (o[k] === undefined) continue;
+    if (typeof o[k] !== 'string')
+      errors.push({ path: r.path(k), code: 'invalid_type', message: 'must be a decimal string' });
+    else discount[k] = o[k];
+  }
+  const other = checkText(
+    errors,
+    r.path('code_other'),
+    o.code_other,
+    TEXT_FACETS.codigoDescuentoOtro,
+    c === '99',
+  );
+  if (other !== null) discount.codeOther = other;
+  const nature = checkText(errors, r.path('nature'), o.nature, TEXT_FACETS.naturalezaDescuento);
+  if (nature !== null) discount.nature = nature;
+  return discount;
+}
+
+/** A line's `discounts` (up to 5, Descuento 0..5). */
+export function parseDiscounts(errors: FieldError[], base: string, raw: unknown): DiscountRequest[] {
+  if (!Array.isArray(raw) || raw.length < 1 || raw.length > 5) {
+    errors.push({ path: base, code: 'invalid_value', message: 'must be a list of 1 to 5 discounts' });
+    return [];
+  }
+  const out: DiscountRequest[] = [];
+  raw.forEach((d, k) => {
+    const parsed = parseDiscount(errors, `${base}/${k}`, d);
+    if (parsed) out.push(parsed);
+  });
+  return out;
+}
+
+const EXONERATION_FIELDS = [
+  'doc_type',
+  'doc_type_other',
+  'number',
+  'article',
+  'inciso',
+  'institution',
+  'institution_other',
+  'issued_at',
+  'rate',
+] as const;
+
+/** FechaEmisionEX: a date (`2026-01-15`, Costa Rica midnight) or a date-time with its offset. */
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+export function parseExoneration(
+  errors: FieldError[],
+  base: string,
+  raw: unknown,
+): ExonerationRequest | undefined {
+  const before = errors.length;
+  const r = readObject(errors, base, raw, EXONERATION_FIELDS, 'an exoneration');
+  if (!r) return undefined;
+  const o = r.values;
+  const docType = code<TipoDocumentoExoneracion>(
+    errors,
+    r.path('doc_type'),
+    o.doc_type,
+    TIPOS_DOCUMENTO_EXONERACION,
+    'TipoDocumentoEX1',
+  );
+  const docTypeOther = checkText(
+    errors,
+    r.path('doc_type_other'),
+    o.doc_type_other,
+    { element: 'TipoDocumentoOTRO', min: 5, max: 100 },
+    docType === '99',
+  );
+  const number = checkText(
+    errors,
+    r.path('number'),
+    o.number,
+    { element: 'NumeroDocumento', min: 3, max: 40 },
+    true,
+  );
+  for (const k of ['article', 'inciso'] as const) {
+    if (o[k] !== undefined && (typeof o[k] !== 'string' || !/^\d{1,6}$/.test(o[k])))
+      errors.push({ path: r.path(k), code: 'invalid_format', message: 'must be 1 to 6 digits (a string)' });
+  }
+  const institution = code<InstitucionExoneracion>(
+    errors,
+    r.path('institution'),
+    o.institution,
+    INSTITUCIONES_EXONERACION,
+    'NombreInstitucion',
+  );
+  const institutionOther = checkText(
+    errors,
+    r.path('institution_other'),
+    o.institution_other,
+    { element: 'NombreInstitucionOtros', min: 5, max: 160 },
+    institution === '99',
+  );
+  let issuedAt: string | null = null;
+  const d = o.issued_at;
+  if (typeof d !== 'string' || !(DATE_ONLY.test(d) || DATE_TIME.test(d))) {
+    errors.push({
+      path: r.path('issued_at'),
+      code: d === undefined ? 'required' : 'invalid_date',
+      message: 'FechaEmisionEX: a date (2026-01-15) or a date-time with offset (2026-01-15T09:00:00-06:00)',
+    });
+  } else {
+    const when = new Date(DATE_ONLY.test(d) ? `${d}T00:00:00-06:00` : d);
+    if (Number.isNaN(when.getTime()))
+      errors.push({ path: r.path('issued_at'), code: 'invalid_date', message: 'is not a calendar date' });
+    else issuedAt = when.toISOString();
+  }
+  const rate = checkDecimal(errors, r.path('rate'), o.rate, RATE);
+  if (errors.length > before || !docType || !institution || number === null || !issuedAt || rate === null)
+    return undefined;
+  return {
+    docType,
+    ...(docTypeOther !== null ? { docTypeOther } : {}),
+    number,
+    ...(typeof o.article === 'string' ? { article: o.article } : {}),
+    ...(typeof o.inciso === 'string' ? { inciso: o.inciso } : {}),
+    institution,
+    ...(institutionOther !== null ? { institutionOther } : {}),
+    issuedAt,
+    rate,
+  };
+}
+
+const CHARGE_FIELDS = ['code', 'code_other', 'detail', 'percent', 'amount', 'third_party'] as const;
+const THIRD_PARTY_FIELDS = ['id_type', 'id_number', 'name'] as const;
+
+/** The body's `other_charges` (OtrosCargos 0..15). */
+export function parseOtherCharges(errors: FieldError[], base: string, raw: unknown): OtherChargeRequest[] {
+  if (!Array.isArray(raw) || raw.length > 15) {
+    errors.push({
+      path: base,
+      code: 'invalid_value',
+      message: 'must be a list of up to 15 charges (OtrosCargos)',
+    });
+    return [];
+  }
+  const out: OtherChargeRequest[] = [];
+  raw.forEach((item, k) => {
+    const p = `${base}/${k}`;
+    const before = errors.length;
+    const r = readObject(errors, p, item, CHARGE_FIELDS, 'an other charge');
+    if (!r) return;
+    const o = r.values;
+    const c = code<TipoOtroCargo>(errors, r.path('code'), o.code, TIPOS_OTROS_CARGOS, 'TipoDocumentoOC');
+    const codeOther = checkText(
+      errors,
+      r.path('code_other'),
+      o.code_other,
+      { element: 'TipoDocumentoOTROS', min: 5, max: 100 },
+      c === '99',
+    );
+    const detail = checkText(errors, r.path('detail'), o.detail, {
+      element: 'OtrosCargos/Detalle',
+      min: 1,
+      max: 160,
+    });
+    const amount = o.amount === undefined ? null : checkDecimal(errors, r.path('amount'), o.amount, MONEY);
+    const percent =
+      o.percent === undefined ? null : checkDecimal(errors, r.path('percent'), o.percent, PERCENT);
+    if (percent !== null && Number(percent) > 100)
+      errors.push({ path: r.path('percent'), code: 'out_of_range', message: 'must be at most 100' });
+    if (o.amount !== undefined && o.percent !== undefined)
+      errors.push({ path: p, code: 'invalid_charge', message: 'give amount or percent, not both' });
+    if (o.amount === undefined && o.percent === undefined && c !== '06')
+      errors.push({
+        path: p,
+        code: 'invalid_charge',
+        message: 'give amount, or percent of the net sale (only code 06 defaults to 10 %)',
+      });
+    let thirdParty: OtherChargeRequest['thirdParty'];
+    if (o.third_party !== undefined) {
+      const t = readObject(errors, r.path('third_party'), o.third_party, THIRD_PARTY_FIELDS, 'a third party');
+      if (t) {
+        const name = checkText(
+          errors,
+          t.path('name'),
+          t.values.name,
+          { element: 'NombreTercero', min: 5, max: 100 },
+          true,
+        );
+        const rawId = t.values.id_number;
+        const rawType = t.values.id_type;
+        if (typeof rawId !== 'string') {
+          errors.push({ path: t.path('id_number'), code: 'required', message: 'is required (the cédula)' });
+        } else if (rawType !== undefined && typeof rawType !== 'string') {
+          errors.push({ path: t.path('id_type'), code: 'invalid_type', message: 'must be a string' });
+        } else {
+          const id = resolveIdentification(rawId, rawType as string | undefined);
+          if (!id.ok) errors.push({ path: t.path('id_number'), code: id.code, message: id.message });
+          else if (name !== null) thirdParty = { idType: id.type, idNumber: id.number, name };
+        }
+      }
+    } else if (c === '04') {
+      errors.push({
+        path: r.path('third_party'),
+        code: 'required',
+        message: 'a charge collected for a third party (04) names it: id_number and name',
+      });
+    }
+    if (errors.length > before || !c) return;
+    out.push({
+      code: c,
+      ...(codeOther !== null ? { codeOther } : {}),
+      ...(detail !== null ? { detail } : {}),
+      ...(percent !== null ? { percent } : {}),
+      ...(amount !== null ? { amount } : {}),
+      ...(thirdParty ? { thirdParty } : {}),
+    });
+  });
+  return out;
+}
+
+const PAYMENT_FIELDS = ['method', 'amount', 'other'] as const;
+
+/** The body's `payments` (MedioPago 1..4): method, amount (all but at most one), other for otros. */
+export function parsePayments(errors: FieldError[], base: string, raw: unknown): PaymentRequest[] {
+  if (!Array.isArray(raw) || raw.length < 1 || raw.length > 4) {
+    errors.push({
+      path: base,
+      code: 'invalid_value',
+      message: 'must be a list of 1 to 4 payments (MedioPago)',
+    });
+    return [];
+  }
+  const out: PaymentRequest[] = [];
+  raw.forEach((item, k) => {
+    const p = `${base}/${k}`;
+    const before = errors.length;
+    const r = readObject(errors, p, item, PAYMENT_FIELDS, 'a payment');
+    if (!r) return;
+    const o = r.values;
+    let method: PaymentMethodName | null = null;
+    if (typeof o.method !== 'string' || !isPaymentMethod(o.method))
+      errors.push({
+        path: r.path('method'),
+        code: o.method === undefined ? 'required' : 'invalid_value',
+        message: `must be one of ${Object.keys(PAYMENT_METHODS).join(', ')}`,
+      });
+    else method = o.method;
+    const amount = o.amount === undefined ? null : checkDecimal(errors, r.path('amount'), o.amount, MONEY);
+    const other = checkText(errors, r.path('other'), o.other, TEXT_FACETS.medioPagoOtros, method === 'otros');
+    if (method !== 'otros' && o.other !== undefined)
+      errors.push({
+        path: r.path('other'),
+        code: 'not_applicable',
+        message: 'applies only to method otros (99)',
+      });
+    if (errors.length > before || !method) return;
+    out.push({ method, amount, other });
+  });
+  if (raw.length > 1 && raw.filter((x) => (x as Obj | null)?.amount === undefined).length > 1)
+    errors.push({
+      path: base,
+      code: 'payment_amount_required',
+      message: 'with several payments every one but at most one gives its amount (that one takes the rest)',
+    });
+  return out;
+}

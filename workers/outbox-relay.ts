@@ -29,6 +29,8 @@ export interface RelayOptions {
   dispatchEvents?: (trx: Knex.Transaction, eventIds: number[]) => Promise<void>;
   /** `email.send` rows become `invoice.email` jobs (added by the emails module). */
   dispatchEmails?: (emailIds: number[]) => Promise<void>;
+  /** `received.answer` rows become `received_document.answer` jobs (workers/received-runtime.ts). */
+  dispatchAnswers?: (receivedIds: number[]) => Promise<void>;
 }
 
 export interface Relay {
@@ -41,7 +43,14 @@ export interface Relay {
 interface OutboxRow {
   id: number;
   kind: string;
-  payload: { invoiceId?: number; retry?: boolean; eventId?: number; batchId?: number; emailId?: number };
+  payload: {
+    invoiceId?: number;
+    retry?: boolean;
+    eventId?: number;
+    batchId?: number;
+    emailId?: number;
+    receivedId?: number;
+  };
   requestId: string | null;
   /** Of the invoice of an `invoice.flow` row. */
   companyId: number | null;
@@ -120,6 +129,10 @@ export function createRelay(options: RelayOptions): Relay {
         .filter((r) => r.kind === 'email.send' && r.payload.emailId)
         .map((r) => r.payload.emailId!);
       if (emailIds.length && options.dispatchEmails) await options.dispatchEmails(emailIds);
+      const answerIds = rows
+        .filter((r) => r.kind === 'received.answer' && r.payload.receivedId)
+        .map((r) => r.payload.receivedId!);
+      if (answerIds.length && options.dispatchAnswers) await options.dispatchAnswers(answerIds);
       await trx('outbox')
         .whereIn(
           'id',

@@ -8,11 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../db/queries/api-keys.ts';
 import { createCompany } from '../db/queries/companies.ts';
-import { buildClave, buildConsecutivo } from '../domain/clave.ts';
 import { SCOPES } from '../domain/scopes.ts';
-import { computeDocumentTotals } from '../domain/totals.ts';
-import { buildFacturaXml } from '../hacienda/xml/factura.ts';
-import type { DocumentLine, FacturaDocument } from '../hacienda/xml/types.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import {
   clientFor,
@@ -21,35 +17,18 @@ import {
   signerFor,
   submission,
 } from './helpers/hacienda-fixtures.ts';
+import { SUPPLIER, supplierInvoice as supplierInvoiceTo, type Party } from './helpers/supplier-documents.ts';
 import { waitFor } from './helpers/wait.ts';
+import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
 import { validateXml } from './helpers/xsd.ts';
 
-const SUPPLIER = { idType: '01', idNumber: '109870654', name: 'Proveedora Ejemplo Rojas' } as const;
 const STRANGER = { idType: '01', idNumber: '205550777', name: 'Persona Ajena Al Proveedor' } as const;
-
-const LINES: DocumentLine[] = [
-  {
-    cabys: '4523000000000',
-    description: 'Monitor de 27 pulgadas',
-    quantity: '2',
-    unitPrice: '100000',
-    unit: 'Unid',
-    ivaRateCode: '08',
-  },
-  {
-    cabys: '9311100000000',
-    description: 'Instalación exenta',
-    quantity: '1',
-    unitPrice: '10000',
-    unit: 'Sp',
-    ivaRateCode: '10',
-  },
-];
 
 let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;
 let otherKey: string;
+let hooks: Receiver;
 
 beforeAll(async () => {
   e = await startE2E();
@@ -68,55 +47,29 @@ beforeAll(async () => {
     emails: ['otra@example.com'],
     rateLimitPerSecond: 100_000,
   });
+  hooks = await startReceiver();
+  const endpoint = await api(e, 'POST', '/api/v1/webhook_endpoints', s.key, {
+    url: hooks.url,
+    events: ['received_document.created', 'received_document.answered'],
+  });
+  expect(endpoint.status).toBe(201);
+  hooks.secrets.push(endpoint.json.secret);
   otherKey = (
     await createApiKey(e.db, { companyId: other.id, livemode: false, name: 'other', scopes: [...SCOPES] })
   ).secret;
 });
 afterAll(async () => {
+  await hooks?.close();
   await e?.close();
 });
 
-/** A supplier's factura to `receptor`, signed by `signedBy` (the supplier unless told otherwise). */
-async function supplierInvoice(
-  number: number,
-  receptor: { idType: string; idNumber: string; name: string } = {
-    idType: '02',
-    idNumber: s.company.idNumber,
-    name: s.company.legalName!,
-  },
-  signedBy: { idType: string; idNumber: string; name: string } = SUPPLIER,
-) {
-  const issuedAt = new Date(Date.now() - 60_000);
-  const consecutivo = buildConsecutivo({ branch: '001', terminal: '00001', docType: '01', number });
-  const clave = buildClave({
-    date: issuedAt,
-    emisorId: SUPPLIER.idNumber,
-    consecutivo,
-    situacion: '1',
-    securityCode: String(40_000_000 + number),
-  });
-  const doc: FacturaDocument = {
-    clave,
-    consecutivo,
-    issuedAt,
-    proveedorSistemas: SUPPLIER.idNumber,
-    activityCode: '523101',
-    emisor: {
-      name: SUPPLIER.name,
-      idType: SUPPLIER.idType,
-      idNumber: SUPPLIER.idNumber,
-      ubicacion: { provincia: '1', canton: '01', distrito: '02', otrasSenas: 'Calle 5, avenida 9' },
-      emails: ['ventas@proveedora.example'],
-    },
-    receptor: { name: receptor.name, idType: receptor.idType as '02', idNumber: receptor.idNumber },
-    condicionVenta: '02',
-    plazoCredito: 30,
-    mediosPago: [{ type: '04' }],
-    lines: LINES,
-    totals: computeDocumentTotals(LINES, { currency: 'CRC', exchangeRate: '1' }),
-  };
-  const xml = await (await signerFor(signedBy)).sign(buildFacturaXml(doc));
-  return { clave, issuedAt, xml };
+/** A supplier's factura to the company (or to `receptor`), signed by `signedBy`. */
+function supplierInvoice(number: number, receptor?: Party, signedBy: Party = SUPPLIER) {
+  return supplierInvoiceTo(
+    number,
+    receptor ?? { idType: '02', idNumber: s.company.idNumber, name: s.company.legalName! },
+    signedBy,
+  );
 }
 
 /** The supplier sends its own factura to Hacienda (the simulator), which accepts it. */
@@ -377,6 +330,16 @@ describe('received documents', () => {
       'aceptada',
       'aceptada',
     ]);
+    // Both kinds reach a subscribed endpoint, signed.
+    await waitFor(() => hooks.ofKind('received_document.answered').length >= 3, 10_000, 50, 'webhooks');
+    expect(hooks.ofKind('received_document.created').length).toBeGreaterThanOrEqual(3);
+    for (const r of hooks.received) expect(r.verified.ok).toBe(true);
+    expect(
+      hooks
+        .ofKind('received_document.answered')
+        .map((r) => r.body.data.answer.result)
+        .sort(),
+    ).toEqual(['accepted', 'partially_accepted', 'rejected']);
     const series = await e.db('numbering_series').whereIn('docType', ['05', '06', '07']).orderBy('docType');
     expect(series.map((r: any) => [r.docType, Number(r.lastNumber)])).toEqual([
       ['05', 1],

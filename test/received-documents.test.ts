@@ -10,13 +10,7 @@ import { createApiKey } from '../db/queries/api-keys.ts';
 import { createCompany } from '../db/queries/companies.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
-import {
-  clientFor,
-  pollUntilTerminal,
-  replaceElementText,
-  signerFor,
-  submission,
-} from './helpers/hacienda-fixtures.ts';
+import { clientFor, pollUntilTerminal, replaceElementText, submission } from './helpers/hacienda-fixtures.ts';
 import { SUPPLIER, supplierInvoice as supplierInvoiceTo, type Party } from './helpers/supplier-documents.ts';
 import { waitFor } from './helpers/wait.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';

@@ -55,6 +55,9 @@ import usageRoutes from './routes/usage/index.ts';
 import dashboardRoute from './routes/dashboard.ts';
 import invoiceBrowserRoutes from './routes/invoice-browser.ts';
 import invoiceTimelineRoute from './routes/invoices/timeline.ts';
+import createReceivedDocumentRoute from './routes/received-documents/create.ts';
+import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
+import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 
 export interface AppDeps {
   config: Config;
@@ -222,6 +225,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(deliveryRoutes, deps);
   await app.register(eventRoutes, deps);
   await app.register(paymentRoutes, deps);
+  await app.register(createReceivedDocumentRoute, deps);
+  await app.register(readReceivedDocumentRoutes, deps);
+  await app.register(answerReceivedDocumentRoute, deps);
   await app.register(usageRoutes, { ...deps, usage });
   await app.register(dashboardRoute);
   await app.register(invoiceBrowserRoutes);

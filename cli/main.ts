@@ -7,6 +7,7 @@ import { registerKeyCommands } from './commands/key.ts';
 import { registerServiceCommands } from './commands/service.ts';
 import { registerDocumentCommands } from './commands/document.ts';
 import { registerImportCommand } from './commands/import.ts';
+import { registerReceivedCommands } from './commands/received.ts';
 import { CliError } from './context.ts';
 
 const program = new Command('factura')
@@ -19,6 +20,7 @@ registerKeyCommands(program);
 registerServiceCommands(program);
 registerDocumentCommands(program);
 registerImportCommand(program);
+registerReceivedCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   company: 'cmp',
   batch: 'bat',
   invoiceEmail: 'eml',
+  receivedDocument: 'rcv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

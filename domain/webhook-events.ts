@@ -23,6 +23,10 @@ export const EVENT_KINDS = [
   'credit_note.created',
   'debit_note.created',
   'invoice.annulled',
+  // A supplier's document stored (received_document.created) and its MensajeReceptor judged by
+  // Hacienda (received_document.answered, with the result sent and Hacienda's verdict).
+  'received_document.created',
+  'received_document.answered',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -26,6 +26,9 @@ export interface ReceiveInput {
   fecha: string;
   callbackUrl: string | null;
   emisor: { tipoIdentificacion: string; numeroIdentificacion: string };
+  /** A MensajeReceptor's: the receptor and its consecutivo, from the request body. */
+  receptor?: { tipoIdentificacion: string; numeroIdentificacion: string };
+  consecutivoReceptor?: string;
   xml: Buffer;
 }
 
@@ -58,7 +61,27 @@ export function createProcessor(ctx: SimulatorContext): Processor {
     }
   }
 
-  async function inspect(doc: SimDocument, xml: Buffer, duplicateConsecutivo: boolean) {
+  /** What a MensajeReceptor's checks need: its request and the document it answers, if held. */
+  function receptorMessage(input: ReceiveInput) {
+    if (!input.consecutivoReceptor) return undefined;
+    const ref = ctx.store.docs.get(`${input.scope}:${input.clave}`);
+    return {
+      request: {
+        clave: input.clave,
+        emisor: input.emisor,
+        ...(input.receptor ? { receptor: input.receptor } : {}),
+        consecutivoReceptor: input.consecutivoReceptor,
+      },
+      referenced: ref ? { state: stateAt(ref, ctx.now()), summary: ref.verdict?.summary ?? null } : null,
+    };
+  }
+
+  async function inspect(
+    doc: SimDocument,
+    xml: Buffer,
+    duplicateConsecutivo: boolean,
+    receptor?: ReturnType<typeof receptorMessage>,
+  ) {
     const k = ctx.knobs;
     let verdict: Verdict;
     if (claveFraction(doc.key, 'error') < k.errorStateRate) {
@@ -76,6 +99,7 @@ export function createProcessor(ctx: SimulatorContext): Processor {
           schema: ctx.schema,
           cabys: ctx.cabys,
           trustedCas: ctx.trustedCas,
+          ...(receptor ? { receptorMessage: receptor } : {}),
         });
       } catch (err) {
         // A fault of the simulator itself: Hacienda's answer to the unexplained is "error".
@@ -147,17 +171,20 @@ export function createProcessor(ctx: SimulatorContext): Processor {
       };
       ctx.store.docs.set(`${input.scope}:${input.key}`, doc);
       ctx.counters.received += 1;
-      const consecutivo = /<(?:[\w.-]+:)?NumeroConsecutivo>\s*(\d{20})\s*</.exec(
-        input.xml.toString('utf8'),
-      )?.[1];
+      // A MensajeReceptor's own number is the receptor's (NumeroConsecutivoReceptor).
+      const receptorId = input.consecutivoReceptor ? input.receptor?.numeroIdentificacion : undefined;
+      const consecutivo = receptorId
+        ? input.consecutivoReceptor
+        : /<(?:[\w.-]+:)?NumeroConsecutivo>\s*(\d{20})\s*</.exec(input.xml.toString('utf8'))?.[1];
       const duplicate = consecutivo
         ? ctx.store.claimConsecutivo(
-            `${input.scope}|${input.emisor.numeroIdentificacion.replace(/^0+/, '')}`,
+            `${input.scope}|${(receptorId ?? input.emisor.numeroIdentificacion).replace(/^0+/, '')}`,
             consecutivo,
             doc.key,
           )
         : false;
-      queue.push(() => inspect(doc, input.xml, duplicate));
+      const receptor = receptorMessage(input);
+      queue.push(() => inspect(doc, input.xml, duplicate, receptor));
       pump();
       return doc;
     },

@@ -134,6 +134,8 @@ export function registerReceptionRoutes(
       fecha: r.fecha,
       callbackUrl: r.callbackUrl ?? null,
       emisor: r.emisor,
+      ...(r.receptor ? { receptor: r.receptor } : {}),
+      ...(r.consecutivoReceptor ? { consecutivoReceptor: r.consecutivoReceptor } : {}),
       xml: r.xml,
     });
     return { status: 202, location } as const;

@@ -37,6 +37,7 @@ import { companyInput } from './helpers/app.ts';
 import type { TestDatabase } from './helpers/db.ts';
 import { basicAuth, startFullApp, type FullApp } from './helpers/full-app.ts';
 import { seedIssuer } from './helpers/e2e.ts';
+import { supplierInvoice } from './helpers/supplier-documents.ts';
 import {
   deepArray,
   deepObject,
@@ -123,6 +124,7 @@ const ID_KINDS: Record<string, IdKind> = {
   batches: 'batch',
   webhook_endpoints: 'webhookEndpoint',
   events: 'event',
+  received_documents: 'receivedDocument',
 };
 
 const basic = basicAuth;
@@ -234,6 +236,12 @@ async function seed_(): Promise<void> {
       .json()
       .data.map((e: { id: string }) => e.id)
       .slice(0, 3);
+    const to = { idType: '02', idNumber: s.company.idNumber, name: s.company.legalName ?? 'Empresa' };
+    const received = await api('POST', '/api/v1/received_documents', key, {
+      xml_base64: Buffer.from((await supplierInvoice(side === 'own' ? 1 : 2, to)).xml).toString('base64'),
+    });
+    expect(received.statusCode, received.body).toBe(201);
+    ids[side].receivedDocument = [received.json().id];
     ids[side].apiKey = keyList
       .json()
       .data.map((k: { id: string }) => k.id)

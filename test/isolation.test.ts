@@ -12,6 +12,7 @@
 //   - admin: every Bull Board route and /metrics want the admin credentials (an API key is not
 //     one); the dashboard page carries no tenant data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { supplierInvoice } from './helpers/supplier-documents.ts';
 import type { LightMyRequestResponse } from 'fastify';
 import type { RouteEntry } from '../api/app.ts';
 import { createApiKey, revokeApiKey, rollApiKey } from '../db/queries/api-keys.ts';
@@ -67,6 +68,7 @@ const TABLES: [IdKind, string][] = [
   ['event', 'events'],
   ['batch', 'batches'],
   ['apiKey', 'api_keys'],
+  ['receivedDocument', 'received_documents'],
 ];
 const ID_KINDS: Record<string, IdKind> = {
   keys: 'apiKey',
@@ -76,9 +78,10 @@ const ID_KINDS: Record<string, IdKind> = {
   batches: 'batch',
   webhook_endpoints: 'webhookEndpoint',
   events: 'event',
+  received_documents: 'receivedDocument',
 };
 const ID_TOKEN =
-  /\b(?:inv|cli|srv|pay|evt|we|whd|key|cmp|bat)_\d{12}\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
+  /\b(?:inv|cli|srv|pay|evt|we|whd|key|cmp|bat|rcv)_\d{12}\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 
 beforeAll(async () => {
   f = await startFullApp();
@@ -170,7 +173,7 @@ async function seedTenants(): Promise<void> {
           ? s.key
           : (await createApiKey(db, { companyId: s.company.id, livemode, name: 'all', scopes: [...SCOPES] }))
               .secret;
-      await seedResources(key, livemode, label);
+      await seedResources(key, livemode, label, s.company);
       tenants.push({
         name: `${label}-${livemode ? 'live' : 'test'}`,
         companyId: s.company.id,
@@ -195,7 +198,12 @@ async function seedTenants(): Promise<void> {
   }
 }
 
-async function seedResources(key: string, livemode: boolean, label: string): Promise<void> {
+async function seedResources(
+  key: string,
+  livemode: boolean,
+  label: string,
+  company: { idNumber: string; legalName: string | null },
+): Promise<void> {
   const ok = async (method: Method, url: string, body?: unknown) => {
     const res = await call(method, url, key, body);
     expect(res.statusCode, `${label} ${method} ${url}: ${res.body.slice(0, 300)}`).toBeLessThan(300);
@@ -224,6 +232,14 @@ async function seedResources(key: string, livemode: boolean, label: string): Pro
   await ok('POST', '/api/v1/invoices/batch', {
     invoices: [{ idempotency_key: `seed-${label}`, client_id: client.id, lines }],
   });
+  // Two documents received from a supplier, addressed to this company.
+  for (const n of [1, 2]) {
+    const to = { idType: '02', idNumber: company.idNumber, name: company.legalName ?? 'Empresa' };
+    const f = await supplierInvoice((livemode ? 10 : 20) + n, to);
+    await ok('POST', '/api/v1/received_documents', {
+      xml_base64: Buffer.from(f.xml, 'utf8').toString('base64'),
+    });
+  }
 }
 
 /** The scopes any one of which lets a key call the route. */
@@ -357,6 +373,7 @@ describe('companies and modes', () => {
       'POST /api/v1/webhook_endpoints/:id': { description: 'moved' },
       'POST /api/v1/events/:id/redeliver': {},
       'POST /api/v1/invoices/:id/credit_notes': { reason: 'Devolución de mercadería' },
+      'POST /api/v1/received_documents/:id/answer': { result: 'accepted' },
       'POST /api/v1/invoices/:id/debit_notes': {
         reason: 'Intereses por atraso',
         lines: [{ line: 1, amount: '100.00' }],

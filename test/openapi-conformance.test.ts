@@ -11,6 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, saveCompanyCertificate, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { supplierInvoice } from './helpers/supplier-documents.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -387,6 +388,25 @@ describe('real responses match the documented schemas', () => {
         client_id: cli,
         lines: [{ service_id: srv, qty: 1 }],
       });
+    }
+    if (operation('POST', '/api/v1/received_documents')) {
+      const to = { idType: '02', idNumber: s.company.idNumber, name: s.company.legalName ?? 'Servicios' };
+      const f = await supplierInvoice(1, to);
+      const rcv = '/api/v1/received_documents';
+      const b64 = (xml: string) => ({ xml_base64: Buffer.from(xml, 'utf8').toString('base64') });
+      const created = (await drive('POST', rcv, rcv, b64(f.xml))).json;
+      await drive('POST', rcv, rcv, b64(f.xml));
+      await drive('POST', rcv, rcv, b64(f.xml.replace('<TotalComprobante>', '<TotalComprobante>9')));
+      await drive('POST', rcv, rcv, b64(f.xml.replace('<?xml version="1.0" encoding="utf-8"?>\n', '')));
+      await drive('GET', rcv, rcv);
+      await drive('GET', `${rcv}/{id}`, `${rcv}/${created.id}`);
+      await drive('GET', `${rcv}/{id}`, `${rcv}/rcv_000000999999`);
+      await drive('POST', `${rcv}/{id}/answer`, `${rcv}/${created.id}/answer`, { result: 'rejected' });
+      await drive('POST', `${rcv}/{id}/answer`, `${rcv}/${created.id}/answer`, {
+        result: 'rejected',
+        reason: 'Mercadería no solicitada',
+      });
+      await drive('POST', `${rcv}/{id}/answer`, `${rcv}/${created.id}/answer`, { result: 'accepted' });
     }
     if (operation('POST', '/api/v1/webhook_endpoints')) {
       const ep = (

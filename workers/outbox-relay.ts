@@ -30,6 +30,8 @@ export interface RelayOptions {
   dispatchEvents?: (trx: Knex.Transaction, eventIds: number[]) => Promise<void>;
   /** `email.send` rows become `invoice.email` jobs (added by the emails module). */
   dispatchEmails?: (emailIds: number[]) => Promise<void>;
+  /** `received.answer` rows become `received_document.answer` jobs (workers/received-runtime.ts). */
+  dispatchAnswers?: (receivedIds: number[]) => Promise<void>;
 }
 
 export interface Relay {
@@ -102,6 +104,10 @@ export function createRelay(options: RelayOptions): Relay {
         .filter((r) => r.kind === 'email.send' && r.payload.emailId)
         .map((r) => r.payload.emailId!);
       if (emailIds.length && options.dispatchEmails) await options.dispatchEmails(emailIds);
+      const answerIds = rows
+        .filter((r) => r.kind === 'received.answer' && r.payload.receivedId)
+        .map((r) => Number(r.payload.receivedId));
+      if (answerIds.length && options.dispatchAnswers) await options.dispatchAnswers(answerIds);
       await deleteOutboxRows(
         trx,
         rows.map((r) => r.id),

@@ -13,6 +13,7 @@ import { startReconciler, type ReconcilerLoop } from './reconcile-loop.ts';
 import { batchWork, invoiceWork } from './reconcile-work.ts';
 import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { startEmails, type EmailRuntime } from './email-runtime.ts';
+import { startReceived, type ReceivedRuntime } from './received-runtime.ts';
 import { createRedis } from '../jobs/redis.ts';
 import { startMetricsPublisher } from '../jobs/metrics.ts';
 import { createLimiter } from '../jobs/map-limit.ts';
@@ -48,6 +49,8 @@ export interface Runtime {
   webhooks: WebhookRuntime;
   /** The `emails` queue and its worker (documents emailed to their receptor). */
   emails: EmailRuntime;
+  /** The `received-answers` queue and its worker (MensajeReceptor of received documents). */
+  received: ReceivedRuntime;
   /** The invoice and batch reconciler (null when turned off). */
   reconciler: ReconcilerLoop | null;
   close(): Promise<void>;
@@ -124,9 +127,20 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     reconcile: o.reconcile,
   });
 
+  const received = startReceived({
+    ctx,
+    db: o.db,
+    connection: o.connection,
+    prefix,
+    log: o.log,
+    lockDurationMs: o.lockDurationMs,
+    reconcile: o.reconcile,
+  });
+
   const relay = createRelay({
     dispatchEvents: webhooks.dispatchEvents,
     dispatchEmails: emails.dispatchEmails,
+    dispatchAnswers: received.dispatchAnswers,
     db: o.db,
     databaseUrl: o.config.databaseUrl,
     flows,
@@ -185,6 +199,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     workers,
     webhooks,
     emails,
+    received,
     reconciler,
     async close() {
       await reconciler?.stop();
@@ -192,6 +207,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
       await relay.stop();
       await webhooks.close();
       await emails.close();
+      await received.close();
       await Promise.all(workers.map((w) => w.close()));
       await publisher.stop();
       metricsRedis.disconnect();

@@ -2088,7 +2088,9 @@ export interface paths {
             | 'email.failed'
             | 'credit_note.created'
             | 'debit_note.created'
-            | 'invoice.annulled';
+            | 'invoice.annulled'
+            | 'received_document.created'
+            | 'received_document.answered';
           created_gte?: string;
           created_lt?: string;
           /** @description Page size (1-100) */
@@ -2335,6 +2337,222 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/received_documents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List received documents, newest first
+     * @description Requires the `read:invoices` scope.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Page size (1-100) */
+          limit?: number;
+          /** @description A rcv_ id: the page after it */
+          starting_after?: string;
+          /** @description Only documents whose answer is in this state (unanswered: none asked for yet) */
+          answer_status?: 'unanswered' | 'pendiente' | 'enviada' | 'aceptada' | 'rechazada' | 'failed';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReceivedDocumentList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    /**
+     * Store a supplier's signed document addressed to the company
+     * @description The signed XML as sent by the supplier: the body itself (`Content-Type: application/xml`) or JSON `{ "xml_base64": … }`. The signature must verify with a certificate of the emisor, the clave must agree with the document and the receptor must be this company. The same bytes again: 200 with the stored document. Requires the `write:invoices` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['CreateReceivedDocumentRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReceivedDocument'];
+          };
+        };
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReceivedDocument'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        415: components['responses']['UnsupportedMediaType'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/received_documents/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a received document and its answer
+     * @description Requires the `read:invoices` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReceivedDocument'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/received_documents/{id}/answer': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Answer a received document (MensajeReceptor to Hacienda)
+     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['AnswerReceivedDocumentRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReceivedDocument'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -2464,6 +2682,30 @@ export interface components {
       distrito: string;
       barrio?: string;
       otras_senas: string;
+    };
+    /** AnswerReceivedDocumentRequest */
+    AnswerReceivedDocumentRequest: {
+      /** @description Mensaje 1 (accepted, tipo 05), 2 (partially_accepted, 06) or 3 (rejected, 07) */
+      result: 'accepted' | 'partially_accepted' | 'rejected';
+      /** @description DetalleMensaje (≤ 160 characters); required unless accepted in full */
+      reason?: string;
+      /**
+       * @description MontoTotalImpuestoAcreditar: IVA credited (≤ the document's TotalImpuesto). Default when accepted: all of it; required for a partial acceptance of a taxed document; not with rejected
+       * @example 13000.00
+       */
+      iva_credit?: string;
+      /**
+       * @description MontoTotalDeGastoAplicable: the expense applied. Default: the total less the IVA credited; not with rejected
+       * @example 100000.00
+       */
+      expense?: string;
+      /** @description CondicionImpuesto: 01 general IVA credit, 02 partial credit, 03 capital goods, 04 current expense without credit, 05 proportionality. Default from iva_credit: all → 01, part → 02, none → 04 */
+      tax_condition?: '01' | '02' | '03' | '04' | '05';
+      /**
+       * @description CodigoActividad of the company (6 digits)
+       * @example 620100
+       */
+      activity_code?: string;
     };
     /** ApiKey */
     ApiKey: {
@@ -2913,6 +3155,11 @@ export interface components {
       /** @description Also issue a recibo electrónico de pago (10) for this payment of a credit sale (condition credito, servicios_estado_credito or credito_iva_90) Hacienda accepted; it references the invoice and travels the same flow as an invoice (`receipt` on the payment) */
       issue_receipt?: boolean;
     };
+    /** CreateReceivedDocumentRequest */
+    CreateReceivedDocumentRequest: {
+      /** @description The supplier's signed XML, base64 of its exact bytes (or send the XML itself as application/xml) */
+      xml_base64: string;
+    };
     /** CreateServiceRequest */
     CreateServiceRequest: {
       /** @description CABYS code, 13 digits */
@@ -3063,6 +3310,8 @@ export interface components {
         | 'credit_note.created'
         | 'debit_note.created'
         | 'invoice.annulled'
+        | 'received_document.created'
+        | 'received_document.answered'
       )[];
       description?: string;
     };
@@ -3568,6 +3817,8 @@ export interface components {
         | 'retry_cause_persists'
         | 'reference_not_accepted'
         | 'invoice_not_replaceable'
+        | 'received_document_exists'
+        | 'already_answered'
         | 'request_timeout'
         | 'payload_too_large'
         | 'unsupported_media_type'
@@ -3580,6 +3831,9 @@ export interface components {
         | 'credit_exceeds_total'
         | 'document_not_creditable'
         | 'receipt_not_applicable'
+        | 'invalid_xml'
+        | 'signature_invalid'
+        | 'receptor_mismatch'
         | 'webhook_endpoint_limit'
         | 'rate_limited'
         | 'auth_rate_limited'
@@ -3624,6 +3878,83 @@ export interface components {
       at?: string;
     } & {
       [key: string]: unknown;
+    };
+    /** ReceivedDocument */
+    ReceivedDocument: {
+      /** @example rcv_000000000001 */
+      id: string;
+      /** @enum {string} */
+      object: 'received_document';
+      livemode: boolean;
+      /** @example 50625112600310198765400100001010000000042100000042 */
+      clave: string;
+      /**
+       * @description 01 FE, 02 ND, 03 NC, 04 TE
+       * @example 01
+       */
+      document_type: string;
+      consecutivo: string;
+      /** Format: date-time */
+      issued_at: string;
+      emisor: {
+        identification_type: string;
+        cedula: string;
+        name: string;
+      };
+      receptor: {
+        identification_type: string;
+        cedula: string;
+      };
+      /** @example CRC */
+      currency: string;
+      /**
+       * @description TotalImpuesto
+       * @example 13000.00000
+       */
+      total_tax: string;
+      /**
+       * @description TotalComprobante
+       * @example 113000.00000
+       */
+      total: string;
+      /** @description The MensajeReceptor, once asked for */
+      answer: {
+        /** @description Mensaje 1 (accepted, tipo 05), 2 (partially_accepted, 06) or 3 (rejected, 07) */
+        result: 'accepted' | 'partially_accepted' | 'rejected';
+        /** @description pendiente (recorded, being signed and sent), enviada (received by Hacienda), aceptada / rechazada (Hacienda's verdict on the MensajeReceptor), failed (could not be signed or sent: see error) */
+        status: 'pendiente' | 'enviada' | 'aceptada' | 'rechazada' | 'failed';
+        reason: string | null;
+        tax_condition: string | null;
+        iva_credit: string | null;
+        expense: string | null;
+        activity_code: string | null;
+        consecutivo: string | null;
+        hacienda_status: string | null;
+        rejection_reason: {
+          es: string;
+          en: string;
+        } | null;
+        error: {
+          code: string;
+          message: string;
+        } | null;
+        requested_at: string | null;
+        signed_at: string | null;
+        submitted_at: string | null;
+        answered_at: string | null;
+      } | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /** ReceivedDocumentList */
+    ReceivedDocumentList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['ReceivedDocument'][];
+      /** @description More items follow: ask again with starting_after = the last id */
+      has_more: boolean;
     };
     /** RedeliverRequest */
     RedeliverRequest: {
@@ -3795,6 +4126,8 @@ export interface components {
         | 'credit_note.created'
         | 'debit_note.created'
         | 'invoice.annulled'
+        | 'received_document.created'
+        | 'received_document.answered'
       )[];
       description?: string | null;
       /** @description true re-enables an endpoint disabled by a 410 */
@@ -4023,6 +4356,19 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
+    /** @description Unsupported media type */
+    UnsupportedMediaType: {
+      headers: {
+        /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+        'RateLimit-Policy'?: string;
+        /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+        RateLimit?: string;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
   };
   parameters: never;
   requestBodies: never;
@@ -4031,6 +4377,7 @@ export interface components {
 }
 export type Address = components['schemas']['Address'];
 export type AddressInput = components['schemas']['AddressInput'];
+export type AnswerReceivedDocumentRequest = components['schemas']['AnswerReceivedDocumentRequest'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type ApiKeyList = components['schemas']['ApiKeyList'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
@@ -4043,6 +4390,7 @@ export type CreateClientRequest = components['schemas']['CreateClientRequest'];
 export type CreateInvoiceRequest = components['schemas']['CreateInvoiceRequest'];
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
 export type CreatePaymentRequest = components['schemas']['CreatePaymentRequest'];
+export type CreateReceivedDocumentRequest = components['schemas']['CreateReceivedDocumentRequest'];
 export type CreateServiceRequest = components['schemas']['CreateServiceRequest'];
 export type CreateWebhookEndpointRequest = components['schemas']['CreateWebhookEndpointRequest'];
 export type DeletedWebhookEndpoint = components['schemas']['DeletedWebhookEndpoint'];
@@ -4061,6 +4409,8 @@ export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
 export type Problem = components['schemas']['Problem'];
 export type ProcessingError = components['schemas']['ProcessingError'];
+export type ReceivedDocument = components['schemas']['ReceivedDocument'];
+export type ReceivedDocumentList = components['schemas']['ReceivedDocumentList'];
 export type RedeliverRequest = components['schemas']['RedeliverRequest'];
 export type Redelivery = components['schemas']['Redelivery'];
 export type RejectionItem = components['schemas']['RejectionItem'];
@@ -4088,5 +4438,6 @@ export type ResponseTooManyRequests = components['responses']['TooManyRequests']
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseConflict = components['responses']['Conflict'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
 export type $defs = Record<string, never>;
 export type operations = Record<string, never>;

@@ -115,6 +115,8 @@ export interface EventDataByKind {
   'invoice.paid': InvoicePaidData;
   'payment.created': Schemas['Payment'];
   'client.created': Schemas['Client'];
+  'received_document.created': Schemas['ReceivedDocument'];
+  'received_document.answered': Schemas['ReceivedDocument'];
 }
 
 // Fails to compile when the document gains an event kind that EventDataByKind does not map.

@@ -12,6 +12,7 @@ export interface OutboxPayload {
   eventIds?: number[];
   batchId?: number;
   emailId?: number;
+  receivedId?: number;
 }
 
 export interface OutboxRow {

@@ -31,6 +31,14 @@ export interface Confirmed {
 
 const DEFAULT_POLL_DELAYS_MS = [250, 500, 1_000, 2_000];
 
+/**
+ * What GET /recepcion/{…} asks for a submitted document: its clave, or for a MensajeReceptor
+ * (whose clave is the supplier's document's) the clave and the receptor's consecutivo.
+ */
+export function receptionKey(doc: Pick<SubmitDocument, 'clave' | 'consecutivoReceptor'>): string {
+  return doc.consecutivoReceptor ? `${doc.clave}-${doc.consecutivoReceptor}` : doc.clave;
+}
+
 export async function submitAndConfirm(
   client: ReceptionClient,
   doc: SubmitDocument,
@@ -42,7 +50,7 @@ export async function submitAndConfirm(
   const known = async (waits: readonly number[]) => {
     for (const delay of waits) {
       if (delay > 0) await clock.sleep(delay);
-      if ((await client.status(doc.clave)).found) return true;
+      if ((await client.status(receptionKey(doc))).found) return true;
     }
     return false;
   };

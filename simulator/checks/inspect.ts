@@ -9,6 +9,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { SimulatorKnobs } from '../knobs.ts';
 import { BUSINESS_RULE_KNOBS, checkBusinessRules } from './business-rules.ts';
 import { checkClave } from './clave.ts';
+import { checkReceptorMessage, type ReceptorRequest, type ReferencedDocument } from './receptor-message.ts';
 import type { RequestIdentity } from './clave.ts';
 import type { SchemaChecker } from './schema.ts';
 import { checkSignatureRules } from './signature-rules.ts';
@@ -71,6 +72,8 @@ export interface InspectInput {
   cabys: ReadonlySet<string> | null;
   /** CAs whose certificates may sign (the sandbox CA and SIMULATOR_TRUSTED_CA). */
   trustedCas: readonly X509Certificate[];
+  /** A MensajeReceptor's request and the document it answers (null: never received here). */
+  receptorMessage?: { request: ReceptorRequest; referenced: ReferencedDocument | null };
 }
 
 export async function inspectDocument(input: InspectInput): Promise<Verdict> {
@@ -150,6 +153,8 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
   }
   if (k.checkClave && !isReceptorMessage)
     rows.push(...checkClave(root, input.request, ROOT_TIPO[name] ?? null, issuer));
+  if (k.checkClave && isReceptorMessage && input.receptorMessage)
+    rows.push(...checkReceptorMessage(root, input.receptorMessage.request, input.receptorMessage.referenced));
   if (k.checkConsecutivo && input.duplicateConsecutivo) {
     rows.push({ code: -99, message: ROW_TEXTS.duplicateConsecutivo, line: 0, column: 0 });
   }

@@ -237,6 +237,8 @@ if (!stopping) {
         ? `PostgreSQL, here a server of its own on 127.0.0.1:${local.port} with its data in ${local.dataDir}`
         : 'the PostgreSQL of DATABASE_URL.',
       local ? '(kept between starts; stopped with this command).' : '',
+      'Every API feature, Bull Board and /metrics work; not available: more than one queue shard',
+      '(QUEUE_SHARDS) and more than one machine.',
       'To move to real servers: set DATABASE_URL and REDIS_URL (README, "Set-up"), copy the data',
       local
         ? `  pg_dump --exclude-schema=bullmq --exclude-schema=factura_kv "postgres://postgres:$(cat ${local.dataDir}/postgres.password)@127.0.0.1:${local.port}/factura" | psql "$DATABASE_URL"`

@@ -44,8 +44,9 @@ async function answers(kind: 'postgres' | 'redis', url: string): Promise<boolean
       await c.connect();
       return true;
     } catch (err) {
-      // A server that answers "no such database" answers: npm start creates the database.
-      return (err as { code?: string }).code === '3D000';
+      // A server that answers with an error (no such database, a refused login) answers: the
+      // normal start-up then creates the database or says what is wrong.
+      return /^[0-9A-Z]{5}$/.test((err as { code?: string }).code ?? '');
     } finally {
       await c.end().catch(() => {});
     }

@@ -13,6 +13,7 @@
 import { isIPv6 } from 'node:net';
 import type { RedisClient } from '../jobs/redis.ts';
 import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
+import { emulateScript } from '../jobs/pg-redis.ts';
 
 /** A Redis answer slower than this counts locally instead. */
 const REDIS_TIMEOUT_MS = 250;
@@ -32,6 +33,17 @@ const GIVE_BACK = luaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
 return 0
 `);
+// Their twins in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+emulateScript(RESERVE, async (tx, [key], [windowMs]) => {
+  const n = await tx.incr(key!);
+  let ttl = await tx.pttl(key!);
+  if (ttl < 0) {
+    await tx.pexpire(key!, Number(windowMs));
+    ttl = Number(windowMs);
+  }
+  return [n, ttl];
+});
+emulateScript(GIVE_BACK, async (tx, [key]) => ((await tx.exists(key!)) ? tx.incr(key!, -1) : 0));
 
 /** The unit an address is counted by: IPv4 as is (mapped IPv6 too), IPv6 by its /64. */
 export function addressUnit(ip: string): string {

@@ -21,7 +21,8 @@ import type { Config } from '../config/index.ts';
 import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { readWorkerMetrics } from '../jobs/metrics.ts';
-import { bullConnection, closeBullConnection } from '../jobs/redis.ts';
+import { closeBullConnection } from '../jobs/redis.ts';
+import { queueConnection } from '../jobs/queue-store.ts';
 import { shardPrefixes } from '../jobs/shards.ts';
 import type { AdminCheck } from './plugins/admin-auth.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
@@ -57,7 +58,7 @@ export function registerMetrics(
   const sharded = new Set<string>(Object.values(QUEUES));
   const openQueues = () => {
     if (queues) return queues;
-    connection = bullConnection(deps.config.redisUrl) as ConnectionOptions;
+    connection = queueConnection(deps.config);
     const { queuePrefix, queueShards } = deps.config;
     queues = deps.queueNames.flatMap((name) =>
       (sharded.has(name) ? shardPrefixes(queuePrefix, queueShards) : [queuePrefix]).map((prefix) => {

@@ -19,6 +19,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RedisClient } from '../jobs/redis.ts';
 import { companyRateLimit } from '../domain/scopes.ts';
 import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
+import { emulateScript } from '../jobs/pg-redis.ts';
 import type { AuthContext } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
 
@@ -65,6 +66,29 @@ if k > 0 then
 end
 return {k, cc, kc, reset}
 `);
+// The same steps in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+emulateScript(HIT, async (tx, keys, argv) => {
+  const [climit, klimit, window, n] = argv.map(Number) as [number, number, number, number];
+  const now = await tx.time();
+  const start = now - (now % window);
+  const reset = start + window - now;
+  const count = async (key: string) =>
+    Number(await tx.hget(key, 'w')) === start ? Number((await tx.hget(key, 'c')) ?? 0) : 0;
+  const bump = async (key: string, c: number, k: number) => {
+    if (c === 0) await tx.hset(key, { w: start, c: k });
+    else await tx.hincrby(key, 'c', k);
+    await tx.pexpire(key, window * 2);
+  };
+  const cc = await count(keys[0]!);
+  const kc = klimit > 0 ? await count(keys[1]!) : 0;
+  let k = Math.min(n, Math.max(0, climit - cc));
+  if (klimit > 0) k = Math.min(k, Math.max(0, klimit - kc));
+  if (k > 0) {
+    await bump(keys[0]!, cc, k);
+    if (klimit > 0) await bump(keys[1]!, kc, k);
+  }
+  return [k, cc, kc, reset];
+});
 
 type LimitedAuth = Pick<AuthContext, 'plan' | 'rateLimitPerSecond'>;
 

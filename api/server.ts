@@ -8,7 +8,8 @@ import { BATCH_QUEUE } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { EMAIL_QUEUE } from '../jobs/invoice-email.ts';
 import { openQueueShards } from '../jobs/shards.ts';
-import { bullConnection, closeBullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
+import { closeBullConnection, waitForRedis } from '../jobs/redis.ts';
+import { openStore, queueConnection } from '../jobs/queue-store.ts';
 import { buildApp } from './app.ts';
 import { enableTracing } from '../jobs/tracing.ts';
 import { startTracing } from '../telemetry/tracing.ts';
@@ -27,7 +28,8 @@ try {
   console.error(describeConnectionFailure('postgres', config.databaseUrl, err));
   process.exit(1);
 }
-const redis = createRedis(config.redisUrl, 'api');
+// Redis, or in embedded mode its Postgres stand-in (jobs/queue-store.ts).
+const redis = openStore(config, 'api');
 try {
   await waitForRedis(redis);
 } catch (err) {
@@ -35,7 +37,7 @@ try {
   process.exit(1);
 }
 
-const connection = bullConnection(config.redisUrl) as ConnectionOptions;
+const connection: ConnectionOptions = queueConnection(config);
 const shards = openQueueShards(connection, config.queuePrefix, config.queueShards);
 // Every queue a worker runs, for Bull Board: the invoice flow (every shard), batches and webhooks.
 const allQueues = [

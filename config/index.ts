@@ -50,6 +50,17 @@ export interface Config {
    */
   redisUrl: string;
   /**
+   * Embedded mode (FACTURA_EMBEDDED=1, set by `npm start` when it runs its own Postgres): one
+   * machine, no Redis. BullMQ runs on its Postgres backend and the counters, caches and notes kept
+   * in Redis otherwise live in Postgres (jobs/queue-store.ts); REDIS_URL is not used.
+   */
+  embedded: boolean;
+  /**
+   * `npm start`'s own PostgreSQL server in embedded mode (scripts/embedded-postgres.ts): its data
+   * under EMBEDDED_DATA_DIR (default `.local/`), listening on 127.0.0.1:EMBEDDED_PG_PORT.
+   */
+  embeddedServer: { dataDir: string; port: number };
+  /**
    * The invoice flow's queues are split into this many shards by company, each under its own
    * hash tag (jobs/shards.ts); 1 keeps every queue under `queuePrefix`.
    */
@@ -337,6 +348,7 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpDefault = production ? '' : `smtp://127.0.0.1:${catcherSmtpPort}`;
   const smtpUrl = str(env, 'SMTP_URL', smtpDefault);
   const sandboxSmtpUrl = str(env, 'SMTP_SANDBOX_URL', smtpDefault);
+  const embedded = bool(env, 'FACTURA_EMBEDDED', false);
   return {
     env: nodeEnv as Config['env'],
     host: str(env, 'HOST', '0.0.0.0'),
@@ -348,7 +360,13 @@ export function loadConfig(env: Env = process.env): Config {
       'postgresql:',
     ]),
     redisUrl: redisUrl(env),
-    queueShards: int(env, 'QUEUE_SHARDS', 1, 1, 256),
+    embedded,
+    embeddedServer: {
+      dataDir: resolve(projectRoot, str(env, 'EMBEDDED_DATA_DIR', '') || '.local'),
+      port: int(env, 'EMBEDDED_PG_PORT', 54320, 1, 65535),
+    },
+    // BullMQ's Postgres backend has no key prefixes to shard by: one shard in embedded mode.
+    queueShards: embedded ? 1 : int(env, 'QUEUE_SHARDS', 1, 1, 256),
     queuePrefix: str(env, 'QUEUE_PREFIX', '{factura}'),
     queueKeepCompleted: {
       age: int(env, 'QUEUE_KEEP_COMPLETED_SECONDS', 3600, 0, 30 * 86_400),

@@ -2,6 +2,11 @@
 // configuration, creates and migrates the database, checks Redis, then runs the API, the
 // workers and (for sandbox keys) the Hacienda simulator as child processes, and prints where
 // everything is once the API is ready. It installs nothing.
+//
+// Embedded mode (FACTURA_EMBEDDED=1, or no DATABASE_URL/REDIS_URL given and nothing answering on
+// the defaults): it first starts its own PostgreSQL (scripts/embedded-postgres.ts, data under
+// .local/), runs the processes without Redis (queues and counters in Postgres, jobs/queue-store.ts)
+// and stops that server after them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +15,15 @@ import { createDb } from '../db/connection.ts';
 import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
 import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
+import pg from 'pg';
 import { createDemoSetup, isFirstRun, type DemoSetup } from '../cli/demo.ts';
 
-function fail(message: string): never {
+// The embedded PostgreSQL, when this process runs one: stopped last, whatever the way out.
+let embeddedPg: EmbeddedPostgres | null = null;
+async function fail(message: string): Promise<never> {
   process.stderr.write(`\n${message}\n\n`);
+  await embeddedPg?.stop().catch(() => {});
   process.exit(1);
 }
 
@@ -21,8 +31,76 @@ let config;
 try {
   config = loadConfig();
 } catch (err) {
-  if (err instanceof ConfigError) fail(`Configuration error: ${err.message}`);
+  if (err instanceof ConfigError) await fail(`Configuration error: ${err.message}`);
   throw err;
+}
+
+// 0. Embedded mode? Asked for, or nothing configured and nothing answering on the defaults.
+async function answers(kind: 'postgres' | 'redis', url: string): Promise<boolean> {
+  if (kind === 'postgres') {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+    c.on('error', () => {});
+    try {
+      await c.connect();
+      return true;
+    } catch (err) {
+      // A server that answers with an error (no such database, a refused login) answers: the
+      // normal start-up then creates the database or says what is wrong.
+      return /^[0-9A-Z]{5}$/.test((err as { code?: string }).code ?? '');
+    } finally {
+      await c.end().catch(() => {});
+    }
+  }
+  const r = createRedis(url, 'api', { retryStrategy: () => null });
+  r.on('error', () => {});
+  try {
+    await waitForRedis(r, 1500);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+const configured = ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES'].some((v) => process.env[v]);
+let embeddedWhy: string | null = config.embedded ? 'FACTURA_EMBEDDED=1' : null;
+if (!embeddedWhy && !configured) {
+  const [pgUp, redisUp] = await Promise.all([
+    answers('postgres', config.databaseUrl),
+    answers('redis', config.redisUrl),
+  ]);
+  if (!pgUp || !redisUp)
+    embeddedWhy = `no DATABASE_URL or REDIS_URL, and no ${!pgUp ? 'PostgreSQL' : 'Redis'} on the default address`;
+}
+if (embeddedWhy) {
+  process.env.FACTURA_EMBEDDED = '1';
+  if (!process.env.DATABASE_URL) {
+    const { dataDir, port } = config.embeddedServer;
+    console.log(
+      `embedded mode (${embeddedWhy}): starting PostgreSQL on 127.0.0.1:${port}, data in ${dataDir}`,
+    );
+    let started = false;
+    try {
+      embeddedPg = await startEmbeddedPostgres({
+        dataDir,
+        port,
+        // Its start-up chatter is dropped; once it runs, only its problems are shown.
+        log: (line) => {
+          if (!started || /\b(ERROR|FATAL|PANIC|WARNING)\b/.test(line)) {
+            if (started || /FATAL|PANIC|ERROR/.test(line)) console.log(`[postgres] ${line}`);
+          }
+        },
+      });
+      started = true;
+    } catch (err) {
+      await fail(
+        `Could not start the embedded PostgreSQL (port ${port}, data ${dataDir}): ${err instanceof Error ? err.message : String(err)}\n` +
+          'Free the port or set EMBEDDED_PG_PORT; or give DATABASE_URL and REDIS_URL of real servers.',
+      );
+    }
+    process.env.DATABASE_URL = embeddedPg!.url;
+  }
+  config = loadConfig();
 }
 
 // 1. Postgres: create the database on first run, then migrate.
@@ -30,7 +108,7 @@ try {
   if (await ensureDatabase(config.databaseUrl))
     console.log('created database', new URL(config.databaseUrl).pathname.slice(1));
 } catch (err) {
-  fail(describeConnectionFailure('postgres', config.databaseUrl, err));
+  await fail(describeConnectionFailure('postgres', config.databaseUrl, err));
 }
 const db = createDb({ url: config.databaseUrl, poolMax: 1, applicationName: 'factura-start' });
 let demo: DemoSetup | null = null;
@@ -43,15 +121,17 @@ try {
   await db.destroy();
 }
 
-// 2. Redis.
-const redis = createRedis(config.redisUrl, 'api', { retryStrategy: () => null });
-redis.on('error', () => {});
-try {
-  await waitForRedis(redis, 3000);
-} catch (err) {
-  fail(describeConnectionFailure('redis', config.redisUrl, err));
-} finally {
-  redis.disconnect();
+// 2. Redis (none in embedded mode).
+if (!config.embedded) {
+  const redis = createRedis(config.redisUrl, 'api', { retryStrategy: () => null });
+  redis.on('error', () => {});
+  try {
+    await waitForRedis(redis, 3000);
+  } catch (err) {
+    await fail(describeConnectionFailure('redis', config.redisUrl, err));
+  } finally {
+    redis.disconnect();
+  }
 }
 
 // 3. The processes of the Procfile, as children with prefixed output.
@@ -88,13 +168,19 @@ function stop(code = 0): void {
   if (stopping) return;
   stopping = true;
   for (const c of children) c.kill('SIGTERM');
-  setTimeout(() => process.exit(code), 3000).unref();
+  // The embedded PostgreSQL stops last, once its clients are gone (or waited for long enough).
+  const exit = () =>
+    void (embeddedPg?.stop() ?? Promise.resolve()).catch(() => {}).finally(() => process.exit(code));
+  const force = setTimeout(exit, embeddedPg ? 10_000 : 3000);
+  force.unref();
   Promise.all(
-    children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))),
-  ).then(
-    () => process.exit(code),
-    () => process.exit(code),
-  );
+    children.map(
+      (c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r))),
+    ),
+  ).then(() => {
+    clearTimeout(force);
+    exit();
+  }, exit);
 }
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
@@ -143,6 +229,25 @@ if (!stopping) {
       : `  Email          ${config.email.smtpUrl ? 'SMTP_URL' : 'no SMTP_URL: documents are not emailed'}`,
     '',
   ];
+  if (config.embedded) {
+    const local = embeddedPg ? config.embeddedServer : null;
+    lines.push(
+      'EMBEDDED MODE: for one machine (development, a demo, a small office). No Redis: the queues',
+      '(BullMQ on PostgreSQL), rate limits, key-cache invalidation and usage counters live in',
+      local
+        ? `PostgreSQL, here a server of its own on 127.0.0.1:${local.port} with its data in ${local.dataDir}`
+        : 'the PostgreSQL of DATABASE_URL.',
+      local ? '(kept between starts; stopped with this command).' : '',
+      'Every API feature, Bull Board and /metrics work; not available: more than one queue shard',
+      '(QUEUE_SHARDS) and more than one machine.',
+      'To move to real servers: set DATABASE_URL and REDIS_URL (README, "Set-up"), copy the data',
+      local
+        ? `  pg_dump --exclude-schema=bullmq --exclude-schema=factura_kv "postgres://postgres:$(cat ${local.dataDir}/postgres.password)@127.0.0.1:${local.port}/factura" | psql "$DATABASE_URL"`
+        : '  pg_dump --exclude-schema=bullmq --exclude-schema=factura_kv "$OLD_DATABASE_URL" | psql "$DATABASE_URL"',
+      'and start without FACTURA_EMBEDDED: work in flight is re-created from PostgreSQL by the reconciler.',
+      '',
+    );
+  }
   if (demo) {
     const body = JSON.stringify({
       client_id: demo.clientId,

@@ -5,7 +5,8 @@ import { pino } from 'pino';
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
-import { bullConnection, closeBullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
+import { closeBullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
+import { queueConnection } from '../jobs/queue-store.ts';
 import { startRuntime } from './runtime.ts';
 import { enableTracing } from '../jobs/tracing.ts';
 import { startTracing } from '../telemetry/tracing.ts';
@@ -25,18 +26,21 @@ try {
   console.error(describeConnectionFailure('postgres', config.databaseUrl, err));
   process.exit(1);
 }
-const probe = createRedis(config.redisUrl, 'worker', { retryStrategy: () => null });
-probe.on('error', () => {});
-try {
-  await waitForRedis(probe);
-} catch (err) {
-  console.error(describeConnectionFailure('redis', config.redisUrl, err));
-  process.exit(1);
-} finally {
-  probe.disconnect();
+// Embedded mode has no Redis: queues and the rest live in Postgres (jobs/queue-store.ts).
+if (!config.embedded) {
+  const probe = createRedis(config.redisUrl, 'worker', { retryStrategy: () => null });
+  probe.on('error', () => {});
+  try {
+    await waitForRedis(probe);
+  } catch (err) {
+    console.error(describeConnectionFailure('redis', config.redisUrl, err));
+    process.exit(1);
+  } finally {
+    probe.disconnect();
+  }
 }
 
-const connection = bullConnection(config.redisUrl) as ConnectionOptions;
+const connection: ConnectionOptions = queueConnection(config);
 const runtime = await startRuntime({
   config,
   db,

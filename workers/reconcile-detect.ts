@@ -11,6 +11,7 @@
 // the lookups go in one pipeline per prefix, side by side.
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '../jobs/redis.ts';
+import { isPostgresStore } from '../jobs/queue-store.ts';
 
 export interface JobRef {
   queue: Queue;
@@ -21,6 +22,14 @@ export type JobPresence = 'live' | 'finished' | 'missing';
 
 export async function jobPresence(redis: RedisClient, refs: JobRef[]): Promise<JobPresence[]> {
   if (!refs.length) return [];
+  // Embedded mode: BullMQ's jobs are rows of its Postgres backend, not hashes; ask for each.
+  if (isPostgresStore(redis))
+    return Promise.all(
+      refs.map(async (r) => {
+        const job = await r.queue.getJob(r.id);
+        return !job ? 'missing' : job.finishedOn ? 'finished' : 'live';
+      }),
+    );
   const byPrefix = new Map<string, number[]>();
   refs.forEach((r, i) => {
     const at = byPrefix.get(r.queue.opts.prefix ?? '') ?? [];

@@ -23,6 +23,7 @@ import type { Logger } from 'pino';
 import { findLostWork } from './reconcile-detect.ts';
 import type { TrackedWork } from './reconcile-work.ts';
 import { luaScript, runScript } from '../jobs/redis-keys.ts';
+import { emulateScript } from '../jobs/pg-redis.ts';
 
 /** The two int4 keys of the reconciler's advisory lock: "fact"(ura) and the reconciler's number. */
 export const RECONCILER_LOCK: readonly [number, number] = [0x66616374, 1];
@@ -38,6 +39,12 @@ if redis.call('hget', KEYS[1], 'state') == ARGV[1] then
   return 1
 end
 return 0`);
+// Its twin in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+emulateScript(SETTLE, async (tx, [key], [from, to]) => {
+  if ((await tx.hget(key!, 'state')) !== from) return 0;
+  await tx.hset(key!, { state: to! });
+  return 1;
+});
 
 export interface ReconcilerOptions {
   db: Knex;

@@ -14,7 +14,8 @@ import { batchWork, invoiceWork } from './reconcile-work.ts';
 import { startWebhooks, type WebhookRuntime } from './webhook-runtime.ts';
 import { startEmails, type EmailRuntime } from './email-runtime.ts';
 import { startReceived, type ReceivedRuntime } from './received-runtime.ts';
-import { createRedis } from '../jobs/redis.ts';
+import type { RedisClient } from '../jobs/redis.ts';
+import { openStore } from '../jobs/queue-store.ts';
 import { startMetricsPublisher } from '../jobs/metrics.ts';
 import { createLimiter } from '../jobs/map-limit.ts';
 import { BATCH_JOB, INVOICE_JOBS, type JobDefinition } from '../jobs/job-catalogue.ts';
@@ -73,9 +74,8 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   };
   const shards = openQueueShards(o.connection, prefix, o.config.queueShards);
   const queues = shards.shards[0]!;
-  const redisUrl = o.config.redisUrl;
   // Notes left by Hacienda's callback for status jobs that were not asleep yet (status-wake.ts).
-  const notesRedis = createRedis(redisUrl, 'worker', { maxRetriesPerRequest: 1 });
+  const notesRedis = openStore(o.config, 'worker', { maxRetriesPerRequest: 1 });
   notesRedis.on('error', (err) => o.log.debug({ err: err.message }, 'wake-note Redis connection error'));
   ctx.wakeIfNoted = (job) =>
     wakeIfNoted(shards.byPrefix(job.prefix).status, notesRedis, job).catch(() => false);
@@ -155,10 +155,10 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   // The reconciler has a Redis connection of its own that fails fast while Redis is away (its
   // marker check must not queue up behind an outage).
   let reconciler: ReconcilerLoop | null = null;
-  let reconcileRedis: ReturnType<typeof createRedis> | null = null;
+  let reconcileRedis: RedisClient | null = null;
   if (o.reconcile !== false) {
     const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
-    reconcileRedis = createRedis(redisUrl, 'worker', { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    reconcileRedis = openStore(o.config, 'worker', { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     reconcileRedis.on('error', (err) =>
       o.log.debug({ err: err.message }, 'reconciler Redis connection error'),
     );
@@ -182,7 +182,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   // Job durations, Hacienda calls and webhook deliveries recorded in this process go to Redis
   // as cluster-wide totals, read by the API's /metrics (see jobs/metrics.ts).
-  const metricsRedis = createRedis(redisUrl, 'worker', { lazyConnect: true });
+  const metricsRedis = openStore(o.config, 'worker', { lazyConnect: true });
   metricsRedis.on('error', (err) => o.log.warn({ err: err.message }, 'metrics Redis connection error'));
   const publisher = startMetricsPublisher({
     redis: metricsRedis,

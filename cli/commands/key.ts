@@ -6,11 +6,19 @@ import { getCompany } from '../../db/queries/companies.ts';
 import { companyRateLimit, isScope, SCOPES } from '../../domain/scopes.ts';
 import { keyObject } from '../../db/public-objects.ts';
 import { createRedis, announceKeyChange } from '../../jobs/redis.ts';
+import { openStore } from '../../jobs/queue-store.ts';
+import type { Config } from '../../config/index.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';
 
 /** Tells running API processes to drop their cached keys (best effort; caches expire anyway). */
-async function announce(redisUrl: string): Promise<void> {
-  const redis = createRedis(redisUrl, 'api', { retryStrategy: () => null, lazyConnect: true });
+async function announce(config: Config): Promise<void> {
+  if (config.embedded) {
+    // Embedded mode: the announcement is a Postgres NOTIFY (jobs/pg-redis.ts).
+    const store = openStore(config, 'api');
+    await announceKeyChange(store).finally(() => store.disconnect());
+    return;
+  }
+  const redis = createRedis(config.redisUrl, 'api', { retryStrategy: () => null, lazyConnect: true });
   redis.on('error', () => {});
   try {
     await redis.connect();
@@ -75,7 +83,7 @@ export function registerKeyCommands(program: Command): void {
           scopes,
           rateLimitPerSecond,
         });
-        await announce(config.redisUrl);
+        await announce(config);
         output(opts.json, { ...keyObject(created), secret }, () =>
           [
             `Created ${keyObject(created).id} (${livemode ? 'live' : 'test'})`,
@@ -127,7 +135,7 @@ export function registerKeyCommands(program: Command): void {
         if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
         if (found.revokedAt) throw new CliError('a revoked key cannot be rolled');
         const secret = await rollApiKey(db, found, Number(opts.grace));
-        await announce(config.redisUrl);
+        await announce(config);
         const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
         output(
           opts.json,
@@ -150,7 +158,7 @@ export function registerKeyCommands(program: Command): void {
           (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
         if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
         await revokeApiKey(db, id);
-        await announce(config.redisUrl);
+        await announce(config);
         const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
         output(opts.json, keyObject(fresh), () => `Revoked ${opts.key}`);
       });

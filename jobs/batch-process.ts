@@ -90,11 +90,10 @@ export async function processBatch(job: Job<BatchJobData>, ctx: JobContext): Pro
         idempotency_key?: string;
       };
       // A factura electrónica de compra (08) names its supplier instead of a client.
-      const purchase = body.document_type === '08';
-      const { document_type: _type, ...invoiceBody } = body;
-      const r = purchase
-        ? parsePurchaseRequest(body, company.idNumber)
-        : parseInvoiceRequest(invoiceBody as never);
+      const r =
+        body.document_type === '08'
+          ? parsePurchaseRequest(body, company.idNumber)
+          : parseInvoiceRequest(body as never);
       if (!r.ok) failed.push({ position: row.position, kind: 'failed', problem: validation(r.errors) });
       else if (incomplete.length && ('request' in r.value ? r.value.request : r.value).send) {
         failed.push({

@@ -2,7 +2,8 @@
 // bench): self time per function and per package or source file, heaviest first, so a stage's
 // limit can be named from the numbers. Open the same file in Chrome DevTools for the flame graph.
 //
-//   npx tsx bench/profile-top.ts .local/bench/profiles/worker-….cpuprofile [top=25]
+//   npx tsx bench/profile-top.ts .local/bench/profiles/worker-…/*.cpuprofile [top=25]
+// Several files (a process's main thread and its loader or worker threads) are summed.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,17 +22,26 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, topArg] = process.argv.slice(2);
-if (!file) {
-  console.error('usage: tsx bench/profile-top.ts <file.cpuprofile> [top]');
+const args = process.argv.slice(2);
+const top = args.length > 1 && /^\d+$/.test(args.at(-1)!) ? Number(args.pop()) : 25;
+const files = args;
+if (!files.length) {
+  console.error('usage: tsx bench/profile-top.ts <file.cpuprofile>... [top]');
   process.exit(2);
 }
-const top = Number(topArg ?? 25);
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const self = new Map<number, number>();
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-const totalUs = profile.endTime - profile.startTime;
+const file = files.join(' + ');
+// Node ids are per file: each file's nodes are keyed by `<file index>:<id>`.
+const byId = new Map<string, ProfileNode>();
+const self = new Map<string, number>();
+let totalUs = 0;
+files.forEach((f, k) => {
+  const profile = JSON.parse(readFileSync(f, 'utf8')) as Profile;
+  for (const n of profile.nodes) byId.set(`${k}:${n.id}`, n);
+  profile.samples.forEach((id, i) =>
+    self.set(`${k}:${id}`, (self.get(`${k}:${id}`) ?? 0) + (profile.timeDeltas[i] ?? 0)),
+  );
+  totalUs += profile.endTime - profile.startTime;
+});
 
 function where(url: string): string {
   if (!url) return '(native)';

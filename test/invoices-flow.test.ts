@@ -172,7 +172,11 @@ describe('an invoice issued with a sandbox key', () => {
       expect(receivable.isZero()).toBe(true);
       const after = (await e.db('clients').where({ id: s.client.id }).first()).balance;
       expect(after).toBe(before);
-      const events = await e.db('events').whereRaw(`data->>'id' = ?`, [res.json.id]).pluck('type');
+      const events = await e
+        .db('events')
+        .whereRaw(`data->>'id' = ?`, [res.json.id])
+        .orderBy('id')
+        .pluck('type');
       expect(events).toEqual(['invoice.created', 'invoice.sent', 'invoice.rejected']);
     } finally {
       e.sim.simulator.configure({ forcedRejectionRate: 0 });

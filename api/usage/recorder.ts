@@ -56,7 +56,7 @@ export function createUsageRecorder(o: {
   // Counts of this process not yet in Redis, and the push that will send them.
   let pending = new Map<string, number>();
   let scheduled: Promise<void> | null = null;
-  const push = async () => {
+  const pushPending = async () => {
     const taken = pending;
     pending = new Map();
     if (!taken.size) return;
@@ -73,6 +73,10 @@ export function createUsageRecorder(o: {
       }
     }
   };
+  // Pushes run one after another: a flush's push waits for one already under way, whose counts
+  // would otherwise reach the hash only after the flush had read it.
+  let pushing: Promise<void> = Promise.resolve();
+  const push = (): Promise<void> => (pushing = pushing.then(pushPending));
   return {
     record(keyId, route, status, at = new Date()) {
       const minute = Math.floor(at.getTime() / 60_000) * 60;

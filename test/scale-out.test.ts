@@ -348,6 +348,10 @@ describe('scale-out on a Redis Cluster', () => {
       simulatorDuplicates: sim!.simulator.counters().duplicates,
     };
     console.log('scale-out figures', JSON.stringify(figures));
+    const rejected = await db!('invoices')
+      .where({ status: 'rechazada' })
+      .select('id', 'companyId', 'number', 'rejectionReason');
+    if (rejected.length > 0) console.log('scale-out rejected', JSON.stringify(rejected));
     // Every accepted request has exactly one invoice, every invoice accepted by Hacienda once.
     expect(new Set(created.values()).size).toBe(created.size);
     expect(invoices.length).toBe(expected);

@@ -116,7 +116,10 @@ async function main(): Promise<void> {
     secretsKey,
   });
   const { api, simulator } = service.children;
-  const idleRss: Record<string, number> = { api: rssMb(api.pid) ?? NaN };
+  const idleRss: Record<string, number> = {
+    api: rssMb(api.pid) ?? NaN,
+    [simulator.name]: rssMb(simulator.pid) ?? NaN,
+  };
   const client = httpClient(
     service.apiUrl,
     { authorization: `Bearer ${issuer.key}` },
@@ -218,6 +221,10 @@ async function main(): Promise<void> {
   const pgVersion = (await scratch.db.raw('show server_version')).rows[0].server_version as string;
   const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown';
   const met = targets.filter((t) => t.met).length;
+  // Start-up (spawn to ready: /ready answers, or the worker consumes every readiness queue) and
+  // RSS when idle, per process: what the compiled build changes (BENCH_COMPILED=1).
+  const procs = [api, simulator, ...service.children.workers];
+  const startup = Object.fromEntries(procs.map((c) => [c.name, c.readyMs ?? null]));
   const results = {
     timestamp: startedAt.toISOString(),
     load_average_1m: { at_start: loadAtStart, at_end: round(loadavg()[0]!, 2) },
@@ -233,6 +240,10 @@ async function main(): Promise<void> {
       database: scratch.name,
     },
     params: { ...params, stages: [...params.stages], profile: [...params.profile] },
+    processes: {
+      startup_ms: startup,
+      idle_rss_mb: Object.fromEntries(Object.entries(idleRss).map(([k, v]) => [k, round(v, 1)])),
+    },
     targets_met: { met, of: targets.length },
     targets,
     other_figures: info,
@@ -242,6 +253,13 @@ async function main(): Promise<void> {
   writeResults(params.resultsPath, results);
   console.log(
     `\nBenchmark (${params.scale}) on ${results.machine.cpu_model}, ${results.machine.cores} cores, Node ${process.version}; ${durationS} s\n`,
+  );
+  console.log(
+    `Processes (${params.compiled ? 'compiled build, plain node' : 'tsx'}): ${procs
+      .map(
+        (c) => `${c.name} ready in ${c.readyMs ?? '?'} ms, ${round(idleRss[c.name] ?? NaN, 1)} MB RSS idle`,
+      )
+      .join('; ')}\n`,
   );
   console.log(`Targets (${met} of ${targets.length} met)\n`);
   console.log(renderTargets(targets));

@@ -20,6 +20,9 @@ export interface Child {
   log: string;
   /** Resolves when the process has exited. */
   exited: Promise<void>;
+  /** performance.now() at spawn, and the ms from spawn to ready once `waitUntil` saw it ready. */
+  spawnedAt: number;
+  readyMs?: number;
 }
 
 const children = new Set<Child>();
@@ -59,7 +62,7 @@ export function startChild(
   proc.stdout!.pipe(out);
   proc.stderr!.pipe(out);
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const child: Child = { name, pid: proc.pid!, process: proc, log, exited };
+  const child: Child = { name, pid: proc.pid!, process: proc, log, exited, spawnedAt: performance.now() };
   children.add(child);
   void exited.then(() => children.delete(child));
   return child;
@@ -103,7 +106,10 @@ export async function waitUntil(
   for (;;) {
     if (child) assertRunning(child);
     try {
-      if (await probe()) return;
+      if (await probe()) {
+        if (child) child.readyMs ??= Math.round(performance.now() - child.spawnedAt);
+        return;
+      }
     } catch {
       // not ready yet
     }

@@ -293,7 +293,17 @@ describe('scale-out on a Redis Cluster', () => {
       connection.disconnect();
       console.log('scale-out stuck', JSON.stringify({ states, queues, topology: await cluster!.topology() }));
     };
+    // Batches first: a batch recorded late adds invoices after every earlier one has settled.
+    const batchIds = [...batchItems.keys()].map((id) => Number(id.replace(/^\D+_/, '')));
     try {
+      await waitFor(
+        async () =>
+          (await db!('batches').whereIn('id', batchIds).whereNot({ status: 'completed' }).count('* as n'))[0]!
+            .n == 0,
+        60_000,
+        500,
+        'every batch completed',
+      );
       await waitFor(
         async () =>
           Number(
@@ -307,15 +317,6 @@ describe('scale-out on a Redis Cluster', () => {
       await diagnose();
       throw err;
     }
-    const batchIds = [...batchItems.keys()].map((id) => Number(id.replace(/^\D+_/, '')));
-    await waitFor(
-      async () =>
-        (await db!('batches').whereIn('id', batchIds).whereNot({ status: 'completed' }).count('* as n'))[0]!
-          .n == 0,
-      60_000,
-      500,
-      'every batch completed',
-    );
     const events = await db!('events').whereIn('type', SUBSCRIBED).select('id');
     const eventIds = events.map((e) => `evt_${pad(e.id)}`);
     await waitFor(() => eventIds.every((id) => received.has(id)), 240_000, 500, 'every event delivered');

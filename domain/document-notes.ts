@@ -40,6 +40,19 @@ export const REFERENCEABLE_BY_CLAVE: Readonly<Record<string, string>> = {
   '19': '09',
 };
 
+/**
+ * Our document types a note may reference (facturas, debit notes, tiquetes and facturas de
+ * exportación), each with the TipoDocIR (nota 10) that names it: the FEE is 19 in the 2026 set
+ * (09 there is "devolución mercadería"). Credit notes, purchases (which take 17/18 notes of
+ * their own) and receipts are not referenced.
+ */
+export const NOTE_REFERENCE_TYPE: Readonly<Record<string, TipoDocumentoReferencia>> = {
+  '01': '01',
+  '02': '02',
+  '04': '04',
+  '09': '19',
+};
+
 /** The reference a document keeps (and writes as InformacionReferencia). */
 export interface DocumentReference {
   /** Our own document, when it is one. */

@@ -229,6 +229,32 @@ describe('factura electrónica de compra (08)', () => {
   });
 });
 
+describe('a purchase paid in cash (08, contado)', () => {
+  it('credits cash and banks, not accounts payable (a credit purchase credits payables, above)', async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      document_type: '08',
+      supplier: foreignSupplier,
+      condition: 'contado',
+      payment_method: 'transferencia',
+      lines: [{ service_id: srv(s.laptop.id), qty: 2, unit_price: '25000.00' }],
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(res.json.condition).toBe('contado');
+    const accepted = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(accepted.status, JSON.stringify(accepted.rejection_reason)).toBe('aceptada');
+    expect(await signedXml(res.json.id)).toContain('<CondicionVenta>01</CondicionVenta>');
+    await waitFor(async () => (await entries(num(res.json.id))).length > 0, 10_000);
+    const lines = await entries(num(res.json.id));
+    expect(balanced(lines)).toBe(true);
+    const by = Object.fromEntries(lines.map((l) => [l.role, l]));
+    expect(new Decimal(by.purchases.debit).toFixed(2)).toBe('50000.00');
+    expect(new Decimal(by.iva_credit.debit).toFixed(2)).toBe('6500.00');
+    expect(new Decimal(by.cash.credit).toFixed(2)).toBe('56500.00');
+    expect(lines.map((l) => l.role)).not.toContain('payables');
+    expect(lines.map((l) => l.role)).not.toContain('receivables');
+  });
+});
+
 describe('factura electrónica de compra (08) in a batch', () => {
   it('a batch carries purchases beside invoices, each in its own series, and reports a bad supplier', async () => {
     const run = Date.now();

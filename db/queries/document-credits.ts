@@ -12,12 +12,12 @@ import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import {
   checkNoteHeader,
   NOTE_DOC_TYPE,
+  NOTE_REFERENCE_TYPE,
   noteLines,
   type DocumentReference,
   type NoteKind,
   type NoteLineRequest,
 } from '../../domain/document-notes.ts';
-import type { TipoDocumentoReferencia } from '../../domain/codes.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import { recordEvent, enqueueOutbox } from './events.ts';
 import {
@@ -50,9 +50,6 @@ export type NoteOutcome =
   | { kind: 'created'; note: InvoiceRow; referenced: InvoiceRow; response: StoredResponse }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'not_found' };
-
-/** Document types a note of ours may reference: invoices and debit notes. */
-const CREDITABLE = ['01', '02'];
 
 export async function createNote(
   db: Knex,
@@ -92,10 +89,11 @@ export async function createNote(
       input.body.lines,
     );
     if (errors.length) throw new DomainValidationError(errors);
-    if (!CREDITABLE.includes(doc.docType))
+    const referenceType = NOTE_REFERENCE_TYPE[doc.docType];
+    if (!referenceType)
       throw new NoteRefused(
         'document_not_creditable',
-        'Only invoices and debit notes can be referenced by a note',
+        'Only facturas, debit notes, tiquetes and facturas de exportación can be referenced by a note',
         { document_type: doc.docType },
       );
     if (doc.status !== 'aceptada' || !doc.clave || !doc.issuedAt)
@@ -142,7 +140,7 @@ export async function createNote(
     // 4. The note, numbered in its own series.
     const reference: DocumentReference = {
       documentId: doc.id,
-      docType: doc.docType as TipoDocumentoReferencia,
+      docType: referenceType,
       clave: doc.clave,
       issuedAt: new Date(doc.issuedAt).toISOString(),
       code: header.code,

@@ -44,7 +44,7 @@ export async function transition(
 }
 
 function postingFor(invoice: InvoiceRow): PostingLine[] {
-  return documentPosting(invoice.docType, invoice.summary, invoice.exchangeRate);
+  return documentPosting(invoice.docType, invoice.summary, invoice.exchangeRate, invoice.condicionVenta);
 }
 
 async function writeEntry(

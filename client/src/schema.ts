@@ -3750,7 +3750,7 @@ export interface components {
       /** Format: date-time */
       paid_at: string;
       reference: string | null;
-      /** @description The payment that settled a cash sale (contado) when it was booked, recorded by the service */
+      /** @description A payment that settled a cash sale (contado) when it was booked, recorded by the service (one per payment method) */
       at_issue: boolean;
       /** @description The recibo electrónico de pago issued for this payment (issue_receipt), or null */
       receipt: {

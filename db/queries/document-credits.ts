@@ -14,6 +14,8 @@ import {
   NOTE_DOC_TYPE,
   NOTE_REFERENCE_TYPE,
   noteLines,
+  noteOtherCharges,
+  type NoteChargeRequest,
   type DocumentReference,
   type NoteKind,
   type NoteLineRequest,
@@ -44,6 +46,7 @@ export interface NoteBody {
   reason?: unknown;
   code?: unknown;
   lines?: NoteLineRequest[];
+  other_charges?: NoteChargeRequest[];
 }
 
 export type NoteOutcome =
@@ -103,25 +106,26 @@ export async function createNote(
         { status: doc.status },
       );
     const docType = NOTE_DOC_TYPE[input.kind];
-    // A note of the whole document carries its other charges too (as recorded); a partial one
-    // only the lines it names.
-    const otherCharges = input.body.lines
-      ? []
-      : (doc.summary.otherCharges ?? []).map((c) => ({
-          code: c.code,
-          ...(c.codeOther ? { codeOther: c.codeOther } : {}),
-          detail: c.detail,
-          amount: c.amount,
-          ...(c.thirdParty
-            ? {
-                thirdParty: {
-                  idType: c.thirdParty.idType,
-                  idNumber: c.thirdParty.idNumber,
-                  ...(c.thirdParty.name ? { name: c.thirdParty.name } : {}),
-                },
-              }
-            : {}),
-        }));
+    // Its other charges: all of them for the whole document; for a partial note the proportional
+    // ones follow the lines, and fixed ones only when named (domain/document-notes.ts).
+    const earlier =
+      input.kind === 'credit' && input.body.other_charges?.length
+        ? (
+            (await trx('invoices')
+              .where({ referencedInvoiceId: doc.id, docType: '03' })
+              .whereNot('status', 'rechazada')
+              .select('summary')) as Pick<InvoiceRow, 'summary'>[]
+          ).flatMap((n) => n.summary.otherCharges ?? [])
+        : [];
+    const otherCharges = noteOtherCharges(
+      errors,
+      input.kind,
+      doc.summary.otherCharges ?? [],
+      whole,
+      input.body.other_charges,
+      earlier,
+    );
+    if (errors.length) throw new DomainValidationError(errors);
     const totals = computeDocumentTotals(lines, {
       currency: doc.currency as never,
       exchangeRate: doc.exchangeRate,

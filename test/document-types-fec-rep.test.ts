@@ -409,6 +409,70 @@ describe('recibo electrónico de pago (10)', () => {
     expect(list.json.data[0].receipt).toEqual(res.json.receipt);
   });
 
+  it("a receipt of an exonerated sale carries the payment's share of the IVA less the exoneration", async () => {
+    // Laptop 100,000 at 13 % with 8 points exonerated (IVA 13,000, exonerated 8,000, net 5,000) and
+    // consulting 100,000 at 13 %: total 218,000. Half of it is paid.
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cli(s.client.id),
+      condition: 'credito_30',
+      lines: [
+        {
+          service_id: srv(s.laptop.id),
+          qty: 1,
+          unit_price: '100000.00',
+          exoneration: {
+            doc_type: '03',
+            number: 'AL-00012345-24',
+            institution: '01',
+            issued_at: '2026-01-15',
+            rate: '8',
+          },
+        },
+        { service_id: srv(s.consulting.id), qty: 1, unit_price: '100000.00' },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(res.json.total).toBe('218000.00');
+    const sale = await waitForStatus(res.json.id, ['aceptada']);
+    const pay = await api(e, 'POST', `/api/v1/invoices/${sale.id}/payments`, s.key, {
+      amount: '109000.00',
+      method: 'transferencia',
+      issue_receipt: true,
+    });
+    expect(pay.status, JSON.stringify(pay.json)).toBe(201);
+    const receipt = await waitForStatus(pay.json.receipt.id, ['aceptada', 'rechazada']);
+    expect(receipt.status, JSON.stringify(receipt.rejection_reason)).toBe('aceptada');
+    expect(receipt.total).toBe('109000.00');
+
+    const xml = await signedXml(receipt.id);
+    const lines = [...xml.matchAll(/<LineaDetalle>([\s\S]*?)<\/LineaDetalle>/g)].map((m) => m[1]!);
+    const figures = lines.map((l) =>
+      ['SubTotal', 'Monto', 'ImpuestoNeto', 'MontoTotalLinea'].map(
+        (f) => new RegExp(`<${f}>([^<]+)</${f}>`).exec(l)![1],
+      ),
+    );
+    // The exonerated sale's half: IVA 6,500 at the rate, 2,500 net of the exoneration; the other's
+    // half at the full 13 %.
+    expect(figures).toEqual([
+      ['50000.00000', '6500.00000', '2500.00000', '52500.00000'],
+      ['50000.00000', '6500.00000', '6500.00000', '56500.00000'],
+    ]);
+    expect(xml).not.toContain('<Exoneracion>');
+    expect(xml).toContain('<TotalImpuesto>9000.00000</TotalImpuesto>');
+    expect(xml).toContain('<TotalComprobante>109000.00000</TotalComprobante>');
+    const schema = await validateXml('ReciboElectronicoPago', xml);
+    expect(schema.errors).toEqual([]);
+    expect(ruleRows(receiptRule, '10', xml)).toEqual([]);
+    // The simulator refuses a net tax above the tax.
+    expect(
+      ruleRows(
+        receiptRule,
+        '10',
+        xml.replace('<ImpuestoNeto>2500.00000</ImpuestoNeto>', '<ImpuestoNeto>7500.00000</ImpuestoNeto>'),
+      ),
+    ).toContain(-111);
+  });
+
   it('a sale to the State on credit is settled with CondicionVenta 09', async () => {
     const sale = await acceptedCreditSale('servicios_estado_credito');
     const res = await api(e, 'POST', `/api/v1/invoices/${sale.id}/payments`, s.key, {

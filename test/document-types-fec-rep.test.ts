@@ -255,6 +255,41 @@ describe('a purchase paid in cash (08, contado)', () => {
   });
 });
 
+describe('a rejected purchase paid in cash', () => {
+  it('reverses exactly what it booked: cash back, nothing left in payables', async () => {
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    let done: any;
+    try {
+      const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+        document_type: '08',
+        supplier: foreignSupplier,
+        lines: [{ service_id: srv(s.laptop.id), qty: 1, unit_price: '10000.00' }],
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      done = await waitForStatus(res.json.id, ['rechazada', 'aceptada']);
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    expect(done.status).toBe('rechazada');
+    let lines: Awaited<ReturnType<typeof entries>> = [];
+    await waitFor(async () => {
+      lines = await entries(num(done.id));
+      return lines.some((l) => l.kind === 'invoice_reversal');
+    }, 10_000);
+    // Booked when Hacienda received it, reversed when it rejected it: it nets to zero.
+    const net = (role: string) =>
+      lines
+        .filter((l) => l.role === role)
+        .reduce((d, l) => d.plus(l.debit).minus(l.credit), new Decimal(0))
+        .toFixed(2);
+    expect(balanced(lines)).toBe(true);
+    for (const role of ['cash', 'payables', 'purchases', 'iva_credit']) expect(net(role)).toBe('0.00');
+    const issued = lines.filter((l) => l.kind === 'invoice');
+    expect(new Decimal(issued.find((l) => l.role === 'cash')!.credit).toFixed(2)).toBe('11300.00');
+    expect(issued.map((l) => l.role)).not.toContain('payables');
+  });
+});
+
 describe('factura electrónica de compra (08) in a batch', () => {
   it('a batch carries purchases beside invoices, each in its own series, and reports a bad supplier', async () => {
     const run = Date.now();

@@ -149,14 +149,20 @@ export function invoicePostingFromTotals(
   });
 }
 
+/** CondicionVenta contado: a purchase paid when it is made. */
+export const CASH_CONDITION = '01';
+
 /**
  * The issue entry of a purchase (factura electrónica de compra, 08), the mirror of a sale: debit
- * purchases (the net lines and other charges) and IVA credit, credit accounts payable (the
- * document's total). The same rounding as a sale: the credit to the largest debit.
+ * purchases (the net lines and other charges) and IVA credit, credit the document's total to
+ * accounts payable — or, for a purchase paid in cash (CondicionVenta 01, contado), to cash and
+ * banks, as a cash sale ends debiting cash. The same rounding as a sale: the credit to the
+ * largest debit.
  */
 export function purchasePostingFromTotals(
   totals: Parameters<typeof invoicePostingFromTotals>[0],
   exchangeRate: string,
+  condicionVenta?: string,
 ): PostingLine[] {
   const sale = invoicePostingFromTotals(totals, exchangeRate);
   const debits = new Map<AccountRole, Decimal>();
@@ -169,23 +175,30 @@ export function purchasePostingFromTotals(
   if (!payable) return [];
   return [
     ...[...debits].map(([role, amount]) => ({ role, debit: toCentavos(amount), credit: '0' })),
-    { role: 'payables' as const, debit: '0', credit: payable.debit },
+    {
+      role: condicionVenta === CASH_CONDITION ? ('cash' as const) : ('payables' as const),
+      debit: '0',
+      credit: payable.debit,
+    },
   ];
 }
 
 /**
  * The issue entry of a document of any type: a credit note (03) reverses exactly the lines it
- * carries (debit revenue and IVA payable, credit receivables); invoices and debit notes add them.
- * A purchase (08) books its expense against payables; a recibo electrónico de pago (10) books
- * nothing (its payment has its own entry, and the sale it settles was booked when issued).
+ * carries (debit revenue and IVA payable, credit receivables); invoices, tiquetes, exports and
+ * debit notes add them.
+ * A purchase (08) books its expense against payables (against cash when `condicionVenta` is
+ * contado); a recibo electrónico de pago (10) books nothing (its payment has its own entry, and
+ * the sale it settles was booked when issued).
  */
 export function documentPosting(
   docType: string,
   totals: Parameters<typeof invoicePostingFromTotals>[0],
   exchangeRate: string,
+  condicionVenta?: string,
 ): PostingLine[] {
   if (docType === '10') return [];
-  if (docType === '08') return purchasePostingFromTotals(totals, exchangeRate);
+  if (docType === '08') return purchasePostingFromTotals(totals, exchangeRate, condicionVenta);
   const lines = invoicePostingFromTotals(totals, exchangeRate);
   return docType === '03' ? reversal(lines) : lines;
 }

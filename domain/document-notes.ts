@@ -7,6 +7,7 @@
 import { Decimal } from 'decimal.js';
 import type { CodigoReferencia, TipoDocumentoReferencia } from './codes.ts';
 import type { DocumentLine } from './document-line.ts';
+import type { OtherChargeInput, ResolvedOtherCharge } from './totals.ts';
 import { checkDecimal, checkText } from './field-rules.ts';
 import type { FieldError } from './errors.ts';
 import { parseClave } from './clave.ts';
@@ -38,6 +39,19 @@ export const REFERENCEABLE_BY_CLAVE: Readonly<Record<string, string>> = {
   '03': '03',
   '04': '04',
   '19': '09',
+};
+
+/**
+ * Our document types a note may reference (facturas, debit notes, tiquetes and facturas de
+ * exportación), each with the TipoDocIR (nota 10) that names it: the FEE is 19 in the 2026 set
+ * (09 there is "devolución mercadería"). Credit notes, purchases (which take 17/18 notes of
+ * their own) and receipts are not referenced.
+ */
+export const NOTE_REFERENCE_TYPE: Readonly<Record<string, TipoDocumentoReferencia>> = {
+  '01': '01',
+  '02': '02',
+  '04': '04',
+  '09': '19',
 };
 
 /** The reference a document keeps (and writes as InformacionReferencia). */
@@ -177,6 +191,120 @@ export function noteLines(
       return;
     }
     out.push({ ...src });
+  });
+  return out;
+}
+
+/** A fixed other charge of the referenced document a partial note carries (`charge`, 1-based). */
+export interface NoteChargeRequest {
+  charge: number;
+  /** Up to the charge's amount (what earlier credit notes left of it); absent: all of that. */
+  amount?: string;
+}
+
+/** The same charge in another document: same code, text and third party. */
+const chargeKey = (c: ResolvedOtherCharge) =>
+  [c.code, c.codeOther ?? '', c.detail, c.thirdParty?.idNumber ?? ''].join('|');
+
+/** A recorded charge as the totals take it again (its amount, or only its percentage). */
+function chargeInput(c: ResolvedOtherCharge, amount: string | null): OtherChargeInput {
+  return {
+    code: c.code,
+    ...(c.codeOther ? { codeOther: c.codeOther } : {}),
+    detail: c.detail,
+    ...(c.percent ? { percent: c.percent } : {}),
+    ...(amount !== null ? { amount } : {}),
+    ...(c.thirdParty
+      ? {
+          thirdParty: {
+            idType: c.thirdParty.idType,
+            idNumber: c.thirdParty.idNumber,
+            ...(c.thirdParty.name ? { name: c.thirdParty.name } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The other charges (OtrosCargos) a note carries. A note of the whole document carries them all as
+ * recorded. A partial note carries each proportional charge (one stated as a percentage of the net
+ * sale, PorcentajeOC: the 10 % service charge) at its percentage of the note's own net sale, so it
+ * follows the lines credited; a fixed charge (an amount, such as a third party's or a stamp) only
+ * when `requested` names it (`charge`, 1-based, whole or up to `amount`). For a credit note
+ * `earlier` are the charges of the document's earlier credit notes (not rejected): a fixed charge
+ * is never credited beyond its amount. Field errors are pushed.
+ */
+export function noteOtherCharges(
+  errors: FieldError[],
+  kind: NoteKind,
+  recorded: readonly ResolvedOtherCharge[],
+  whole: boolean,
+  requested: readonly NoteChargeRequest[] | undefined,
+  earlier: readonly ResolvedOtherCharge[] = [],
+): OtherChargeInput[] {
+  if (whole) {
+    if (requested !== undefined)
+      errors.push({
+        path: '/other_charges',
+        code: 'not_applicable',
+        message: 'a note of the whole document carries all its other charges: name lines to choose them',
+      });
+    return recorded.map((c) => chargeInput(c, c.amount));
+  }
+  const out = recorded.filter((c) => c.percent !== null).map((c) => chargeInput(c, null));
+  const taken = new Map<string, Decimal>();
+  for (const c of kind === 'credit' ? earlier : [])
+    if (c.percent === null)
+      taken.set(chargeKey(c), (taken.get(chargeKey(c)) ?? new Decimal(0)).plus(c.amount));
+  const seen = new Set<number>();
+  (requested ?? []).forEach((r, i) => {
+    const path = `/other_charges/${i}`;
+    const src = Number.isInteger(r.charge) && r.charge >= 1 ? recorded[r.charge - 1] : undefined;
+    if (!src) {
+      errors.push({
+        path: `${path}/charge`,
+        code: 'unknown_charge',
+        message: recorded.length
+          ? `the referenced document has other charges 1 to ${recorded.length}`
+          : 'the referenced document has no other charges',
+      });
+      return;
+    }
+    if (seen.has(r.charge)) {
+      errors.push({
+        path: `${path}/charge`,
+        code: 'duplicate_charge',
+        message: `charge ${r.charge} is named twice`,
+      });
+      return;
+    }
+    seen.add(r.charge);
+    if (src.percent !== null) {
+      errors.push({
+        path: `${path}/charge`,
+        code: 'charge_follows_lines',
+        message: `charge ${r.charge} is ${new Decimal(src.percent).toString()} % of the net sale: it follows the lines the note names`,
+      });
+      return;
+    }
+    const left = new Decimal(src.amount).minus(taken.get(chargeKey(src)) ?? 0);
+    let amount = left;
+    if (r.amount !== undefined) {
+      const given = checkDecimal(errors, `${path}/amount`, r.amount, AMOUNT_RULE);
+      if (given === null) return;
+      amount = new Decimal(given);
+    }
+    if (amount.gt(left) || left.lte(0)) {
+      errors.push({
+        path: r.amount !== undefined ? `${path}/amount` : `${path}/charge`,
+        code: 'amount_exceeds_charge',
+        message: `charge ${r.charge} has ${Decimal.max(left, 0).toFixed(2)} left to credit`,
+      });
+      return;
+    }
+    taken.set(chargeKey(src), (taken.get(chargeKey(src)) ?? new Decimal(0)).plus(amount));
+    out.push(chargeInput(src, amount.toFixed(5)));
   });
   return out;
 }

@@ -111,3 +111,64 @@ export function planPayment(
 export function invoiceReceivableCrc(totals: DocumentTotals, exchangeRate: string): string {
   return postingTotal(invoicePostingFromTotals(totals, exchangeRate));
 }
+
+/** One method of a cash sale's MedioPago: its name and TotalMedioPago (null when not stated). */
+export interface AtIssueMethod {
+  method: string;
+  /** TotalMedioPago in the invoice currency (5 decimals), or null. */
+  total: string | null;
+}
+
+export interface AtIssuePayment {
+  /** Position in the invoice's MedioPago (0-based). */
+  index: number;
+  method: string;
+  /** 2 decimals, invoice currency. */
+  amount: string;
+  plan: PaymentPlan;
+}
+
+/**
+ * The payments that settle a cash sale at issue: one per MedioPago with its TotalMedioPago (in
+ * centavos), or one for the whole balance when the sale names a single method. What was paid
+ * through the API before the booking comes off the last methods: each method in order takes its
+ * amount while the balance lasts and the last takes what remains, so the payments add up to the
+ * balance exactly and the last one settles it (it books what is left of the receivable in colones).
+ */
+export function planAtIssuePayments(
+  invoice: Omit<PaymentInput, 'amount'>,
+  methods: readonly AtIssueMethod[],
+): AtIssuePayment[] {
+  const due = new Decimal(invoice.balanceDue).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+  if (due.lte(0) || !methods.length) return [];
+  const split = methods.length > 1 && methods.every((m) => m.total !== null);
+  const shares: { index: number; method: string; amount: Decimal }[] = [];
+  let left = due;
+  methods.forEach((m, index) => {
+    if (!split && index > 0) return;
+    const last = !split || index === methods.length - 1;
+    const wanted = last ? left : new Decimal(m.total!).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+    const amount = Decimal.min(wanted, left);
+    if (amount.lte(0)) return;
+    shares.push({ index, method: m.method, amount });
+    left = left.minus(amount);
+  });
+  const out: AtIssuePayment[] = [];
+  let state = { balanceDue: invoice.balanceDue, paidCrc: invoice.paidCrc, status: invoice.status };
+  for (const share of shares) {
+    const planned = planPayment({ ...invoice, ...state, amount: share.amount.toFixed(2) });
+    if (!planned.ok) break;
+    out.push({
+      index: share.index,
+      method: share.method,
+      amount: share.amount.toFixed(2),
+      plan: planned.plan,
+    });
+    state = {
+      ...state,
+      balanceDue: planned.plan.balanceAfter,
+      paidCrc: new Decimal(state.paidCrc).plus(planned.plan.amountCrc).toFixed(2),
+    };
+  }
+  return out;
+}

@@ -446,3 +446,124 @@ describe('a rejected document', () => {
     expect(Number(refs!.n)).toBe(1);
   });
 });
+
+describe('partial notes of an invoice with other charges', () => {
+  let inv: any;
+  const roles = (lines: { role: string; debit: string; credit: string }[]) =>
+    Object.fromEntries(
+      lines.map((l) => [l.role, [new Decimal(l.debit).toFixed(2), new Decimal(l.credit).toFixed(2)]]),
+    );
+
+  beforeAll(async () => {
+    // Two laptops and the exempt service: net 910,000, IVA 117,000; the 10 % service charge
+    // (proportional, 91,000) and a Cruz Roja stamp of 500 (fixed); both collected for others.
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: `cli_${String(s.client.id).padStart(12, '0')}`,
+      paid_at_issue: false,
+      lines: [
+        { service_id: srv(s.laptop.id), qty: 2 },
+        { service_id: srv(s.exempt.id), qty: 1 },
+      ],
+      other_charges: [{ code: '06' }, { code: '02', amount: '500' }],
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.total).toBe('1118500.00');
+    inv = await waitForStatus(res.json.id, ['aceptada']);
+  });
+
+  it('the proportional service charge follows the lines credited; a fixed charge stays unless named', async () => {
+    const res = await api(e, 'POST', `/api/v1/invoices/${inv.id}/credit_notes`, s.key, {
+      reason: 'Devolución de una computadora',
+      code: '06',
+      lines: [{ line: 1, qty: 1 }],
+    });
+    expect(res.status, res.text).toBe(201);
+    // 450,000 + 58,500 IVA + 10 % of 450,000.
+    expect(res.json.total).toBe('553500.00');
+    expect(res.json.other_charges).toEqual([
+      expect.objectContaining({ code: '06', percent: '10.00000', amount: '45000.00000' }),
+    ]);
+    const done = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(done.status, JSON.stringify(done.rejection_reason)).toBe('aceptada');
+    const xml = await signedXml(res.json.id);
+    expect(xml).toMatch(
+      /<OtrosCargos>\s*<TipoDocumentoOC>06<\/TipoDocumentoOC>[\s\S]*?<MontoCargo>45000\.00000<\/MontoCargo>\s*<\/OtrosCargos>/,
+    );
+    expect(xml).not.toContain('<TipoDocumentoOC>02</TipoDocumentoOC>');
+    expect(xml).toContain('<TotalOtrosCargos>45000.00000</TotalOtrosCargos>');
+    expect((await validateXml('NotaCreditoElectronica', xml)).valid).toBe(true);
+    await waitFor(async () => (await entries(num(res.json.id))).length > 0, 10_000, 100, 'the note booked');
+    expect(roles(await entries(num(res.json.id)))).toEqual({
+      receivables: ['0.00', '553500.00'],
+      revenue_goods: ['450000.00', '0.00'],
+      iva_payable: ['58500.00', '0.00'],
+      third_party_payable: ['45000.00', '0.00'],
+    });
+  });
+
+  it('a fixed charge named in other_charges is credited, once', async () => {
+    const res = await api(e, 'POST', `/api/v1/invoices/${inv.id}/credit_notes`, s.key, {
+      reason: 'Devolución del servicio y su timbre',
+      code: '06',
+      lines: [{ line: 2 }],
+      other_charges: [{ charge: 2 }],
+    });
+    expect(res.status, res.text).toBe(201);
+    // 10,000 exempt + 10 % of it + the 500 stamp.
+    expect(res.json.total).toBe('11500.00');
+    const done = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(done.status, JSON.stringify(done.rejection_reason)).toBe('aceptada');
+    const xml = await signedXml(res.json.id);
+    expect(xml).toMatch(/<TipoDocumentoOC>02<\/TipoDocumentoOC>[\s\S]*?<MontoCargo>500\.00000<\/MontoCargo>/);
+    expect((await validateXml('NotaCreditoElectronica', xml)).valid).toBe(true);
+    await waitFor(async () => (await entries(num(res.json.id))).length > 0, 10_000, 100, 'the note booked');
+    expect(roles(await entries(num(res.json.id)))).toEqual({
+      receivables: ['0.00', '11500.00'],
+      revenue_services: ['10000.00', '0.00'],
+      third_party_payable: ['1500.00', '0.00'],
+    });
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${inv.id}`, s.key)).json;
+    expect(ref.credited_total).toBe('565000.00');
+  });
+
+  it('refuses charges it cannot carry, with problem+json, and writes nothing', async () => {
+    const before = await written();
+    const cases: [Record<string, unknown>, string, string][] = [
+      [
+        { lines: [{ line: 1, qty: 1 }], other_charges: [{ charge: 1 }] },
+        '/other_charges/0/charge',
+        'charge_follows_lines',
+      ],
+      [
+        { lines: [{ line: 1, qty: 1 }], other_charges: [{ charge: 2 }] },
+        '/other_charges/0/charge',
+        'amount_exceeds_charge',
+      ],
+      [
+        { lines: [{ line: 1, qty: 1 }], other_charges: [{ charge: 3 }] },
+        '/other_charges/0/charge',
+        'unknown_charge',
+      ],
+      [{ other_charges: [{ charge: 2 }] }, '/other_charges', 'not_applicable'],
+    ];
+    for (const [body, path, code] of cases) {
+      const res = await api(e, 'POST', `/api/v1/invoices/${inv.id}/credit_notes`, s.key, {
+        reason: 'Corrección de cargos',
+        ...body,
+      });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.json.errors).toEqual([expect.objectContaining({ path, code })]);
+    }
+    // A debit note names a fixed charge up to its amount.
+    const over = await api(e, 'POST', `/api/v1/invoices/${inv.id}/debit_notes`, s.key, {
+      reason: 'Cargo adicional',
+      lines: [{ line: 2, amount: '100' }],
+      other_charges: [{ charge: 2, amount: '600' }],
+    });
+    expect(over.status).toBe(422);
+    expect(over.json.errors).toEqual([
+      expect.objectContaining({ path: '/other_charges/0/amount', code: 'amount_exceeds_charge' }),
+    ]);
+    expect(await written()).toEqual(before);
+  });
+});

@@ -229,6 +229,67 @@ describe('factura electrónica de compra (08)', () => {
   });
 });
 
+describe('a purchase paid in cash (08, contado)', () => {
+  it('credits cash and banks, not accounts payable (a credit purchase credits payables, above)', async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      document_type: '08',
+      supplier: foreignSupplier,
+      condition: 'contado',
+      payment_method: 'transferencia',
+      lines: [{ service_id: srv(s.laptop.id), qty: 2, unit_price: '25000.00' }],
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(res.json.condition).toBe('contado');
+    const accepted = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(accepted.status, JSON.stringify(accepted.rejection_reason)).toBe('aceptada');
+    expect(await signedXml(res.json.id)).toContain('<CondicionVenta>01</CondicionVenta>');
+    await waitFor(async () => (await entries(num(res.json.id))).length > 0, 10_000);
+    const lines = await entries(num(res.json.id));
+    expect(balanced(lines)).toBe(true);
+    const by = Object.fromEntries(lines.map((l) => [l.role, l]));
+    expect(new Decimal(by.purchases.debit).toFixed(2)).toBe('50000.00');
+    expect(new Decimal(by.iva_credit.debit).toFixed(2)).toBe('6500.00');
+    expect(new Decimal(by.cash.credit).toFixed(2)).toBe('56500.00');
+    expect(lines.map((l) => l.role)).not.toContain('payables');
+    expect(lines.map((l) => l.role)).not.toContain('receivables');
+  });
+});
+
+describe('a rejected purchase paid in cash', () => {
+  it('reverses exactly what it booked: cash back, nothing left in payables', async () => {
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    let done: any;
+    try {
+      const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+        document_type: '08',
+        supplier: foreignSupplier,
+        lines: [{ service_id: srv(s.laptop.id), qty: 1, unit_price: '10000.00' }],
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      done = await waitForStatus(res.json.id, ['rechazada', 'aceptada']);
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    expect(done.status).toBe('rechazada');
+    let lines: Awaited<ReturnType<typeof entries>> = [];
+    await waitFor(async () => {
+      lines = await entries(num(done.id));
+      return lines.some((l) => l.kind === 'invoice_reversal');
+    }, 10_000);
+    // Booked when Hacienda received it, reversed when it rejected it: it nets to zero.
+    const net = (role: string) =>
+      lines
+        .filter((l) => l.role === role)
+        .reduce((d, l) => d.plus(l.debit).minus(l.credit), new Decimal(0))
+        .toFixed(2);
+    expect(balanced(lines)).toBe(true);
+    for (const role of ['cash', 'payables', 'purchases', 'iva_credit']) expect(net(role)).toBe('0.00');
+    const issued = lines.filter((l) => l.kind === 'invoice');
+    expect(new Decimal(issued.find((l) => l.role === 'cash')!.credit).toFixed(2)).toBe('11300.00');
+    expect(issued.map((l) => l.role)).not.toContain('payables');
+  });
+});
+
 describe('factura electrónica de compra (08) in a batch', () => {
   it('a batch carries purchases beside invoices, each in its own series, and reports a bad supplier', async () => {
     const run = Date.now();
@@ -381,6 +442,70 @@ describe('recibo electrónico de pago (10)', () => {
     // The payment list shows the receipt; a second request under the same key replays it.
     const list = await api(e, 'GET', `/api/v1/invoices/${sale.id}/payments`, s.key);
     expect(list.json.data[0].receipt).toEqual(res.json.receipt);
+  });
+
+  it("a receipt of an exonerated sale carries the payment's share of the IVA less the exoneration", async () => {
+    // Laptop 100,000 at 13 % with 8 points exonerated (IVA 13,000, exonerated 8,000, net 5,000) and
+    // consulting 100,000 at 13 %: total 218,000. Half of it is paid.
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cli(s.client.id),
+      condition: 'credito_30',
+      lines: [
+        {
+          service_id: srv(s.laptop.id),
+          qty: 1,
+          unit_price: '100000.00',
+          exoneration: {
+            doc_type: '03',
+            number: 'AL-00012345-24',
+            institution: '01',
+            issued_at: '2026-01-15',
+            rate: '8',
+          },
+        },
+        { service_id: srv(s.consulting.id), qty: 1, unit_price: '100000.00' },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(res.json.total).toBe('218000.00');
+    const sale = await waitForStatus(res.json.id, ['aceptada']);
+    const pay = await api(e, 'POST', `/api/v1/invoices/${sale.id}/payments`, s.key, {
+      amount: '109000.00',
+      method: 'transferencia',
+      issue_receipt: true,
+    });
+    expect(pay.status, JSON.stringify(pay.json)).toBe(201);
+    const receipt = await waitForStatus(pay.json.receipt.id, ['aceptada', 'rechazada']);
+    expect(receipt.status, JSON.stringify(receipt.rejection_reason)).toBe('aceptada');
+    expect(receipt.total).toBe('109000.00');
+
+    const xml = await signedXml(receipt.id);
+    const lines = [...xml.matchAll(/<LineaDetalle>([\s\S]*?)<\/LineaDetalle>/g)].map((m) => m[1]!);
+    const figures = lines.map((l) =>
+      ['SubTotal', 'Monto', 'ImpuestoNeto', 'MontoTotalLinea'].map(
+        (f) => new RegExp(`<${f}>([^<]+)</${f}>`).exec(l)![1],
+      ),
+    );
+    // The exonerated sale's half: IVA 6,500 at the rate, 2,500 net of the exoneration; the other's
+    // half at the full 13 %.
+    expect(figures).toEqual([
+      ['50000.00000', '6500.00000', '2500.00000', '52500.00000'],
+      ['50000.00000', '6500.00000', '6500.00000', '56500.00000'],
+    ]);
+    expect(xml).not.toContain('<Exoneracion>');
+    expect(xml).toContain('<TotalImpuesto>9000.00000</TotalImpuesto>');
+    expect(xml).toContain('<TotalComprobante>109000.00000</TotalComprobante>');
+    const schema = await validateXml('ReciboElectronicoPago', xml);
+    expect(schema.errors).toEqual([]);
+    expect(ruleRows(receiptRule, '10', xml)).toEqual([]);
+    // The simulator refuses a net tax above the tax.
+    expect(
+      ruleRows(
+        receiptRule,
+        '10',
+        xml.replace('<ImpuestoNeto>2500.00000</ImpuestoNeto>', '<ImpuestoNeto>7500.00000</ImpuestoNeto>'),
+      ),
+    ).toContain(-111);
   });
 
   it('a sale to the State on credit is settled with CondicionVenta 09', async () => {

@@ -380,3 +380,116 @@ describe('batch rows', () => {
     expect(docs.map((d) => d.consecutivo.slice(8, 10))).toEqual(['04', '09']);
   });
 });
+
+describe('notes referencing a tiquete (04) or an export (09)', () => {
+  it('a credit note annuls a tiquete sold to no one: TipoDocIR 04, no receptor, accepted and reversed', async () => {
+    const te = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      document_type: '04',
+      payment_method: 'efectivo',
+      lines: [{ service_id: srv(s.laptop.id), qty: 1 }],
+    });
+    expect(te.status).toBe(201);
+    expect((await waitForStatus(te.json.id, ['aceptada', 'rechazada'])).status).toBe('aceptada');
+
+    const note = await api(e, 'POST', `/api/v1/invoices/${te.json.id}/credit_notes`, s.key, {
+      reason: 'Devolución del tiquete',
+    });
+    expect(note.status, JSON.stringify(note.json)).toBe(201);
+    expect(note.json).toMatchObject({ document_type: '03', client_id: null, total: te.json.total });
+    expect(note.json.reference).toMatchObject({ document_type: '04', clave: te.json.clave, code: '01' });
+    const done = await waitForStatus(note.json.id, ['aceptada', 'rechazada']);
+    expect(done.status, JSON.stringify(done.rejection_reason ?? done.processing_error)).toBe('aceptada');
+
+    const xml = await signedXml(note.json.id);
+    expect(xml).toMatch(
+      new RegExp(`<InformacionReferencia>\\s*<TipoDocIR>04</TipoDocIR>\\s*<Numero>${te.json.clave}</Numero>`),
+    );
+    expect(xml).not.toContain('<Receptor>');
+    expect(await validateXml('NotaCreditoElectronica', xml)).toEqual({ valid: true, errors: [] });
+    expect((await verifyWithXmlsec(xml)).valid).toBe(true);
+
+    const ticket = (await api(e, 'GET', `/api/v1/invoices/${te.json.id}`, s.key)).json;
+    expect(ticket.annulled).toBe(true);
+    await waitFor(async () => (await balanced(note.json.id)).entries >= 1, 10_000);
+    const book = await balanced(note.json.id);
+    expect(book.balanced).toBe(true);
+    const by = Object.fromEntries(book.lines.map((l: any) => [l.role, l]));
+    // The reversal of the tiquete's issue entry: revenue and IVA debited, receivables credited.
+    expect(new Decimal(by.revenue_goods.debit).toFixed(2)).toBe('450000.00');
+    expect(new Decimal(by.iva_payable.debit).toFixed(2)).toBe('58500.00');
+    expect(new Decimal(by.receivables.credit).toFixed(2)).toBe('508500.00');
+  });
+
+  it('credit and debit notes of an export: TipoDocIR 19, the foreign receptor, 0% IVA, accepted and booked', async () => {
+    const fee = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      document_type: '09',
+      client_id: foreign,
+      currency: 'USD',
+      exchange_rate: '500',
+      condition: 'credito_30',
+      lines: [
+        { service_id: goods, qty: 100, unit_price: '4.25', tariff_code: '090111000000' },
+        { service_id: srv(s.consulting.id), qty: 10, unit_price: '80' },
+      ],
+    });
+    expect(fee.status, JSON.stringify(fee.json)).toBe(201);
+    expect((await waitForStatus(fee.json.id, ['aceptada', 'rechazada'])).status).toBe('aceptada');
+
+    const credit = await api(e, 'POST', `/api/v1/invoices/${fee.json.id}/credit_notes`, s.key, {
+      reason: 'Devolución de dos horas',
+      code: '06',
+      lines: [{ line: 2, qty: 2 }],
+    });
+    expect(credit.status, JSON.stringify(credit.json)).toBe(201);
+    expect(credit.json).toMatchObject({ client_id: foreign, currency: 'USD', total: '160.00' });
+    expect(credit.json.reference).toMatchObject({ document_type: '19', clave: fee.json.clave, code: '06' });
+    const debit = await api(e, 'POST', `/api/v1/invoices/${fee.json.id}/debit_notes`, s.key, {
+      reason: 'Flete adicional cobrado',
+      lines: [{ line: 1, amount: '20' }],
+    });
+    expect(debit.status, JSON.stringify(debit.json)).toBe(201);
+    expect(debit.json.reference).toMatchObject({ document_type: '19', clave: fee.json.clave });
+
+    for (const [note, root] of [
+      [credit.json.id, 'NotaCreditoElectronica'],
+      [debit.json.id, 'NotaDebitoElectronica'],
+    ] as const) {
+      const done = await waitForStatus(note, ['aceptada', 'rechazada']);
+      expect(done.status, JSON.stringify(done.rejection_reason ?? done.processing_error)).toBe('aceptada');
+      const xml = await signedXml(note);
+      expect(xml).toMatch(/<InformacionReferencia>\s*<TipoDocIR>19<\/TipoDocIR>/);
+      expect(xml).toMatch(
+        /<Receptor>\s*<Nombre>Global Imports LLC<\/Nombre>\s*<Identificacion>\s*<Tipo>05<\/Tipo>/,
+      );
+      expect(xml).toContain('<OtrasSenasExtranjero>1200 Harbor Blvd');
+      expect(xml).toContain('<CodigoTarifaIVA>01</CodigoTarifaIVA>');
+      expect(xml).not.toContain('<CodigoTarifaIVA>08</CodigoTarifaIVA>');
+      expect(await validateXml(root, xml)).toEqual({ valid: true, errors: [] });
+      expect((await verifyWithXmlsec(xml)).valid).toBe(true);
+    }
+    await waitFor(
+      async () =>
+        (await balanced(credit.json.id)).entries >= 1 && (await balanced(debit.json.id)).entries >= 1,
+      10_000,
+    );
+    const c = await balanced(credit.json.id);
+    expect(c.balanced).toBe(true);
+    // 2 hours × USD 80 × 500: services revenue reversed, no IVA either way.
+    expect(
+      c.lines.map((l: any) => [l.role, new Decimal(l.debit).toFixed(2), new Decimal(l.credit).toFixed(2)]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['revenue_services', '80000.00', '0.00'],
+        ['receivables', '0.00', '80000.00'],
+      ]),
+    );
+    expect(c.lines.map((l: any) => l.role)).not.toContain('iva_payable');
+    const d = await balanced(debit.json.id);
+    expect(d.balanced).toBe(true);
+    expect(d.lines.map((l: any) => [l.role, new Decimal(l.debit).toFixed(2)])).toEqual(
+      expect.arrayContaining([['receivables', '10000.00']]),
+    );
+    const after = (await api(e, 'GET', `/api/v1/invoices/${fee.json.id}`, s.key)).json;
+    expect(after.credited_total).toBe('160.00');
+  });
+});

@@ -8,6 +8,7 @@ import { Decimal } from 'decimal.js';
 import { bookInvoices } from '../db/queries/journal-bulk.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { parseId } from '../domain/ids.ts';
+import { planAtIssuePayments } from '../domain/payments.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -196,5 +197,122 @@ describe('a rejected cash sale', () => {
     expect(await clientBalance()).toBe(before);
     const after = (await api(e, 'GET', `/api/v1/invoices/${done.id}`, s.key)).json;
     expect(after).toMatchObject({ status: 'rechazada', balance_due: '0.00', payment_status: 'unpaid' });
+  });
+});
+
+describe('a cash sale paid with several methods', () => {
+  // The laptop: 450,000 + 13 % = 508,500, paid 300,000 by card, 150,000.50 by SINPE and the rest in cash.
+  const split = {
+    payments: [
+      { method: 'tarjeta', amount: '300000' },
+      { method: 'sinpe_movil', amount: '150000.50' },
+      { method: 'efectivo' },
+    ],
+  };
+  const amounts = [
+    ['tarjeta', '02', '300000.00'],
+    ['sinpe_movil', '06', '150000.50'],
+    ['efectivo', '01', '58499.50'],
+  ];
+
+  it('is settled by one payment per method with its amount, each booked once, paid once', async () => {
+    const created = await issue(split);
+    const inv = await reach(created.id, ['aceptada']);
+    expect(inv).toMatchObject({ payment_status: 'paid', balance_due: '0.00', total: '508500.00' });
+    const payments = (await api(e, 'GET', `/api/v1/invoices/${inv.id}/payments`, s.key)).json.data;
+    expect(
+      payments
+        .map((p: any) => [p.method, p.method_code, p.amount, p.at_issue])
+        .sort((a: string[], b: string[]) => a[0]!.localeCompare(b[0]!)),
+    ).toEqual(amounts.map((a) => [...a, true]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+    const rows = await entries(inv.id);
+    const paymentEntries = await e
+      .db('journal_entries')
+      .where({ invoiceId: parseId('invoice', inv.id)!, kind: 'payment' });
+    expect(paymentEntries).toHaveLength(3);
+    expect(new Set(paymentEntries.map((p: any) => p.paymentId)).size).toBe(3);
+    const cash = rows
+      .filter((r) => r.kind === 'payment' && r.role === 'cash')
+      .map((r) => new Decimal(r.debit).toFixed(2));
+    expect(cash.sort()).toEqual(['150000.50', '300000.00', '58499.50']);
+    expect(net(rows, 'receivables')).toBe('0.00');
+    expect(net(rows, 'cash')).toBe('508500.00');
+    expect(await eventsFor('payment.created', inv.id)).toHaveLength(3);
+    expect(await eventsFor('invoice.paid', inv.id)).toHaveLength(1);
+
+    // The accounting step again (after a crash) pays nothing twice.
+    const id = parseId('invoice', inv.id)!;
+    const before = await clientBalance();
+    await e.db.transaction(async (trx) => {
+      const again = (await trx('invoices').where({ id }).forUpdate().select('*')) as InvoiceRow[];
+      await trx('invoices').where({ id }).update({ accountedAt: null });
+      await bookInvoices(trx, again);
+    });
+    expect(await e.db('payments').where({ invoiceId: id })).toHaveLength(3);
+    expect(await clientBalance()).toBe(before);
+  });
+
+  it('rejected: every payment at issue is reversed, once, by one entry', async () => {
+    const before = await clientBalance();
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    let done: any;
+    try {
+      const created = await issue(split);
+      done = await reach(created.id, ['rechazada']);
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    const id = parseId('invoice', done.id)!;
+    expect(await e.db('payments').where({ invoiceId: id, atIssue: true })).toHaveLength(3);
+    const reversals = await e.db('journal_entries').where({ invoiceId: id, kind: 'payment_reversal' });
+    expect(reversals).toHaveLength(1);
+    const rows = await entries(done.id);
+    const reversed = rows.filter((r) => r.kind === 'payment_reversal');
+    expect(reversed.reduce((a, r) => a.plus(r.debit).minus(r.credit), new Decimal(0)).isZero()).toBe(true);
+    expect(net(reversed, 'cash')).toBe('-508500.00');
+    expect(net(rows, 'receivables')).toBe('0.00');
+    expect(net(rows, 'cash')).toBe('0.00');
+    expect(await clientBalance()).toBe(before);
+    const after = (await api(e, 'GET', `/api/v1/invoices/${done.id}`, s.key)).json;
+    expect(after).toMatchObject({ status: 'rechazada', balance_due: '0.00', payment_status: 'unpaid' });
+  });
+});
+
+describe('planAtIssuePayments', () => {
+  const base = { status: 'enviada', exchangeRate: '1', receivableCrc: '508500.00', paidCrc: '0' };
+  const methods = [
+    { method: 'tarjeta', total: '300000.00000' },
+    { method: 'efectivo', total: '208500.00000' },
+  ];
+
+  it('what the API took before the booking comes off the last methods; the last payment settles', () => {
+    const plans = planAtIssuePayments({ ...base, balanceDue: '408500.00000', paidCrc: '100000.00' }, methods);
+    expect(plans.map((p) => [p.index, p.method, p.amount, p.plan.paymentStatus])).toEqual([
+      [0, 'tarjeta', '300000.00', 'partial'],
+      [1, 'efectivo', '108500.00', 'paid'],
+    ]);
+    expect(plans[1]!.plan.amountCrc).toBe('108500.00');
+    // Only the card's amount was left: the cash method has nothing to pay.
+    expect(
+      planAtIssuePayments({ ...base, balanceDue: '250000.00000', paidCrc: '258500.00' }, methods).map((p) => [
+        p.method,
+        p.amount,
+        p.plan.paymentStatus,
+      ]),
+    ).toEqual([['tarjeta', '250000.00', 'paid']]);
+  });
+
+  it('in another currency each method books its amount in colones and the last what is left', () => {
+    const usd = planAtIssuePayments(
+      { ...base, exchangeRate: '505.13', receivableCrc: '50513.00', balanceDue: '100.00000' },
+      [
+        { method: 'tarjeta', total: '33.33333' },
+        { method: 'efectivo', total: '66.66667' },
+      ],
+    );
+    expect(usd.map((p) => [p.amount, p.plan.amountCrc])).toEqual([
+      ['33.33', '16835.98'],
+      ['66.67', '33677.02'],
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 // Credit and debit note bodies: a reason, an optional reference code and, for a partial note,
-// the referenced document's lines it corrects (whole, by quantity or by net amount).
+// the referenced document's lines it corrects (whole, by quantity or by net amount) and the fixed
+// other charges it carries.
 import { Type } from 'typebox';
 import { CreateInvoiceBody } from './invoices.ts';
 
@@ -17,6 +18,22 @@ const NoteLine = Type.Object(
     amount: Type.Optional(
       Type.String({
         description: "Net amount before tax (up to 5 decimals), at most the line's subtotal; not with qty",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const NoteCharge = Type.Object(
+  {
+    charge: Type.Integer({
+      minimum: 1,
+      description: "Position (1-based) of one of the referenced document's fixed other charges",
+    }),
+    amount: Type.Optional(
+      Type.String({
+        description:
+          'Amount of that charge carried (up to 5 decimals); absent: all of it that earlier credit notes left',
       }),
     ),
   },
@@ -41,12 +58,29 @@ export const CreateNoteBody = Type.Object(
         description: 'The lines corrected; omitted: the whole document (a whole credit note annuls it)',
       }),
     ),
+    other_charges: Type.Optional(
+      Type.Array(NoteCharge, {
+        minItems: 1,
+        maxItems: 15,
+        description:
+          "With lines only: the fixed other charges (an amount, e.g. a third party's charge or a stamp) the " +
+          'note carries. Proportional ones (a percentage of the net sale, e.g. the 10 % service charge, code ' +
+          "06) always follow the lines named, at their percentage of the note's net sale; a note of the whole " +
+          'document carries every charge',
+      }),
+    ),
   },
   {
     additionalProperties: false,
     examples: [
       { reason: 'Anulación de la factura por error en el cliente' },
       { reason: 'Devolución de una unidad', code: '06', lines: [{ line: 1, qty: 1 }] },
+      {
+        reason: 'Devolución y su timbre',
+        code: '06',
+        lines: [{ line: 1, qty: 1 }],
+        other_charges: [{ charge: 2 }],
+      },
     ],
   },
 );

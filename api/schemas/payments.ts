@@ -47,7 +47,8 @@ export const PaymentObject = Type.Object({
   paid_at: Timestamp,
   reference: Type.Union([Type.String(), Type.Null()]),
   at_issue: Type.Boolean({
-    description: 'The payment that settled a cash sale (contado) when it was booked, recorded by the service',
+    description:
+      'A payment that settled a cash sale (contado) when it was booked, recorded by the service (one per payment method)',
   }),
   receipt: Type.Union(
     [

@@ -966,6 +966,13 @@ export interface paths {
               /** @description Net amount before tax (up to 5 decimals), at most the line's subtotal; not with qty */
               amount?: string;
             }[];
+            /** @description With lines only: the fixed other charges (an amount, e.g. a third party's charge or a stamp) the note carries. Proportional ones (a percentage of the net sale, e.g. the 10 % service charge, code 06) always follow the lines named, at their percentage of the note's net sale; a note of the whole document carries every charge */
+            other_charges?: {
+              /** @description Position (1-based) of one of the referenced document's fixed other charges */
+              charge: number;
+              /** @description Amount of that charge carried (up to 5 decimals); absent: all of it that earlier credit notes left */
+              amount?: string;
+            }[];
           };
         };
       };
@@ -1041,6 +1048,13 @@ export interface paths {
               /** @description Quantity credited or debited, at most the line's (up to 3 decimals) */
               qty?: number | string;
               /** @description Net amount before tax (up to 5 decimals), at most the line's subtotal; not with qty */
+              amount?: string;
+            }[];
+            /** @description With lines only: the fixed other charges (an amount, e.g. a third party's charge or a stamp) the note carries. Proportional ones (a percentage of the net sale, e.g. the 10 % service charge, code 06) always follow the lines named, at their percentage of the note's net sale; a note of the whole document carries every charge */
+            other_charges?: {
+              /** @description Position (1-based) of one of the referenced document's fixed other charges */
+              charge: number;
+              /** @description Amount of that charge carried (up to 5 decimals); absent: all of it that earlier credit notes left */
               amount?: string;
             }[];
           };
@@ -3750,7 +3764,7 @@ export interface components {
       /** Format: date-time */
       paid_at: string;
       reference: string | null;
-      /** @description The payment that settled a cash sale (contado) when it was booked, recorded by the service */
+      /** @description A payment that settled a cash sale (contado) when it was booked, recorded by the service (one per payment method) */
       at_issue: boolean;
       /** @description The recibo electrónico de pago issued for this payment (issue_receipt), or null */
       receipt: {

@@ -12,12 +12,14 @@ import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import {
   checkNoteHeader,
   NOTE_DOC_TYPE,
+  NOTE_REFERENCE_TYPE,
   noteLines,
+  noteOtherCharges,
+  type NoteChargeRequest,
   type DocumentReference,
   type NoteKind,
   type NoteLineRequest,
 } from '../../domain/document-notes.ts';
-import type { TipoDocumentoReferencia } from '../../domain/codes.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import { recordEvent, enqueueOutbox } from './events.ts';
 import {
@@ -44,15 +46,13 @@ export interface NoteBody {
   reason?: unknown;
   code?: unknown;
   lines?: NoteLineRequest[];
+  other_charges?: NoteChargeRequest[];
 }
 
 export type NoteOutcome =
   | { kind: 'created'; note: InvoiceRow; referenced: InvoiceRow; response: StoredResponse }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'not_found' };
-
-/** Document types a note of ours may reference: invoices and debit notes. */
-const CREDITABLE = ['01', '02'];
 
 export async function createNote(
   db: Knex,
@@ -92,10 +92,11 @@ export async function createNote(
       input.body.lines,
     );
     if (errors.length) throw new DomainValidationError(errors);
-    if (!CREDITABLE.includes(doc.docType))
+    const referenceType = NOTE_REFERENCE_TYPE[doc.docType];
+    if (!referenceType)
       throw new NoteRefused(
         'document_not_creditable',
-        'Only invoices and debit notes can be referenced by a note',
+        'Only facturas, debit notes, tiquetes and facturas de exportación can be referenced by a note',
         { document_type: doc.docType },
       );
     if (doc.status !== 'aceptada' || !doc.clave || !doc.issuedAt)
@@ -105,25 +106,26 @@ export async function createNote(
         { status: doc.status },
       );
     const docType = NOTE_DOC_TYPE[input.kind];
-    // A note of the whole document carries its other charges too (as recorded); a partial one
-    // only the lines it names.
-    const otherCharges = input.body.lines
-      ? []
-      : (doc.summary.otherCharges ?? []).map((c) => ({
-          code: c.code,
-          ...(c.codeOther ? { codeOther: c.codeOther } : {}),
-          detail: c.detail,
-          amount: c.amount,
-          ...(c.thirdParty
-            ? {
-                thirdParty: {
-                  idType: c.thirdParty.idType,
-                  idNumber: c.thirdParty.idNumber,
-                  ...(c.thirdParty.name ? { name: c.thirdParty.name } : {}),
-                },
-              }
-            : {}),
-        }));
+    // Its other charges: all of them for the whole document; for a partial note the proportional
+    // ones follow the lines, and fixed ones only when named (domain/document-notes.ts).
+    const earlier =
+      input.kind === 'credit' && input.body.other_charges?.length
+        ? (
+            (await trx('invoices')
+              .where({ referencedInvoiceId: doc.id, docType: '03' })
+              .whereNot('status', 'rechazada')
+              .select('summary')) as Pick<InvoiceRow, 'summary'>[]
+          ).flatMap((n) => n.summary.otherCharges ?? [])
+        : [];
+    const otherCharges = noteOtherCharges(
+      errors,
+      input.kind,
+      doc.summary.otherCharges ?? [],
+      whole,
+      input.body.other_charges,
+      earlier,
+    );
+    if (errors.length) throw new DomainValidationError(errors);
     const totals = computeDocumentTotals(lines, {
       currency: doc.currency as never,
       exchangeRate: doc.exchangeRate,
@@ -142,7 +144,7 @@ export async function createNote(
     // 4. The note, numbered in its own series.
     const reference: DocumentReference = {
       documentId: doc.id,
-      docType: doc.docType as TipoDocumentoReferencia,
+      docType: referenceType,
       clave: doc.clave,
       issuedAt: new Date(doc.issuedAt).toISOString(),
       code: header.code,

@@ -44,7 +44,7 @@ export async function transition(
 }
 
 function postingFor(invoice: InvoiceRow): PostingLine[] {
-  return documentPosting(invoice.docType, invoice.summary, invoice.exchangeRate);
+  return documentPosting(invoice.docType, invoice.summary, invoice.exchangeRate, invoice.condicionVenta);
 }
 
 async function writeEntry(
@@ -108,15 +108,27 @@ export async function bookInvoice(trx: Knex.Transaction, invoice: InvoiceRow): P
 }
 
 /**
- * Reverses the issue entry once, if there is one; the client owes that much less. A cash sale's
- * payment at issue is reversed with it (payments-at-issue.ts).
+ * Reverses the issue entry once, if there is one, line by line as it was booked; the client owes
+ * that much less. A cash sale's payment at issue is reversed with it (payments-at-issue.ts).
  */
 export async function reverseInvoice(trx: Knex.Transaction, invoice: InvoiceRow): Promise<boolean> {
   // A rejected credit note gives back the credit it had reserved on the document it referenced.
   await releaseCredit(trx, invoice);
   const original = await trx('journal_entries').where({ invoiceId: invoice.id, kind: 'invoice' }).first('id');
   if (!original) return false;
-  const lines = postingFor(invoice);
+  // Exactly what was booked (accounts and amounts), whatever rule would book it today.
+  const booked = (await trx('journal_lines as l')
+    .join('accounts as a', 'a.id', 'l.account_id')
+    .where('l.entry_id', original.id)
+    .orderBy('l.id')
+    .select('a.role', 'l.debit', 'l.credit')) as {
+    role: PostingLine['role'];
+    debit: string;
+    credit: string;
+  }[];
+  const lines: PostingLine[] = booked.length
+    ? booked.map((l) => ({ role: l.role, debit: String(l.debit), credit: String(l.credit) }))
+    : postingFor(invoice);
   const wrote = await writeEntry(
     trx,
     invoice,

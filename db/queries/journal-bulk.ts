@@ -12,7 +12,7 @@ import { settleAtIssue } from './payments-at-issue.ts';
 export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]): Promise<number> {
   if (!invoices.length) return 0;
   const postings = new Map(
-    invoices.map((i) => [i.id, documentPosting(i.docType, i.summary, i.exchangeRate)]),
+    invoices.map((i) => [i.id, documentPosting(i.docType, i.summary, i.exchangeRate, i.condicionVenta)]),
   );
   const toBook = invoices.filter((i) => postings.get(i.id)!.length > 0);
   let booked = 0;

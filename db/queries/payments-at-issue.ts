@@ -1,22 +1,40 @@
 // Cash sales (condición contado, `paid_at_issue`) are settled by the service: when the invoice's
 // issue entry is booked (the accounting step, journal-bulk.ts, in the same transaction), one
-// payment for what is still due — by the invoice's payment method, dated at issue — with its
-// journal entry (cash against receivables), the invoice's balance and payment status, the
-// client's balance and the `payment.created` / `invoice.paid` events, like a payment made through
-// the API (payments.ts; the rules are domain/payments.ts). Exactly once: only an invoice whose
-// issue entry this transaction wrote is settled (a repeat finds the entry and books nothing), and
-// payments_at_issue_key allows one such payment per invoice. A rejection reverses it once.
+// payment per method of its MedioPago with that method's TotalMedioPago (one for what is due when
+// it names a single method), dated at issue, each with its journal entry (cash against
+// receivables); then the invoice's balance and payment status, the client's balance and the
+// `payment.created` (each) / `invoice.paid` (once) events, like payments made through the API
+// (payments.ts; the rules are domain/payments.ts, planAtIssuePayments). Exactly once: only an
+// invoice whose issue entry this transaction wrote is settled (a repeat finds the entry and books
+// nothing), and payments_at_issue_key allows one payment at issue per invoice and MedioPago
+// position. A rejection reverses them all, once.
 import type { Knex } from 'knex';
 import { Decimal } from 'decimal.js';
 import { money2, paymentObject } from '../public-objects.ts';
 import { formatId } from '../../domain/ids.ts';
-import { invoiceReceivableCrc, planPayment, type PaymentPlan } from '../../domain/payments.ts';
+import {
+  invoiceReceivableCrc,
+  planAtIssuePayments,
+  type AtIssueMethod,
+  type AtIssuePayment,
+} from '../../domain/payments.ts';
 import { isPaymentMethod, PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { recordEvents, type EventRow } from './invoice-flow.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { writePaymentLines, type PaymentRow } from './payments.ts';
 
 export type AccountOf = (invoice: InvoiceRow, role: 'cash' | 'receivables') => number;
+
+/** The invoice's MedioPago as payment methods with their amounts (stored summary and names). */
+function methodsOf(invoice: InvoiceRow): AtIssueMethod[] {
+  const name = (i: number) => {
+    const named = invoice.paymentMethods[i];
+    return named && isPaymentMethod(named) ? named : 'efectivo';
+  };
+  const medios = invoice.summary.summary.medioPago;
+  if (!medios?.length) return [{ method: name(0), total: null }];
+  return medios.map((m, i) => ({ method: name(i), total: m.total }));
+}
 
 /** Settles the cash sales among invoices whose issue entries were just written. Returns how many. */
 export async function settleAtIssue(
@@ -38,51 +56,51 @@ export async function settleAtIssue(
     paidCrc: string;
   }[];
   const paidCrc = new Map(prior.map((p) => [Number(p.invoiceId), p.paidCrc]));
-  const plans: { invoice: InvoiceRow; plan: PaymentPlan; amount: string; method: string }[] = [];
+  const plans: { invoice: InvoiceRow; pay: AtIssuePayment }[] = [];
   for (const invoice of due) {
-    const amount = new Decimal(invoice.balanceDue).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-    if (amount.lte(0)) continue;
-    const planned = planPayment({
-      status: invoice.status,
-      balanceDue: invoice.balanceDue,
-      exchangeRate: invoice.exchangeRate,
-      receivableCrc: invoiceReceivableCrc(invoice.summary, invoice.exchangeRate),
-      paidCrc: paidCrc.get(invoice.id) ?? '0',
-      amount: amount.toFixed(2),
-    });
-    if (!planned.ok) continue;
-    const named = invoice.paymentMethods[0];
-    const method = named && isPaymentMethod(named) ? named : 'efectivo';
-    plans.push({ invoice, plan: planned.plan, amount: amount.toFixed(2), method });
+    const pays = planAtIssuePayments(
+      {
+        status: invoice.status,
+        balanceDue: invoice.balanceDue,
+        exchangeRate: invoice.exchangeRate,
+        receivableCrc: invoiceReceivableCrc(invoice.summary, invoice.exchangeRate),
+        paidCrc: paidCrc.get(invoice.id) ?? '0',
+      },
+      methodsOf(invoice),
+    );
+    for (const pay of pays) plans.push({ invoice, pay });
   }
   if (!plans.length) return 0;
 
   // 1. The payments, 2. their entries and lines, 3. the invoices and clients, 4. the events.
   const payments = (await trx('payments')
     .insert(
-      plans.map(({ invoice, plan, amount, method }) => ({
+      plans.map(({ invoice, pay }) => ({
         companyId: invoice.companyId,
         livemode: invoice.livemode,
         invoiceId: invoice.id,
         clientId: invoice.clientId,
-        amount,
-        appliedAmount: plan.applied,
-        amountCrc: plan.amountCrc,
+        amount: pay.amount,
+        appliedAmount: pay.plan.applied,
+        amountCrc: pay.plan.amountCrc,
         currency: invoice.currency,
         exchangeRate: invoice.exchangeRate,
-        method,
-        methodCode: PAYMENT_METHODS[method as keyof typeof PAYMENT_METHODS],
+        method: pay.method,
+        methodCode: PAYMENT_METHODS[pay.method as keyof typeof PAYMENT_METHODS],
         paidAt: invoice.issuedAt ?? trx.fn.now(),
         reference: null,
         atIssue: true,
+        atIssueIndex: pay.index,
       })),
     )
-    .returning('*')) as PaymentRow[];
-  const byInvoice = new Map(plans.map((p) => [p.invoice.id, p]));
+    .returning('*')) as (PaymentRow & { atIssueIndex: number })[];
+  const byPayment = new Map(plans.map((p) => [`${p.invoice.id}:${p.pay.index}`, p]));
+  const planOf = (p: PaymentRow & { atIssueIndex: number }) =>
+    byPayment.get(`${Number(p.invoiceId)}:${p.atIssueIndex}`)!;
   const entries = (await trx('journal_entries')
     .insert(
       payments.map((p) => {
-        const invoice = byInvoice.get(Number(p.invoiceId))!.invoice;
+        const invoice = planOf(p).invoice;
         return {
           companyId: invoice.companyId,
           livemode: invoice.livemode,
@@ -100,31 +118,24 @@ export async function settleAtIssue(
   await trx('journal_lines').insert(
     entries.flatMap((e) => {
       const payment = paymentById.get(Number(e.paymentId))!;
-      const invoice = byInvoice.get(Number(payment.invoiceId))!.invoice;
+      const invoice = planOf(payment).invoice;
       return [
         { entryId: e.id, accountId: accountOf(invoice, 'cash'), debit: payment.amountCrc, credit: 0 },
         { entryId: e.id, accountId: accountOf(invoice, 'receivables'), debit: 0, credit: payment.amountCrc },
       ];
     }),
   );
-  const updated = (
-    await trx.raw(
-      `update invoices i set balance_due = v.balance, payment_status = v.status, updated_at = now()
-         from (select * from unnest(?::bigint[], ?::numeric[], ?::text[]) as t(id, balance, status)) v
-        where i.id = v.id
-        returning i.*`,
-      [
-        plans.map((p) => p.invoice.id),
-        plans.map((p) => p.plan.balanceAfter),
-        plans.map((p) => p.plan.paymentStatus),
-      ],
-    )
-  ).rows as Record<string, unknown>[];
-  const after = new Map(
-    updated.map((r) => [
-      Number(r.id),
-      { balanceDue: String(r.balance_due), paymentStatus: String(r.payment_status) },
-    ]),
+  // Each invoice ends where its last payment leaves it.
+  const final = new Map(plans.map((p) => [p.invoice.id, p.pay.plan]));
+  await trx.raw(
+    `update invoices i set balance_due = v.balance, payment_status = v.status, updated_at = now()
+       from (select * from unnest(?::bigint[], ?::numeric[], ?::text[]) as t(id, balance, status)) v
+      where i.id = v.id`,
+    [
+      [...final.keys()],
+      [...final.values()].map((p) => p.balanceAfter),
+      [...final.values()].map((p) => p.paymentStatus),
+    ],
   );
   await trx.raw(
     `update clients c set balance = c.balance - v.amount, updated_at = now()
@@ -138,15 +149,15 @@ export async function settleAtIssue(
   );
   const events: EventRow[] = [];
   for (const p of payments) {
-    const { invoice, method } = byInvoice.get(Number(p.invoiceId))!;
-    const state = after.get(invoice.id)!;
+    const { invoice, pay } = planOf(p);
+    // payment.created with the invoice as this payment leaves it; invoice.paid once, by the last.
     events.push({
       companyId: invoice.companyId,
       livemode: invoice.livemode,
       type: 'payment.created',
-      data: paymentObject(p, state),
+      data: paymentObject(p, { balanceDue: pay.plan.balanceAfter, paymentStatus: pay.plan.paymentStatus }),
     });
-    if (state.paymentStatus === 'paid')
+    if (pay.plan.paymentStatus === 'paid')
       events.push({
         companyId: invoice.companyId,
         livemode: invoice.livemode,
@@ -154,7 +165,7 @@ export async function settleAtIssue(
         data: {
           invoice_id: formatId('invoice', invoice.id),
           amount: money2(p.amount),
-          method,
+          method: pay.method,
           currency: invoice.currency,
           payment_id: formatId('payment', p.id),
           paid_at: new Date(p.paidAt).toISOString(),
@@ -168,14 +179,17 @@ export async function settleAtIssue(
 }
 
 /**
- * A rejected cash sale: its payment at issue is reversed once (receivables against cash, the
- * client's balance back), beside the reversal of its issue entry. The payment row stays, as money
- * records do; the invoice is `unpaid` again (its balance is zero: it does not exist for Hacienda).
+ * A rejected cash sale: its payments at issue are reversed once, by one `payment_reversal` entry
+ * (receivables against cash for each payment; the client's balance back). The payment rows stay,
+ * as money records do; the invoice is `unpaid` again (its balance is zero: it does not exist for
+ * Hacienda).
  */
 export async function reverseAtIssuePayment(trx: Knex.Transaction, invoice: InvoiceRow): Promise<boolean> {
-  const payment = (await trx('payments').where({ invoiceId: invoice.id, atIssue: true }).first()) as
-    PaymentRow | undefined;
-  if (!payment) return false;
+  const payments = (await trx('payments')
+    .where({ invoiceId: invoice.id, atIssue: true })
+    .orderBy('id')) as PaymentRow[];
+  if (!payments.length) return false;
+  const names = payments.map((p) => formatId('payment', p.id)).join(', ');
   const inserted = await trx.raw(
     `insert into journal_entries (company_id, livemode, kind, invoice_id, description, currency, exchange_rate)
      values (?, ?, 'payment_reversal', ?, ?, ?, ?)
@@ -185,18 +199,19 @@ export async function reverseAtIssuePayment(trx: Knex.Transaction, invoice: Invo
       invoice.companyId,
       invoice.livemode,
       invoice.id,
-      `Reverso del pago al contado ${formatId('payment', payment.id)} por rechazo ${invoice.consecutivo}`,
+      `Reverso ${payments.length > 1 ? 'de los pagos' : 'del pago'} al contado ${names} por rechazo ${invoice.consecutivo}`,
       invoice.currency,
       invoice.exchangeRate,
     ],
   );
   const entryId = inserted.rows[0]?.id as number | undefined;
   if (!entryId) return false;
-  await writePaymentLines(trx, invoice, entryId, payment.amountCrc, true);
+  for (const p of payments) await writePaymentLines(trx, invoice, entryId, p.amountCrc, true);
+  const total = payments.reduce((a, p) => a.plus(p.amountCrc), new Decimal(0)).toFixed(2);
   if (invoice.clientId !== null)
     await trx('clients')
       .where({ id: invoice.clientId })
-      .update({ balance: trx.raw('balance + ?::numeric', [payment.amountCrc]), updatedAt: trx.fn.now() });
+      .update({ balance: trx.raw('balance + ?::numeric', [total]), updatedAt: trx.fn.now() });
   await trx('invoices')
     .where({ id: invoice.id })
     .update({ paymentStatus: 'unpaid', updatedAt: trx.fn.now() });

@@ -3,10 +3,12 @@
 // settles (TipoDocIR 01, Codigo 17), named on the payment, and sent through the invoice flow.
 //
 // What it says: the payment, split like the factura's lines by tax (one receipt line per IVA
-// rate of the factura), each line's SubTotal the payment's share of that rate's net amount and
-// its tax at the rate — so the receipt's total is the payment's amount (to the fifth decimal) and
-// carries the IVA that the payment settles (Art. 27 LIVA: the IVA of a credit sale of up to 90
-// days is due when paid). CondicionVenta 09 pays a sale to the State on credit (08), 11 any other
+// rate of the factura, and per exoneration rate within it), each line's SubTotal the payment's
+// share of that rate's net amount, its Impuesto/Monto at the rate and its ImpuestoNeto that less
+// the exonerated share (the REP has no Exoneracion element; its ImpuestoNeto is "Monto del
+// Impuesto menos Monto del Impuesto Exonerado", XSD) — so the receipt's total is the payment's
+// amount (to the fifth decimal) and carries the IVA that the payment settles (Art. 27 LIVA: the
+// IVA of a credit sale of up to 90 days is due when paid). CondicionVenta 09 pays a sale to the State on credit (08), 11 any other
 // credit sale (02, 10).
 //
 // Accounting: the receipt books nothing. The payment's entry (cash against receivables) is the
@@ -54,12 +56,18 @@ export function assertReceiptAllowed(invoice: InvoiceRow): void {
     );
 }
 
-/** The receipt's lines: the payment's share of each tax rate of the invoice. */
+/**
+ * The receipt's lines: the payment's share of each tax rate of the invoice, and of each
+ * exoneration rate within it. A line carries the exoneration of the factura's lines it stands for
+ * (the first one's; they share its TarifaExonerada), so its ImpuestoNeto is the IVA less the
+ * exonerated share, as in the factura: the receipt's total is the payment and its IVA what the
+ * payment settles, not the IVA the exoneration forgave.
+ */
 export function receiptLines(invoice: InvoiceRow, amount: string): DocumentLine[] {
   const ratio = new Decimal(amount).div(invoice.total);
   const groups = new Map<string, { line: DocumentLine; subTotal: Decimal }>();
   invoice.lines.forEach((l, i) => {
-    const key = `${l.input.taxCode}|${l.input.ivaRateCode}`;
+    const key = `${l.input.taxCode}|${l.input.ivaRateCode}|${l.input.exoneration?.rate ?? ''}`;
     const subTotal = new Decimal(invoice.summary.lines[i]?.subTotal ?? 0);
     const g = groups.get(key);
     if (g) g.subTotal = g.subTotal.plus(subTotal);
@@ -74,6 +82,7 @@ export function receiptLines(invoice: InvoiceRow, amount: string): DocumentLine[
     unitPrice: subTotal.times(ratio).toFixed(5, Decimal.ROUND_HALF_UP),
     taxCode: line.taxCode,
     ivaRateCode: line.ivaRateCode,
+    ...(line.exoneration ? { exoneration: line.exoneration } : {}),
   })) as DocumentLine[];
 }
 

@@ -4,6 +4,9 @@
 // MontoTotal, SubTotal, Impuesto, ImpuestoNeto and MontoTotalLinea, a summary without the
 // goods/services split, at least one MedioPago, and InformacionReferencia (with its Numero) to the
 // document the payment settles. The figures are the computed totals of the receipt's own lines.
+// The REP's Impuesto has no Exoneracion: a line standing for exonerated sales writes Monto at the
+// rate and ImpuestoNeto net of the exonerated share (the XSD's ImpuestoNeto: "Monto del Impuesto
+// menos Monto del Impuesto Exonerado"), so its MontoTotalLinea is what the payment settled.
 import { ClaveError, assertClaveMatches } from '../../domain/clave.ts';
 import { formatCrDateTime } from '../../domain/cr-time.ts';
 import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
@@ -42,10 +45,6 @@ function check(doc: ComprobanteDocument): FieldError[] {
   });
   if (doc.totals.lines.length !== doc.lines.length)
     add('/totals', 'mismatch', 'the totals were computed from different lines');
-  doc.totals.lines.forEach((t, i) => {
-    if (t.taxes.some((tax) => tax.exoneration))
-      add(`/lines/${i}`, 'not_allowed', 'a receipt line carries no exoneration');
-  });
   return errors;
 }
 

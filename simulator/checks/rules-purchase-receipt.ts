@@ -6,7 +6,8 @@
 //   or 99), and 16 "proveedor no domiciliado" goes with Codigo 11 and a foreign supplier.
 // - Recibo electrónico de pago (10): it references the factura it settles (TipoDocIR 01, Codigo
 //   17, Numero a clave of a factura), and its reduced figures add up: each line's tax at its
-//   Tarifa, MontoTotalLinea = SubTotal + ImpuestoNeto, TotalVentaNeta = Σ SubTotal, TotalImpuesto
+//   Tarifa, ImpuestoNeto at most that tax (less when the factura's sale was exonerated: the REP
+//   has no Exoneracion element, XSD), MontoTotalLinea = SubTotal + ImpuestoNeto, TotalVentaNeta = Σ SubTotal, TotalImpuesto
 //   = Σ ImpuestoNeto, TotalComprobante = TotalVentaNeta + TotalImpuesto, and the MedioPago amounts
 //   (when given) add up to TotalComprobante.
 // The wordings are the simulator's own (Hacienda's are not published); codes as rule-texts.ts.
@@ -38,6 +39,8 @@ export const PURCHASE_RECEIPT_TEXTS = {
     'El recibo electrónico de pago debe referenciar la factura electrónica que paga (TipoDocIR 01, Codigo 17 y su clave).',
   receiptLine: (n: string, field: string, expected: string, got: string) =>
     `Línea ${n} del recibo: ${field} debería ser ${expected} y es ${got}.`,
+  receiptNetTax: (n: string, taxes: string, got: string) =>
+    `Línea ${n} del recibo: ImpuestoNeto (${got}) no puede ser mayor que el impuesto (${taxes}).`,
   receiptTotal: (field: string, expected: string, got: string) =>
     `Resumen del recibo: ${field} debería ser ${expected} y es ${got}.`,
 } as const;
@@ -104,8 +107,10 @@ export const receiptRule: Rule = ({ root, tipo }) => {
       }
       taxes = taxes.plus(monto);
     }
+    // ImpuestoNeto is the tax less what the settled sale had exonerated (the REP carries no
+    // Exoneracion of its own): never more than the tax.
     const neto = num(line, 'ImpuestoNeto') ?? ZERO;
-    if (!neto.eq(taxes)) rows.push(row(C.totals, T.receiptLine(n, 'ImpuestoNeto', f5(taxes), f5(neto))));
+    if (neto.gt(taxes)) rows.push(row(C.totals, T.receiptNetTax(n, f5(taxes), f5(neto))));
     const lineTotal = num(line, 'MontoTotalLinea') ?? ZERO;
     if (!lineTotal.eq(subTotal.plus(neto)))
       rows.push(row(C.totals, T.receiptLine(n, 'MontoTotalLinea', f5(subTotal.plus(neto)), f5(lineTotal))));

@@ -423,13 +423,33 @@ export const CreateInvoiceBody = Type.Object(
 );
 
 const TaxLine = Type.Object({
-  code: Type.String(),
+  code: Type.String({
+    description: 'Impuesto Codigo: 01/07/08 the IVA, 02-06, 12, 99 the other taxes',
+    examples: ['01'],
+  }),
   iva_rate_code: Type.Union([Type.String(), Type.Null()]),
-  rate: Type.String({
-    description: 'Tarifa in percent with two decimals, the same in lines[].taxes and tax_breakdown',
+  rate: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Tarifa in percent with two decimals, the same in lines[].taxes and tax_breakdown; null for a specific tax (03-06) or a stated amount',
     examples: ['13.00'],
   }),
-  amount: Type.String(),
+  code_other: Type.Optional(Type.String({ description: 'CodigoImpuestoOTRO (code 99)' })),
+  factor: Type.Optional(Type.String({ description: 'FactorCalculoIVA (IVA 08, bienes usados)' })),
+  specific: Type.Optional(
+    Type.Object(
+      {
+        unit_quantity: Type.String({ description: 'CantidadUnidadMedida' }),
+        alcohol_percent: Type.Union([Type.String(), Type.Null()], { description: 'Porcentaje (04)' }),
+        proportion: Type.Union([Type.String(), Type.Null()], { description: 'Proporcion (04)' }),
+        consumption_volume: Type.Union([Type.String(), Type.Null()], {
+          description: 'VolumenUnidadConsumo (05)',
+        }),
+        tax_per_unit: Type.String({ description: 'ImpuestoUnidad' }),
+      },
+      { description: 'DatosImpuestoEspecifico of a specific tax (03-06)' },
+    ),
+  ),
+  amount: Type.String({ description: 'Monto' }),
   exoneration: Type.Optional(
     Type.Object(
       {
@@ -465,7 +485,11 @@ export const InvoiceLineObject = Type.Object({
     }),
   ),
   subtotal: Type.String(),
+  iva_collected_at_factory: Type.Optional(Type.String({ description: 'IVACobradoFabrica (01, 02)' })),
+  taxable_base: Type.String({ description: 'BaseImponible: subtotal + taxes 02, 04, 05, 12, or as stated' }),
   taxes: Type.Array(TaxLine),
+  assumed_tax: Type.String({ description: 'ImpuestoAsumidoEmisorFabrica' }),
+  iva_returned: Type.Optional(Type.String({ description: 'The IVA of this line returned (TotalIVADevuelto)' })),
   total: Type.String({ description: 'MontoTotalLinea' }),
 });
 

@@ -49,6 +49,15 @@ function mapTotalsPath(path: string, req: InvoiceRequest): string {
       (_m, i: string, _f, f?: string) => `/lines/${i}/exoneration${f ? `/${snake(f)}` : ''}`,
     )
     .replace(
+      /^\/lines\/(\d+)\/otherTaxes(\/(\d+))?(\/(\w+))?$/,
+      (_m, i: string, _k, k?: string, _f?: string, f?: string) =>
+        `/lines/${i}/taxes${k ? `/${k}` : ''}${f ? `/${snake(f)}` : ''}`,
+    )
+    .replace(
+      /^\/lines\/(\d+)\/(taxCode|ivaFactor|taxableBase|ivaCollectedAtFactory|assumedTax|ivaReturned)$/,
+      (_m, i: string, f: string) => `/lines/${i}/${snake(f)}`,
+    )
+    .replace(
       /^\/otherCharges(\/(\d+))?(\/(\w+))?/,
       (_m, _k, k?: string, _f?: string, f?: string) =>
         `/${chargesKey}${k ? `/${k}` : ''}${f ? `/${snake(f)}` : ''}`,
@@ -160,6 +169,13 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
       ...(l.tariffCode ? { partidaArancelaria: l.tariffCode } : {}),
       ...(l.discounts ? { discounts: l.discounts } : {}),
       ...(l.exoneration ? { exoneration: l.exoneration } : {}),
+      ...(l.taxCode ? { taxCode: l.taxCode } : {}),
+      ...(l.taxes ? { otherTaxes: l.taxes } : {}),
+      ...(l.ivaFactor ? { ivaFactor: l.ivaFactor } : {}),
+      ...(l.taxableBase ? { taxableBase: l.taxableBase } : {}),
+      ...(l.ivaCollectedAtFactory ? { ivaCollectedAtFactory: l.ivaCollectedAtFactory } : {}),
+      ...(l.assumedTax ? { assumedTax: l.assumedTax } : {}),
+      ...(l.ivaReturned !== undefined ? { ivaReturned: l.ivaReturned } : {}),
       ...(s.commercialCode ? { commercialCodes: [{ type: '01', code: s.commercialCode }] } : {}),
     } as DocumentLine;
     lines.push({ serviceId: s.id, input });
@@ -174,6 +190,16 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
   const exchangeRate = currency === 'CRC' ? '1' : (req.exchangeRate ?? '1');
   const method = req.paymentMethod ?? 'efectivo';
   const payments = req.payments ?? [{ method, amount: null, other: req.paymentMethodOther }];
+  // The IVA on health services is returned when the service is paid by card (TotalIVADevuelto);
+  // a sale paid partly otherwise is not modelled.
+  if (req.lines.some((l) => l.ivaReturned) && payments.some((p) => p.method !== 'tarjeta'))
+    throw new DomainValidationError([
+      {
+        path: req.payments ? '/payments' : req.shape === 'A' ? '/payment_method' : '/paymentMethod',
+        code: 'iva_returned_needs_card',
+        message: 'the IVA of a health service is returned only when the sale is paid by card (tarjeta)',
+      },
+    ]);
   let totals: DocumentTotals;
   try {
     totals = computeDocumentTotals(

@@ -65,9 +65,18 @@ export type IvaTaxCode = (typeof IVA_TAX_CODES)[number];
 export const isIvaTaxCode = (v: string): v is IvaTaxCode => (IVA_TAX_CODES as readonly string[]).includes(v);
 
 /** Taxes a line may carry beside its IVA. */
-export const OTHER_TAX_CODES = ['02', '03', '04', '05', '06', '12', '99'] as const satisfies readonly CodigoImpuesto[];
+export const OTHER_TAX_CODES = [
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '12',
+  '99',
+] as const satisfies readonly CodigoImpuesto[];
 export type OtherTaxCode = (typeof OTHER_TAX_CODES)[number];
-export const isOtherTaxCode = (v: string): v is OtherTaxCode => (OTHER_TAX_CODES as readonly string[]).includes(v);
+export const isOtherTaxCode = (v: string): v is OtherTaxCode =>
+  (OTHER_TAX_CODES as readonly string[]).includes(v);
 
 /** Taxes added to the IVA's BaseImponible (XSD annotation of BaseImponible). */
 export const BASE_TAX_CODES: ReadonlySet<CodigoImpuesto> = new Set<CodigoImpuesto>(['02', '04', '05', '12']);

@@ -513,7 +513,8 @@ export function parseLineTaxFields(errors: FieldError[], base: string, line: Obj
   const ret = line.iva_returned;
   if (ret !== undefined) {
     if (typeof ret === 'boolean') out.ivaReturned = ret;
-    else errors.push({ path: `${base}/iva_returned`, code: 'invalid_type', message: 'must be true or false' });
+    else
+      errors.push({ path: `${base}/iva_returned`, code: 'invalid_type', message: 'must be true or false' });
   }
   return out;
 }

@@ -604,7 +604,12 @@ function validateIvaExtras(
   if (line.ivaFactor !== undefined) {
     if (taxCode !== '08')
       issues.add(`${base}/ivaFactor`, 'not_applicable', 'FactorCalculoIVA applies to IVA 08 (bienes usados)');
-    else factor = parseDecimal(issues, `${base}/ivaFactor`, line.ivaFactor, { maxInt: 1, maxFrac: 4, sign: 'positive' });
+    else
+      factor = parseDecimal(issues, `${base}/ivaFactor`, line.ivaFactor, {
+        maxInt: 1,
+        maxFrac: 4,
+        sign: 'positive',
+      });
   } else if (taxCode === '08') {
     issues.add(`${base}/ivaFactor`, 'required', 'IVA 08 (bienes usados) needs its FactorCalculoIVA');
   }
@@ -613,9 +618,17 @@ function validateIvaExtras(
     if (line.ivaCollectedAtFactory !== '01' && line.ivaCollectedAtFactory !== '02')
       issues.add(`${base}/ivaCollectedAtFactory`, 'unknown_code', 'IVACobradoFabrica is 01 or 02');
     else if (!FACTORY_DOC_TYPES.has(docType))
-      issues.add(`${base}/ivaCollectedAtFactory`, 'not_allowed', `document type ${docType} has no IVACobradoFabrica`);
+      issues.add(
+        `${base}/ivaCollectedAtFactory`,
+        'not_allowed',
+        `document type ${docType} has no IVACobradoFabrica`,
+      );
     else if (taxCode !== '01')
-      issues.add(`${base}/ivaCollectedAtFactory`, 'conflicting_fields', 'IVA cobrado a nivel de fábrica is IVA 01');
+      issues.add(
+        `${base}/ivaCollectedAtFactory`,
+        'conflicting_fields',
+        'IVA cobrado a nivel de fábrica is IVA 01',
+      );
     else factory = line.ivaCollectedAtFactory;
   }
   let taxableBase: Dec | null = null;
@@ -647,11 +660,18 @@ function validateIvaExtras(
   let assumedTax = ZERO;
   if (line.assumedTax !== undefined) {
     if (docType === '08' || !otherTaxesAllowed(docType))
-      issues.add(`${base}/assumedTax`, 'not_allowed', `document type ${docType} has no ImpuestoAsumidoEmisorFabrica`);
+      issues.add(
+        `${base}/assumedTax`,
+        'not_allowed',
+        `document type ${docType} has no ImpuestoAsumidoEmisorFabrica`,
+      );
     else
       assumedTax =
-        parseDecimal(issues, `${base}/assumedTax`, line.assumedTax, { maxInt: 13, maxFrac: 5, sign: 'nonNegative' }) ??
-        ZERO;
+        parseDecimal(issues, `${base}/assumedTax`, line.assumedTax, {
+          maxInt: 13,
+          maxFrac: 5,
+          sign: 'nonNegative',
+        }) ?? ZERO;
   }
   if (line.ivaReturned !== undefined) {
     if (typeof line.ivaReturned !== 'boolean')
@@ -667,7 +687,11 @@ function validateIvaExtras(
       isCodigoTarifaIVA(line.ivaRateCode) &&
       new D(IVA_RATES[line.ivaRateCode].rate).isZero()
     )
-      issues.add(`${base}/ivaReturned`, 'not_allowed', `rate code ${line.ivaRateCode} carries no IVA to return`);
+      issues.add(
+        `${base}/ivaReturned`,
+        'not_allowed',
+        `rate code ${line.ivaRateCode} carries no IVA to return`,
+      );
   }
   return { factor, taxableBase, factory, otherTaxes, assumedTax };
 }

@@ -489,7 +489,9 @@ export const InvoiceLineObject = Type.Object({
   taxable_base: Type.String({ description: 'BaseImponible: subtotal + taxes 02, 04, 05, 12, or as stated' }),
   taxes: Type.Array(TaxLine),
   assumed_tax: Type.String({ description: 'ImpuestoAsumidoEmisorFabrica' }),
-  iva_returned: Type.Optional(Type.String({ description: 'The IVA of this line returned (TotalIVADevuelto)' })),
+  iva_returned: Type.Optional(
+    Type.String({ description: 'The IVA of this line returned (TotalIVADevuelto)' }),
+  ),
   total: Type.String({ description: 'MontoTotalLinea' }),
 });
 

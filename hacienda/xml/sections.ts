@@ -89,7 +89,8 @@ export function writeLinea(w: XmlWriter, kind: ComprobanteKindInfo, line: Docume
   }
   const exportacion = kind.layout === 'exportacion';
   w.leaf('SubTotal', t.subTotal);
-  if (!exportacion) w.optLeaf('IVACobradoFabrica', t.ivaCollectedAtFactory).leaf('BaseImponible', t.baseImponible);
+  if (!exportacion)
+    w.optLeaf('IVACobradoFabrica', t.ivaCollectedAtFactory).leaf('BaseImponible', t.baseImponible);
   for (const tax of t.taxes) {
     // Tarifa is written for every IVA line, 0.00 included, so the rate is explicit; the specific
     // taxes (03-06) have DatosImpuestoEspecifico instead.

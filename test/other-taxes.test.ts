@@ -617,6 +617,15 @@ describe('through the API', () => {
     expect(inv.lines[0].iva_returned).toBe('1800.00000');
     // The IVA charged is owed; what is returned to the patient lowers the revenue side.
     expect(booked('iva_payable')).toBe(new D(want.totalImpuesto).toFixed(2));
+
+    // Its credit note returns the same IVA and is accepted too.
+    const note = await api(e, 'POST', `/api/v1/invoices/${inv.id}/credit_notes`, s.key, {
+      reason: 'Anulación de la consulta',
+    });
+    expect(note.status, note.text).toBe(201);
+    expect(note.json.total).toBe(inv.total);
+    const nc = await acceptedNote(note.json.id);
+    expect(text(child(nc.root, 'ResumenFactura'), 'TotalIVADevuelto')).toBe(want.totalIVADevuelto);
   });
 
   it('a tiquete with tobacco (06) and tax assumed by the issuer is accepted', async () => {

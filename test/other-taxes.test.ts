@@ -661,6 +661,46 @@ describe('through the API', () => {
     expect(text(r, 'TotalComprobante')).toBe(want.totalComprobante);
   });
 
+  it('a factura de compra carries ISC with its IVA; a specific tax is refused there', async () => {
+    const supplier = {
+      name: 'Distribuidora Campos Limitada',
+      identification: '3102456789',
+      identification_type: '02',
+      location: { provincia: '1', canton: '01', distrito: '01', otras_senas: 'Frente al parque central' },
+      email: 'ventas@campos.example',
+    };
+    const refused = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      document_type: '08',
+      supplier,
+      lines: [
+        {
+          service_id: svc['Cerveza 350 ml'],
+          qty: 1,
+          taxes: [{ code: '04', unit_quantity: '350', alcohol_percent: '4.5', tax_per_unit: '4.15' }],
+        },
+      ],
+    });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.errors).toContainEqual(
+      expect.objectContaining({ path: '/lines/0/taxes/0/code', code: 'not_allowed' }),
+    );
+    const { root, booked } = await accepted(
+      {
+        document_type: '08',
+        supplier,
+        lines: [{ service_id: svc['Cerveza 350 ml'], qty: 24, taxes: [{ code: '02', rate: '10' }] }],
+      },
+      '/api/v1/invoices',
+      'FacturaElectronicaCompra',
+    );
+    const want = expected([{ qty: '24', price: '900', ivaRate: '13', taxes: [{ code: '02', rate: '10' }] }]);
+    expect(impuestos(lineEls(root)[0]!)).toEqual([['01', want.lines[0]!.iva], ...want.lines[0]!.other]);
+    expect(text(child(root, 'ResumenFactura'), 'TotalComprobante')).toBe(want.totalComprobante);
+    // A purchase's IVA is a credit; the ISC paid is part of the expense.
+    expect(booked('iva_credit', 'debit')).toBe(new D(want.lines[0]!.iva).toFixed(2));
+    expect(booked('purchases', 'debit')).toBe(new D('21600').plus(want.otherTaxes).toFixed(2));
+  });
+
   it('wrong tax fields are refused with 422, a code and the field, and nothing is recorded', async () => {
     const before = Number((await e.db('invoices').count('* as n'))[0]!.n);
     const base = { client_id: ref('cli', s.client.id) };

@@ -32,7 +32,8 @@ export function missingEmisorData(c: Company): string[] {
 /** camelCase field names of domain/totals.ts inputs → the request's snake_case spelling. */
 const snake = (f: string) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-function mapTotalsPath(path: string, req: InvoiceRequest): string {
+/** A domain/totals.ts error path in the request's own spelling. */
+export function mapTotalsPath(path: string, req: InvoiceRequest): string {
   const priceKey = req.shape === 'A' ? 'unit_price' : 'price';
   const oneDiscount = (i: string) => req.lines[Number(i)]?.discountKey !== 'discounts';
   const chargesKey = req.otherChargesKey;

@@ -56,6 +56,11 @@ export function serviceObject(s: Service) {
     kind: isUnidadMedida(s.unit) ? unitKind(s.unit) : 'goods',
     tax_code: s.taxCode,
     iva_rate_code: s.ivaRateCode,
+    taxes: (s.otherTaxes ?? []).map((t) =>
+      Object.fromEntries(
+        Object.entries(t).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
+      ),
+    ),
     price: new Decimal(s.price).toFixed(2),
     commercial_code: s.commercialCode,
     livemode: s.livemode,

@@ -18,7 +18,7 @@ import {
 } from './codes.ts';
 import type { FieldError } from './errors.ts';
 import { isIvaTaxCode, type IvaTaxCode } from './codes.ts';
-import { MAX_OTHER_TAXES, type OtherTaxInput } from './other-taxes.ts';
+import { MAX_OTHER_TAXES, validateOtherTaxes, type OtherTaxInput } from './other-taxes.ts';
 import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
 import { resolveIdentification, type IdentificationType } from './identification.ts';
 import { isPaymentMethod, PAYMENT_METHODS, type PaymentMethodName } from './sale-terms.ts';
@@ -517,4 +517,26 @@ export function parseLineTaxFields(errors: FieldError[], base: string, line: Obj
       errors.push({ path: `${base}/iva_returned`, code: 'invalid_type', message: 'must be true or false' });
   }
   return out;
+}
+
+/**
+ * A service's default `taxes` (what its lines carry unless they state their own), checked as a
+ * factura's line would be; error paths are `/taxes/k/field`.
+ */
+export function parseServiceTaxes(errors: FieldError[], raw: unknown): OtherTaxInput[] {
+  const before = errors.length;
+  const taxes = parseOtherTaxes(errors, '/taxes', raw);
+  if (errors.length > before) return [];
+  validateOtherTaxes(
+    (path, code, message) =>
+      errors.push({
+        path: path.replace(/^\/otherTaxes/, '/taxes').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+        code,
+        message,
+      }),
+    '',
+    taxes,
+    '01',
+  );
+  return taxes;
 }

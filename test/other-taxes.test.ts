@@ -701,6 +701,60 @@ describe('through the API', () => {
     expect(booked('purchases', 'debit')).toBe(new D('21600').plus(want.otherTaxes).toFixed(2));
   });
 
+  it('a service of the catalogue carries default taxes; its lines take them unless they give their own', async () => {
+    const bad = await api(e, 'POST', '/api/v1/services', s.key, {
+      cabys: '2213000000200',
+      description: 'Cerveza artesanal 355 ml',
+      unit: 'Unid',
+      iva_rate_code: '08',
+      price: '1500',
+      taxes: [{ code: '04', unit_quantity: '355', tax_per_unit: '4.15' }],
+    });
+    expect(bad.status, bad.text).toBe(422);
+    expect(bad.json.errors).toContainEqual(
+      expect.objectContaining({ path: '/taxes/0/alcohol_percent', code: 'required' }),
+    );
+    const created = await api(e, 'POST', '/api/v1/services', s.key, {
+      cabys: '2213000000200',
+      description: 'Cerveza artesanal 355 ml',
+      unit: 'Unid',
+      iva_rate_code: '08',
+      price: '1500',
+      taxes: [
+        { code: '02', rate: '10' },
+        { code: '04', unit_quantity: '355', alcohol_percent: '6', tax_per_unit: '4.15' },
+      ],
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.taxes).toEqual([
+      { code: '02', rate: '10' },
+      { code: '04', unit_quantity: '355', alcohol_percent: '6', tax_per_unit: '4.15' },
+    ]);
+    const { root } = await accepted({
+      client_id: ref('cli', s.client.id),
+      lines: [
+        { service_id: created.json.id, qty: 6 },
+        { service_id: created.json.id, qty: 1, taxes: [{ code: '02', rate: '5' }] },
+      ],
+    });
+    const want = expected([
+      {
+        qty: '6',
+        price: '1500',
+        ivaRate: '13',
+        taxes: [
+          { code: '02', rate: '10' },
+          { code: '04', units: '355', percent: '6', perUnit: '4.15' },
+        ],
+      },
+      { qty: '1', price: '1500', ivaRate: '13', taxes: [{ code: '02', rate: '5' }] },
+    ]);
+    const [first, second] = lineEls(root);
+    expect(impuestos(first!)).toEqual([['01', want.lines[0]!.iva], ...want.lines[0]!.other]);
+    expect(impuestos(second!)).toEqual([['01', want.lines[1]!.iva], ...want.lines[1]!.other]);
+    expect(text(child(root, 'ResumenFactura'), 'TotalComprobante')).toBe(want.totalComprobante);
+  });
+
   it('wrong tax fields are refused with 422, a code and the field, and nothing is recorded', async () => {
     const before = Number((await e.db('invoices').count('* as n'))[0]!.n);
     const base = { client_id: ref('cli', s.client.id) };

@@ -109,7 +109,7 @@ const Exoneration = Type.Object(
 const Dec = (description: string) => Type.Union([Type.String(), Type.Number()], { description });
 
 /** A tax beside the line's IVA; domain/other-taxes.ts says which fields each code needs. */
-const OtherTax = Type.Object(
+export const OtherTax = Type.Object(
   {
     code: Type.String({
       description:

@@ -3285,6 +3285,27 @@ export interface components {
       /** @description Default unit price (decimal string) */
       price: string;
       commercial_code?: string;
+      /** @description Taxes beside the IVA (Impuesto 02-06, 12, 99) its invoice lines carry unless a line gives its own `taxes` */
+      taxes?: ({
+        /** @description Required. Impuesto Codigo: 02 selectivo de consumo and 12 cemento (rate), 03 combustibles and 06 tabaco (unit_quantity, tax_per_unit), 04 bebidas alcohólicas (unit_quantity, alcohol_percent, tax_per_unit), 05 bebidas envasadas y jabones (unit_quantity, consumption_volume, tax_per_unit), 99 otros (code_other and rate or amount) */
+        code: string;
+        /** @description CodigoImpuestoOTRO (99), 5-100 characters */
+        code_other?: string;
+        /** @description Tarifa in percent of the line subtotal (02, 12, 99), up to 2 decimals */
+        rate?: string | number;
+        /** @description Monto stated (99 without a rate), up to 5 decimals */
+        amount?: string | number;
+        /** @description CantidadUnidadMedida: litres (03), millilitres (04, 05) or units (06) per item sold */
+        unit_quantity?: string | number;
+        /** @description Porcentaje: alcohol by volume (04) */
+        alcohol_percent?: string | number;
+        /** @description VolumenUnidadConsumo (05): millilitres or grams of one unit of consumption */
+        consumption_volume?: string | number;
+        /** @description ImpuestoUnidad: tax per litre (03), per millilitre of alcohol (04), per unit of consumption (05), per unit (06) */
+        tax_per_unit?: string | number;
+      } & {
+        [key: string]: unknown;
+      })[];
     };
     /** CreateWebhookEndpointRequest */
     CreateWebhookEndpointRequest: {
@@ -4066,6 +4087,10 @@ export interface components {
       kind: 'goods' | 'services';
       tax_code: string;
       iva_rate_code: string;
+      /** @description Default taxes beside the IVA, as given (snake_case keys) */
+      taxes: {
+        [key: string]: unknown;
+      }[];
       price: string;
       commercial_code: string | null;
       livemode: boolean;

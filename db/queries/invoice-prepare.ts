@@ -171,7 +171,8 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
       ...(l.discounts ? { discounts: l.discounts } : {}),
       ...(l.exoneration ? { exoneration: l.exoneration } : {}),
       ...(l.taxCode ? { taxCode: l.taxCode } : {}),
-      ...(l.taxes ? { otherTaxes: l.taxes } : {}),
+      // The line's own taxes, else the catalogue's for this service.
+      ...(l.taxes ? { otherTaxes: l.taxes } : s.otherTaxes?.length ? { otherTaxes: s.otherTaxes } : {}),
       ...(l.ivaFactor ? { ivaFactor: l.ivaFactor } : {}),
       ...(l.taxableBase ? { taxableBase: l.taxableBase } : {}),
       ...(l.ivaCollectedAtFactory ? { ivaCollectedAtFactory: l.ivaCollectedAtFactory } : {}),

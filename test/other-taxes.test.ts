@@ -755,6 +755,50 @@ describe('through the API', () => {
     expect(text(child(root, 'ResumenFactura'), 'TotalComprobante')).toBe(want.totalComprobante);
   });
 
+  it('the batch API takes the same tax fields: a good item is accepted, a wrong one fails with its field', async () => {
+    const run = Date.now();
+    const res = await api(e, 'POST', '/api/v1/invoices/batch', s.key, {
+      invoices: [
+        {
+          idempotency_key: `fuel-${run}`,
+          client_id: ref('cli', s.client.id),
+          lines: [
+            {
+              service_id: svc['Gasolina súper'],
+              qty: 10,
+              taxes: [{ code: '03', unit_quantity: '1', tax_per_unit: '280.25' }],
+            },
+          ],
+        },
+        {
+          idempotency_key: `bad-${run}`,
+          client_id: ref('cli', s.client.id),
+          lines: [{ service_id: svc['Vehículo usado'], qty: 1, tax_code: '08' }],
+        },
+      ],
+    });
+    expect(res.status, res.text).toBe(202);
+    let b: any;
+    await waitFor(async () => {
+      b = (await api(e, 'GET', `/api/v1/batches/${res.json.id}`, s.key)).json;
+      return b.status === 'completed';
+    }, 30_000);
+    expect(b.counts).toMatchObject({ created: 1, failed: 1 });
+    expect(b.items[1].error.errors).toContainEqual(
+      expect.objectContaining({ path: '/lines/0/iva_factor', code: 'required' }),
+    );
+    const id = b.items[0].invoice.id as string;
+    let inv: any;
+    await waitFor(async () => {
+      inv = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
+      if (inv.status === 'rechazada') throw new Error(JSON.stringify(inv.rejection_reason));
+      return inv.status === 'aceptada';
+    }, 30_000);
+    // 10 × 800 = 8000 exempt of IVA, 10 × 280.25 = 2802.50 of impuesto único.
+    expect(inv.total).toBe('10802.50');
+    expect(inv.lines[0].taxes[1]).toMatchObject({ code: '03', amount: '2802.50000' });
+  });
+
   it('wrong tax fields are refused with 422, a code and the field, and nothing is recorded', async () => {
     const before = Number((await e.db('invoices').count('* as n'))[0]!.n);
     const base = { client_id: ref('cli', s.client.id) };

@@ -54,12 +54,16 @@ export function assertReceiptAllowed(invoice: InvoiceRow): void {
     );
 }
 
-/** The receipt's lines: the payment's share of each tax rate of the invoice. */
+/**
+ * The receipt's lines: the payment's share of each IVA rate of the invoice. A recibo carries IVA
+ * only (Codigo 01): the special IVA computations (07, 08) are settled at their rate code, and the
+ * taxes beside the IVA are not split out.
+ */
 export function receiptLines(invoice: InvoiceRow, amount: string): DocumentLine[] {
   const ratio = new Decimal(amount).div(invoice.total);
   const groups = new Map<string, { line: DocumentLine; subTotal: Decimal }>();
   invoice.lines.forEach((l, i) => {
-    const key = `${l.input.taxCode}|${l.input.ivaRateCode}`;
+    const key = `01|${l.input.ivaRateCode}`;
     const subTotal = new Decimal(invoice.summary.lines[i]?.subTotal ?? 0);
     const g = groups.get(key);
     if (g) g.subTotal = g.subTotal.plus(subTotal);
@@ -72,7 +76,7 @@ export function receiptLines(invoice: InvoiceRow, amount: string): DocumentLine[
     unit: line.unit,
     quantity: '1',
     unitPrice: subTotal.times(ratio).toFixed(5, Decimal.ROUND_HALF_UP),
-    taxCode: line.taxCode,
+    taxCode: '01',
     ivaRateCode: line.ivaRateCode,
   })) as DocumentLine[];
 }

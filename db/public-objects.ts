@@ -56,6 +56,11 @@ export function serviceObject(s: Service) {
     kind: isUnidadMedida(s.unit) ? unitKind(s.unit) : 'goods',
     tax_code: s.taxCode,
     iva_rate_code: s.ivaRateCode,
+    taxes: (s.otherTaxes ?? []).map((t) =>
+      Object.fromEntries(
+        Object.entries(t).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
+      ),
+    ),
     price: new Decimal(s.price).toFixed(2),
     commercial_code: s.commercialCode,
     livemode: s.livemode,
@@ -227,10 +232,25 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
         nature: d.nature,
       })),
       subtotal: l.subTotal,
+      ...(l.ivaCollectedAtFactory ? { iva_collected_at_factory: l.ivaCollectedAtFactory } : {}),
+      taxable_base: l.baseImponible,
       taxes: l.taxes.map((x) => ({
         code: x.code,
         iva_rate_code: x.ivaRateCode,
         rate: x.rate,
+        ...(x.codeOther ? { code_other: x.codeOther } : {}),
+        ...(x.factor ? { factor: x.factor } : {}),
+        ...(x.specific
+          ? {
+              specific: {
+                unit_quantity: x.specific.unitQuantity,
+                alcohol_percent: x.specific.alcoholPercent,
+                proportion: x.specific.proportion,
+                consumption_volume: x.specific.consumptionVolume,
+                tax_per_unit: x.specific.taxPerUnit,
+              },
+            }
+          : {}),
         amount: x.amount,
         ...(x.exoneration
           ? {
@@ -245,6 +265,8 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
             }
           : {}),
       })),
+      assumed_tax: l.impuestoAsumidoEmisorFabrica,
+      ...(l.ivaReturned ? { iva_returned: l.ivaReturned } : {}),
       total: l.montoTotalLinea,
     })),
     tax_breakdown: s.totalDesgloseImpuesto.map((x) => ({
@@ -318,12 +340,13 @@ function iso(d: Date | string | null): string | null {
  * line tax of that code and rate code, else the catalogue's rate for the code.
  */
 function breakdownRate(
-  lines: readonly { taxes: readonly { code: string; ivaRateCode: string | null; rate: string }[] }[],
+  lines: readonly { taxes: readonly { code: string; ivaRateCode: string | null; rate: string | null }[] }[],
   code: string,
   ivaRateCode: string | null,
-): string {
+): string | null {
   for (const l of lines)
     for (const t of l.taxes) if (t.code === code && t.ivaRateCode === ivaRateCode) return t.rate;
+  if (!ivaRateCode) return null;
   const rate = ivaRateCode && isCodigoTarifaIVA(ivaRateCode) ? IVA_RATES[ivaRateCode].rate : '0';
   return new Decimal(rate).toFixed(2);
 }

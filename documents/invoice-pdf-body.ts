@@ -59,7 +59,8 @@ function newPage(l: Layout): number {
 
 function lineCells(d: ComprobanteDocument, t: LineTotals, i: number): string[] {
   const input = d.lines[i]!;
-  const tax = t.taxes[0];
+  // The IVA comes first; a line without one (IVA cobrado a nivel de fábrica 02) shows no rate.
+  const tax = t.taxes[0]?.ivaRateCode ? t.taxes[0] : undefined;
   return [
     String(t.lineNumber),
     input.cabys,
@@ -68,7 +69,7 @@ function lineCells(d: ComprobanteDocument, t: LineTotals, i: number): string[] {
     input.unit,
     formatNumber(t.unitPrice),
     t.discounts.length ? formatNumber(t.discountTotal) : '—',
-    tax ? formatRate(tax.rate) : '—',
+    tax?.rate ? formatRate(tax.rate) : '—',
     formatNumber(t.impuestoNeto),
     formatNumber(t.montoTotalLinea),
   ];

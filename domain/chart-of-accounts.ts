@@ -10,6 +10,7 @@ export const ACCOUNT_ROLES = [
   'cash',
   'receivables',
   'iva_payable',
+  'other_taxes_payable',
   'third_party_payable',
   'revenue_goods',
   'revenue_services',
@@ -34,6 +35,9 @@ export const DEFAULT_CHART: {
     type: 'liability',
     role: 'third_party_payable',
   },
+  // Taxes beside the IVA (selectivo de consumo, combustibles, bebidas, tabaco, cemento, otros):
+  // migration 20261128000000.
+  { code: '2103', name: 'Otros impuestos por pagar', type: 'liability', role: 'other_taxes_payable' },
   { code: '4101', name: 'Ingresos por venta de bienes', type: 'revenue', role: 'revenue_goods' },
   { code: '4102', name: 'Ingresos por prestación de servicios', type: 'revenue', role: 'revenue_services' },
   // Purchases (facturas electrónicas de compra, 08): migration 20261127020000.
@@ -52,7 +56,10 @@ export interface InvoicePostingInput {
   /** Net sales (SubTotal after discounts) of goods and of services, in the invoice currency. */
   netGoods: string;
   netServices: string;
+  /** The IVA charged (net of exonerations and assumed tax). */
   totalTax: string;
+  /** The taxes beside the IVA (Impuesto 02-06, 12, 99) charged: OTHER_TAXES_PAYABLE. */
+  otherTaxes?: string;
   /** Other charges of the company's own (and IVA returned, negative): booked with the revenue. */
   otherCharges?: string;
   /** Other charges collected for someone else: a liability (THIRD_PARTY_CHARGES). */
@@ -68,6 +75,9 @@ export interface InvoicePostingInput {
  */
 export const THIRD_PARTY_CHARGES: ReadonlySet<string> = new Set(['01', '02', '03', '04', '06', '07', '08']);
 
+/** The IVA of a line (general, cálculo especial, bienes usados); every other tax code is not IVA. */
+const IVA_CODES: ReadonlySet<string> = new Set(['01', '07', '08']);
+
 /** CRC's minor unit: the ledger, payments in colones and balances keep 2 decimals. */
 export const LEDGER_DECIMALS = 2;
 
@@ -77,7 +87,7 @@ export const toCentavos = (v: Decimal.Value): string =>
 
 const crc = (amount: string, rate: string) => new Decimal(amount).times(rate);
 
-/** Debit receivables; credit revenue (goods, services) and IVA payable. */
+/** Debit receivables; credit revenue (goods, services), IVA and the other taxes payable. */
 export function invoicePosting(input: InvoicePostingInput): PostingLine[] {
   const exact = [
     {
@@ -88,6 +98,7 @@ export function invoicePosting(input: InvoicePostingInput): PostingLine[] {
     },
     { role: 'revenue_services' as const, amount: crc(input.netServices, input.exchangeRate) },
     { role: 'iva_payable' as const, amount: crc(input.totalTax, input.exchangeRate) },
+    { role: 'other_taxes_payable' as const, amount: crc(input.otherTaxes ?? '0', input.exchangeRate) },
     {
       role: 'third_party_payable' as const,
       amount: crc(input.thirdPartyCharges ?? '0', input.exchangeRate),
@@ -122,7 +133,12 @@ export function postingTotal(lines: PostingLine[]): string {
 /** The issue entry of an invoice from its computed totals (goods and services by line kind). */
 export function invoicePostingFromTotals(
   totals: {
-    lines: readonly { kind: string; subTotal: string }[];
+    lines: readonly {
+      kind: string;
+      subTotal: string;
+      impuestoNeto?: string;
+      taxes?: readonly { code: string; amount: string }[];
+    }[];
     otherCharges?: readonly { code: string; amount: string }[];
     summary: { totalImpuesto: string; totalOtrosCargos?: string | null; totalIVADevuelto?: string | null };
   },
@@ -130,9 +146,16 @@ export function invoicePostingFromTotals(
 ): PostingLine[] {
   let goods = new Decimal(0);
   let services = new Decimal(0);
+  // A line's net tax is its IVA and its other taxes; an exoneration lowers the IVA only, and tax
+  // assumed by the issuer comes off the IVA first.
+  let otherTaxes = new Decimal(0);
   for (const l of totals.lines) {
     if (l.kind === 'services') services = services.plus(l.subTotal);
     else goods = goods.plus(l.subTotal);
+    const others = (l.taxes ?? [])
+      .filter((t) => !IVA_CODES.has(t.code))
+      .reduce((a, t) => a.plus(t.amount), new Decimal(0));
+    otherTaxes = otherTaxes.plus(Decimal.min(others, l.impuestoNeto ?? others));
   }
   const s = totals.summary;
   const thirdParty = (totals.otherCharges ?? [])
@@ -142,7 +165,8 @@ export function invoicePostingFromTotals(
   return invoicePosting({
     netGoods: goods.toFixed(5),
     netServices: services.toFixed(5),
-    totalTax: s.totalImpuesto,
+    totalTax: new Decimal(s.totalImpuesto).minus(otherTaxes).toFixed(5),
+    otherTaxes: otherTaxes.toFixed(5),
     otherCharges: other.toFixed(5),
     thirdPartyCharges: thirdParty.toFixed(5),
     exchangeRate,

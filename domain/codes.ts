@@ -41,8 +41,8 @@ export type Situacion = keyof typeof SITUACIONES;
 export const isSituacion = (v: string): v is Situacion => hasCode(SITUACIONES, v);
 
 // ---------------------------------------------------------------------------------------------
-// CodigoImpuesto (nota 8). Totals are computed for 01 (IVA) only today; the table says which
-// codes the calculator supports so others can be added one at a time.
+// CodigoImpuesto (nota 8). 01, 07 and 08 are the IVA of a line (one of them at most, with its
+// CodigoTarifaIVA); the others are taxes beside it (domain/other-taxes.ts).
 
 export const CODIGOS_IMPUESTO = {
   '01': 'Impuesto al Valor Agregado',
@@ -59,8 +59,27 @@ export const CODIGOS_IMPUESTO = {
 export type CodigoImpuesto = keyof typeof CODIGOS_IMPUESTO;
 export const isCodigoImpuesto = (v: string): v is CodigoImpuesto => hasCode(CODIGOS_IMPUESTO, v);
 
-/** Tax codes the totals calculator implements (02-06 and 12 need DatosImpuestoEspecifico). */
-export const SUPPORTED_CODIGOS_IMPUESTO: readonly CodigoImpuesto[] = ['01'];
+/** The IVA of a line: 01 general, 07 cálculo especial (BaseImponible given), 08 bienes usados (factor). */
+export const IVA_TAX_CODES = ['01', '07', '08'] as const satisfies readonly CodigoImpuesto[];
+export type IvaTaxCode = (typeof IVA_TAX_CODES)[number];
+export const isIvaTaxCode = (v: string): v is IvaTaxCode => (IVA_TAX_CODES as readonly string[]).includes(v);
+
+/** Taxes a line may carry beside its IVA. */
+export const OTHER_TAX_CODES = [
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '12',
+  '99',
+] as const satisfies readonly CodigoImpuesto[];
+export type OtherTaxCode = (typeof OTHER_TAX_CODES)[number];
+export const isOtherTaxCode = (v: string): v is OtherTaxCode =>
+  (OTHER_TAX_CODES as readonly string[]).includes(v);
+
+/** Taxes added to the IVA's BaseImponible (XSD annotation of BaseImponible). */
+export const BASE_TAX_CODES: ReadonlySet<CodigoImpuesto> = new Set<CodigoImpuesto>(['02', '04', '05', '12']);
 
 // ---------------------------------------------------------------------------------------------
 // CodigoTarifaIVA (nota 8.1). `rate` is the percentage as a decimal string; `treatment` says in

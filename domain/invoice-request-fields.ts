@@ -1,7 +1,8 @@
 // The fields of a create-invoice body that describe a real sale beyond quantity and price: line
 // discounts with their codes (Descuento), the receptor's exoneration of a line (Exoneracion),
-// document-level other charges (OtrosCargos) and several payment methods with their amounts
-// (MedioPago). Each parser checks types, codes and XSD facets and collects field errors; the
+// document-level other charges (OtrosCargos), several payment methods with their amounts
+// (MedioPago), and the taxes of a line beside its IVA (Impuesto 02-06, 12, 99; IVA 07 and 08,
+// IVACobradoFabrica, ImpuestoAsumidoEmisorFabrica, the IVA returned on health services). Each parser checks types, codes and XSD facets and collects field errors; the
 // arithmetic (amounts computed from percentages, payment remainders, the IVA an exoneration
 // removes) is domain/totals.ts's. Nested objects take snake_case keys in either request shape and
 // their camelCase spelling too (one of the two per field), like the body's optional fields.
@@ -16,6 +17,8 @@ import {
   type TipoOtroCargo,
 } from './codes.ts';
 import type { FieldError } from './errors.ts';
+import { isIvaTaxCode, type IvaTaxCode } from './codes.ts';
+import { MAX_OTHER_TAXES, validateOtherTaxes, type OtherTaxInput } from './other-taxes.ts';
 import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
 import { resolveIdentification, type IdentificationType } from './identification.ts';
 import { isPaymentMethod, PAYMENT_METHODS, type PaymentMethodName } from './sale-terms.ts';
@@ -406,4 +409,134 @@ export function parsePayments(errors: FieldError[], base: string, raw: unknown):
       message: 'with several payments every one but at most one gives its amount (that one takes the rest)',
     });
   return out;
+}
+
+const OTHER_TAX_FIELDS = [
+  'code',
+  'code_other',
+  'rate',
+  'amount',
+  'unit_quantity',
+  'alcohol_percent',
+  'consumption_volume',
+  'tax_per_unit',
+] as const;
+
+/**
+ * A line's `taxes` beside its IVA (Impuesto 02-06, 12, 99). Only the form is checked here (a list
+ * of objects with known keys, decimals as text); which fields each code needs and the amounts are
+ * domain/other-taxes.ts's, whose paths (`otherTaxes/k/unitQuantity`) the query maps back.
+ */
+export function parseOtherTaxes(errors: FieldError[], base: string, raw: unknown): OtherTaxInput[] {
+  if (!Array.isArray(raw) || raw.length < 1 || raw.length > MAX_OTHER_TAXES) {
+    errors.push({
+      path: base,
+      code: 'invalid_value',
+      message: `must be a list of 1 to ${MAX_OTHER_TAXES} taxes (Impuesto 02-06, 12, 99)`,
+    });
+    return [];
+  }
+  const out: OtherTaxInput[] = [];
+  raw.forEach((t, k) => {
+    const r = readObject(errors, `${base}/${k}`, t, OTHER_TAX_FIELDS, 'a tax');
+    if (!r) return;
+    const tax: Record<string, unknown> = {};
+    for (const [f, v] of Object.entries(r.values)) {
+      // Numbers in plain notation are taken as their decimal text, like the line's qty.
+      tax[camel(f)] = typeof v === 'number' && Number.isFinite(v) && !/e/i.test(String(v)) ? String(v) : v;
+    }
+    if (tax.code === undefined) {
+      errors.push({ path: r.path('code'), code: 'required', message: 'is required (02-06, 12, 99)' });
+      return;
+    }
+    out.push(tax as unknown as OtherTaxInput);
+  });
+  return out;
+}
+
+/** The IVA and tax fields of a request line beside the service's IVA rate. */
+export interface LineTaxFields {
+  taxes?: OtherTaxInput[];
+  taxCode?: IvaTaxCode;
+  ivaFactor?: string;
+  taxableBase?: string;
+  ivaCollectedAtFactory?: '01' | '02';
+  assumedTax?: string;
+  ivaReturned?: boolean;
+}
+
+export const LINE_TAX_FIELDS = [
+  'taxes',
+  'tax_code',
+  'iva_factor',
+  'taxable_base',
+  'iva_collected_at_factory',
+  'assumed_tax',
+  'iva_returned',
+] as const;
+
+/** FactorCalculoIVA: decimal 5,4. */
+const FACTOR = { intDigits: 1, fractionDigits: 4, positive: true, code: 'invalid_factor', what: 'factor' };
+const BASE = { intDigits: 13, fractionDigits: 5, positive: false, code: 'invalid_amount', what: 'amount' };
+
+export function parseLineTaxFields(errors: FieldError[], base: string, line: Obj): LineTaxFields {
+  const out: LineTaxFields = {};
+  if (line.taxes !== undefined) out.taxes = parseOtherTaxes(errors, `${base}/taxes`, line.taxes);
+  const tc = line.tax_code;
+  if (tc !== undefined) {
+    if (typeof tc === 'string' && isIvaTaxCode(tc)) out.taxCode = tc;
+    else
+      errors.push({
+        path: `${base}/tax_code`,
+        code: 'unknown_code',
+        message: `the line's IVA is 01 (IVA), 07 (IVA cálculo especial) or 08 (IVA bienes usados); other taxes go in taxes, got "${String(tc)}"`,
+      });
+  }
+  const dec = (key: 'iva_factor' | 'taxable_base' | 'assumed_tax', rule: typeof BASE) =>
+    line[key] === undefined ? null : checkDecimal(errors, `${base}/${key}`, line[key], rule);
+  const factor = dec('iva_factor', FACTOR);
+  if (factor !== null) out.ivaFactor = factor;
+  const taxable = dec('taxable_base', BASE);
+  if (taxable !== null) out.taxableBase = taxable;
+  const assumed = dec('assumed_tax', BASE);
+  if (assumed !== null) out.assumedTax = assumed;
+  const f = line.iva_collected_at_factory;
+  if (f !== undefined) {
+    if (f === '01' || f === '02') out.ivaCollectedAtFactory = f;
+    else
+      errors.push({
+        path: `${base}/iva_collected_at_factory`,
+        code: 'unknown_code',
+        message: 'IVACobradoFabrica: 01 (IVA cobrado a nivel de fábrica) or 02 (exento, cobrado en fábrica)',
+      });
+  }
+  const ret = line.iva_returned;
+  if (ret !== undefined) {
+    if (typeof ret === 'boolean') out.ivaReturned = ret;
+    else
+      errors.push({ path: `${base}/iva_returned`, code: 'invalid_type', message: 'must be true or false' });
+  }
+  return out;
+}
+
+/**
+ * A service's default `taxes` (what its lines carry unless they state their own), checked as a
+ * factura's line would be; error paths are `/taxes/k/field`.
+ */
+export function parseServiceTaxes(errors: FieldError[], raw: unknown): OtherTaxInput[] {
+  const before = errors.length;
+  const taxes = parseOtherTaxes(errors, '/taxes', raw);
+  if (errors.length > before) return [];
+  validateOtherTaxes(
+    (path, code, message) =>
+      errors.push({
+        path: path.replace(/^\/otherTaxes/, '/taxes').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+        code,
+        message,
+      }),
+    '',
+    taxes,
+    '01',
+  );
+  return taxes;
 }

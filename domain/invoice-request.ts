@@ -11,6 +11,9 @@ import { isPaymentMethod, PAYMENT_METHODS, resolveCondition, type PaymentMethodN
 import { isCondicionVentaAllowed, type CondicionVenta } from './codes.ts';
 import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
 import {
+  LINE_TAX_FIELDS,
+  parseLineTaxFields,
+  type LineTaxFields,
   parseDiscount,
   parseDiscounts,
   parseExoneration,
@@ -24,7 +27,7 @@ import {
 
 export type { DiscountRequest, ExonerationRequest, OtherChargeRequest, PaymentRequest };
 
-export interface LineRequest {
+export interface LineRequest extends LineTaxFields {
   serviceRef: ResourceRef;
   servicePath: string;
   quantity: string;
@@ -140,6 +143,7 @@ const LINE_FIELDS: ReadonlySet<string> = new Set([
   'discounts',
   'exoneration',
   'tariff_code',
+  ...LINE_TAX_FIELDS,
 ]);
 
 /**
@@ -253,6 +257,7 @@ export function parseInvoiceRequest(
       line.exoneration === undefined
         ? undefined
         : parseExoneration(errors, `${base}/exoneration`, line.exoneration);
+    const taxFields = parseLineTaxFields(errors, base, line);
     const description = checkText(errors, `${base}/description`, line.description, TEXT_FACETS.detalle);
     const tariff = line.tariff_code;
     if (tariff !== undefined && documentType !== '09')
@@ -274,6 +279,7 @@ export function parseInvoiceRequest(
           ? { discounts, discountKey: line.discount !== undefined ? 'discount' : 'discounts' }
           : {}),
         ...(exoneration ? { exoneration } : {}),
+        ...taxFields,
         ...(typeof tariff === 'string' && documentType === '09' ? { tariffCode: tariff } : {}),
       });
     }

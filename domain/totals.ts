@@ -4,11 +4,16 @@
 //   MontoTotal      = Cantidad × PrecioUnitario                       (rounded to 5 decimals)
 //   Descuento[k]    = an amount, or a percentage of what is left after the earlier discounts
 //   SubTotal        = MontoTotal − Σ Descuento
-//   BaseImponible   = SubTotal                                         (IVA only; see below)
-//   Impuesto.Monto  = BaseImponible × Tarifa / 100                     (rounded)
+//   other taxes     = 02-06, 12, 99 as domain/other-taxes.ts computes them (rounded)
+//   BaseImponible   = SubTotal + Monto of 02, 04, 05 and 12, or the base given (IVA 07, or IVA
+//                     cobrado a nivel de fábrica 01, where the XSD lets the issuer state it)
+//   IVA Monto       = BaseImponible × Tarifa / 100 (01, 07), BaseImponible × FactorCalculoIVA (08)
 //   MontoExoneracion= BaseImponible × TarifaExonerada / 100            (rounded)
-//   ImpuestoNeto    = Monto − MontoExoneracion − ImpuestoAsumidoEmisorFabrica
+//   ImpuestoNeto    = Σ Monto − MontoExoneracion − ImpuestoAsumidoEmisorFabrica
 //   MontoTotalLinea = SubTotal + ImpuestoNeto
+//   TotalIVADevuelto= Σ (IVA Monto − MontoExoneracion) of the lines marked `ivaReturned` (health
+//                     services paid by card; the card payment is checked where payments are known)
+//   TotalComprobante= TotalVentaNeta + TotalImpuesto + TotalOtrosCargos − TotalIVADevuelto
 //
 // Every line value is rounded half-up to 5 decimals once, and every summary figure is a sum of
 // those rounded line values, so the summary reconciles to the last digit with what Hacienda
@@ -17,22 +22,22 @@
 // ResumenFactura buckets: each line's MontoTotal (before discounts, so that TotalVenta −
 // TotalDescuentos = Σ SubTotal) goes to services or goods (the unit, see codes.ts SERVICE_UNITS,
 // or the line's explicit `kind`) and to gravado / exento / no sujeto by its IVA rate code
-// (codes.ts IVA_RATES). An exonerated line splits MontoTotal: the share TarifaExonerada / Tarifa
+// (codes.ts IVA_RATES); a line without IVA (IVA cobrado a nivel de fábrica 02) is exento. An exonerated line splits MontoTotal: the share TarifaExonerada / Tarifa
 // is exonerado, the rest gravado. A bucket no line touches is null and is omitted from the XML.
 //
 // OtrosCargos: an amount, or a percentage of TotalVentaNeta (code 06, the service charge, 10 %
 // unless stated), rounded once. MedioPago: amounts checked against TotalComprobante, one payment
 // may take the rest (TotalsOptions.payments).
 //
-// Extension points: only tax code 01 (IVA) is computed (BaseImponible would add the 02/04/05/12
-// taxes); ImpuestoAsumidoEmisorFabrica and TotalIVADevuelto are always zero / absent; discount
-// codes 01-03 (regalías, bonificaciones), whose IVA is computed on MontoTotal, are refused until
+// Extension points: the mixed-sale IVA devuelto (part of a health service paid by card) is not
+// modelled (the whole sale is paid by card); discount codes 01-03 (regalías, bonificaciones), whose IVA is computed on MontoTotal, are refused until
 // their treatment is modelled.
 import { Decimal } from 'decimal.js';
 import {
   CODIGOS_DESCUENTO,
   IVA_RATES,
-  SUPPORTED_CODIGOS_IMPUESTO,
+  BASE_TAX_CODES,
+  isIvaTaxCode,
   isCodigoDescuento,
   isCodigoImpuesto,
   isCodigoMoneda,
@@ -52,6 +57,7 @@ import {
   type CodigoTarifaIVA,
   type IdentificationType,
   type InstitucionExoneracion,
+  type IvaTaxCode,
   type IvaTreatment,
   type LineKind,
   type TipoComprobante,
@@ -61,6 +67,15 @@ import {
   type UnidadMedida,
 } from './codes.ts';
 import { DomainValidationError, type FieldError } from './errors.ts';
+import {
+  computeOtherTaxes,
+  otherTaxesAllowed,
+  validateOtherTaxes,
+  type OtherTaxInput,
+  type SpecificTaxData,
+} from './other-taxes.ts';
+
+export type { OtherTaxInput, SpecificTaxData };
 
 // Half-up rounding, and enough precision that 13 integer + 8 fraction digits never lose a digit.
 const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -40, toExpPos: 40 });
@@ -123,9 +138,25 @@ export interface LineInput {
   unit: UnidadMedida;
   /** Overrides the goods/services classification derived from the unit (the CABYS decides). */
   kind?: LineKind;
-  /** CodigoImpuesto, default 01 (IVA), the only one computed today. */
+  /** The line's IVA: 01 (default), 07 cálculo especial, 08 régimen de bienes usados. */
   taxCode?: CodigoImpuesto;
   ivaRateCode: CodigoTarifaIVA;
+  /** FactorCalculoIVA (up to 4 decimals, below 10) of IVA 08: IVA Monto = BaseImponible × factor. */
+  ivaFactor?: string;
+  /** BaseImponible stated by the issuer: IVA 07, or IVACobradoFabrica 01. */
+  taxableBase?: string;
+  /**
+   * IVACobradoFabrica: 01 the IVA is charged under the factory-level system; 02 the goods are
+   * exempt because their IVA was paid at the factory (no IVA Impuesto is written, so the line
+   * needs another tax).
+   */
+  ivaCollectedAtFactory?: '01' | '02';
+  /** Taxes beside the IVA (02-06, 12, 99). */
+  otherTaxes?: readonly OtherTaxInput[];
+  /** ImpuestoAsumidoEmisorFabrica: tax the issuer assumes or the factory collected (≤ the line's tax). */
+  assumedTax?: string;
+  /** The line's IVA is returned (TotalIVADevuelto): a health service paid by card. */
+  ivaReturned?: boolean;
   discounts?: readonly DiscountInput[];
   exoneration?: ExonerationInput;
 }
@@ -207,9 +238,16 @@ export interface ResolvedExoneration {
 
 export interface LineTax {
   code: CodigoImpuesto;
-  ivaRateCode: CodigoTarifaIVA;
-  /** Tarifa with 2 decimals, e.g. `"13.00"`, `"0.50"`. */
-  rate: string;
+  /** CodigoTarifaIVA of an IVA (01, 07, 08); null for the other taxes. */
+  ivaRateCode: CodigoTarifaIVA | null;
+  /** Tarifa with 2 decimals, e.g. `"13.00"`, `"0.50"`; null for the specific taxes. */
+  rate: string | null;
+  /** CodigoImpuestoOTRO (code 99). */
+  codeOther?: string | null;
+  /** FactorCalculoIVA with 4 decimals (code 08). */
+  factor?: string | null;
+  /** DatosImpuestoEspecifico (codes 03-06). */
+  specific?: SpecificTaxData | null;
   /** Monto (before exoneration). */
   amount: Amount;
   exoneration: ResolvedExoneration | null;
@@ -236,8 +274,13 @@ export interface LineTotals {
   /** Σ MontoDescuento of the line. */
   discountTotal: Amount;
   subTotal: Amount;
+  /** IVACobradoFabrica, when stated. */
+  ivaCollectedAtFactory?: '01' | '02' | null;
   baseImponible: Amount;
+  /** The IVA first (when the line has one), then the other taxes as given. */
   taxes: LineTax[];
+  /** The IVA this line returns (TotalIVADevuelto), or null. */
+  ivaReturned?: Amount | null;
   impuestoAsumidoEmisorFabrica: Amount;
   impuestoNeto: Amount;
   montoTotalLinea: Amount;
@@ -396,8 +439,13 @@ interface ValidLine {
   quantity: Dec;
   unitPrice: Dec;
   kind: LineKind;
-  taxCode: CodigoImpuesto;
-  ivaRateCode: CodigoTarifaIVA;
+  /** The IVA, or null when IVACobradoFabrica 02 leaves it out. */
+  iva: { code: IvaTaxCode; rateCode: CodigoTarifaIVA; factor: Dec | null } | null;
+  taxableBase: Dec | null;
+  factory: '01' | '02' | null;
+  otherTaxes: NonNullable<ReturnType<typeof validateOtherTaxes>>;
+  assumedTax: Dec;
+  ivaReturned: boolean;
   discounts: {
     amount: Dec | null;
     percent: Dec | null;
@@ -446,9 +494,16 @@ function validateLine(
   const taxCode = line.taxCode ?? '01';
   if (!isCodigoImpuesto(taxCode)) {
     issues.add(`${base}/taxCode`, 'unknown_code', `unknown CodigoImpuesto "${String(taxCode)}"`);
-  } else if (!SUPPORTED_CODIGOS_IMPUESTO.includes(taxCode)) {
-    issues.add(`${base}/taxCode`, 'unsupported', `tax code ${taxCode} is not supported yet (only 01, IVA)`);
+  } else if (!isIvaTaxCode(taxCode)) {
+    issues.add(
+      `${base}/taxCode`,
+      'not_allowed',
+      `the line's IVA is tax code 01, 07 or 08; tax code ${taxCode} goes in the line's other taxes`,
+    );
+  } else if (taxCode !== '01' && !otherTaxesAllowed(docType)) {
+    issues.add(`${base}/taxCode`, 'not_allowed', `document type ${docType} carries IVA 01 only`);
   }
+  const extra = validateIvaExtras(issues, base, line, taxCode, docType);
   const ivaRateCode = line.ivaRateCode;
   if (typeof ivaRateCode !== 'string' || !isCodigoTarifaIVA(ivaRateCode)) {
     issues.add(`${base}/ivaRateCode`, 'unknown_code', `unknown CodigoTarifaIVA "${String(ivaRateCode)}"`);
@@ -498,20 +553,147 @@ function validateLine(
 
   let exoneration: ValidLine['exoneration'] = null;
   if (line.exoneration !== undefined) {
+    if (taxCode !== '01' || extra.factory === '02')
+      issues.add(`${base}/exoneration`, 'not_allowed', 'an exoneration applies to IVA 01 only');
     exoneration = validateExoneration(issues, `${base}/exoneration`, line.exoneration, ivaRateCode);
   }
+  if (line.ivaReturned !== undefined && exoneration)
+    issues.add(`${base}/ivaReturned`, 'conflicting_fields', 'an exonerated line returns no IVA');
 
-  if (issues.list.length > before || !quantity || !unitPrice) return null;
+  if (issues.list.length > before || !quantity || !unitPrice || !extra.otherTaxes) return null;
   return {
     index,
     quantity,
     unitPrice,
     kind,
-    taxCode: taxCode as CodigoImpuesto,
-    ivaRateCode,
+    iva:
+      extra.factory === '02'
+        ? null
+        : { code: taxCode as IvaTaxCode, rateCode: ivaRateCode, factor: extra.factor },
+    taxableBase: extra.taxableBase,
+    factory: extra.factory,
+    otherTaxes: extra.otherTaxes,
+    assumedTax: extra.assumedTax,
+    ivaReturned: line.ivaReturned === true,
     discounts,
     exoneration,
   };
+}
+
+/** Document types whose lines have IVACobradoFabrica and TotalIVADevuelto in their schema. */
+const FACTORY_DOC_TYPES: ReadonlySet<string> = new Set(['01', '02', '03', '04']);
+
+/**
+ * The fields beside the IVA rate: FactorCalculoIVA (08), a stated BaseImponible (07 or factory
+ * 01), IVACobradoFabrica, the other taxes, ImpuestoAsumidoEmisorFabrica and the IVA returned.
+ */
+function validateIvaExtras(
+  issues: Issues,
+  base: string,
+  line: LineInput,
+  taxCode: string,
+  docType: TipoComprobante,
+): {
+  factor: Dec | null;
+  taxableBase: Dec | null;
+  factory: '01' | '02' | null;
+  otherTaxes: ValidLine['otherTaxes'] | null;
+  assumedTax: Dec;
+} {
+  let factor: Dec | null = null;
+  if (line.ivaFactor !== undefined) {
+    if (taxCode !== '08')
+      issues.add(`${base}/ivaFactor`, 'not_applicable', 'FactorCalculoIVA applies to IVA 08 (bienes usados)');
+    else
+      factor = parseDecimal(issues, `${base}/ivaFactor`, line.ivaFactor, {
+        maxInt: 1,
+        maxFrac: 4,
+        sign: 'positive',
+      });
+  } else if (taxCode === '08') {
+    issues.add(`${base}/ivaFactor`, 'required', 'IVA 08 (bienes usados) needs its FactorCalculoIVA');
+  }
+  let factory: '01' | '02' | null = null;
+  if (line.ivaCollectedAtFactory !== undefined) {
+    if (line.ivaCollectedAtFactory !== '01' && line.ivaCollectedAtFactory !== '02')
+      issues.add(`${base}/ivaCollectedAtFactory`, 'unknown_code', 'IVACobradoFabrica is 01 or 02');
+    else if (!FACTORY_DOC_TYPES.has(docType))
+      issues.add(
+        `${base}/ivaCollectedAtFactory`,
+        'not_allowed',
+        `document type ${docType} has no IVACobradoFabrica`,
+      );
+    else if (taxCode !== '01')
+      issues.add(
+        `${base}/ivaCollectedAtFactory`,
+        'conflicting_fields',
+        'IVA cobrado a nivel de fábrica is IVA 01',
+      );
+    else factory = line.ivaCollectedAtFactory;
+  }
+  let taxableBase: Dec | null = null;
+  if (line.taxableBase !== undefined) {
+    if (taxCode !== '07' && line.ivaCollectedAtFactory !== '01')
+      issues.add(
+        `${base}/taxableBase`,
+        'not_applicable',
+        'BaseImponible may be stated only with IVA 07 (cálculo especial) or IVA cobrado a nivel de fábrica 01',
+      );
+    else
+      taxableBase = parseDecimal(issues, `${base}/taxableBase`, line.taxableBase, {
+        maxInt: 13,
+        maxFrac: 5,
+        sign: 'nonNegative',
+      });
+  }
+  const before = issues.list.length;
+  const otherTaxes =
+    line.otherTaxes === undefined
+      ? []
+      : validateOtherTaxes((p, c, m) => issues.add(p, c, m), base, line.otherTaxes, docType);
+  if (factory === '02' && otherTaxes && otherTaxes.length === 0 && issues.list.length === before)
+    issues.add(
+      `${base}/otherTaxes`,
+      'tax_required',
+      'with IVA cobrado a nivel de fábrica 02 the line has no IVA: it needs another tax (Impuesto 1..1000)',
+    );
+  let assumedTax = ZERO;
+  if (line.assumedTax !== undefined) {
+    if (docType === '08' || !otherTaxesAllowed(docType))
+      issues.add(
+        `${base}/assumedTax`,
+        'not_allowed',
+        `document type ${docType} has no ImpuestoAsumidoEmisorFabrica`,
+      );
+    else
+      assumedTax =
+        parseDecimal(issues, `${base}/assumedTax`, line.assumedTax, {
+          maxInt: 13,
+          maxFrac: 5,
+          sign: 'nonNegative',
+        }) ?? ZERO;
+  }
+  if (line.ivaReturned !== undefined) {
+    if (typeof line.ivaReturned !== 'boolean')
+      issues.add(`${base}/ivaReturned`, 'invalid_type', 'expected true or false');
+    else if (line.ivaReturned && !FACTORY_DOC_TYPES.has(docType))
+      issues.add(`${base}/ivaReturned`, 'not_allowed', `document type ${docType} has no TotalIVADevuelto`);
+    else if (line.ivaReturned && (taxCode !== '01' || factory === '02'))
+      issues.add(`${base}/ivaReturned`, 'not_allowed', 'the IVA returned on health services is IVA 01');
+    else if (line.ivaReturned && line.assumedTax !== undefined)
+      issues.add(`${base}/ivaReturned`, 'conflicting_fields', 'a line whose IVA is returned assumes no tax');
+    else if (
+      line.ivaReturned &&
+      isCodigoTarifaIVA(line.ivaRateCode) &&
+      new D(IVA_RATES[line.ivaRateCode].rate).isZero()
+    )
+      issues.add(
+        `${base}/ivaReturned`,
+        'not_allowed',
+        `rate code ${line.ivaRateCode} carries no IVA to return`,
+      );
+  }
+  return { factor, taxableBase, factory, otherTaxes, assumedTax };
 }
 
 function validateExoneration(
@@ -588,6 +770,8 @@ interface ComputedLine {
   montoTotal: Dec;
   discountTotal: Dec;
   netTax: Dec;
+  assumed: Dec;
+  ivaReturned: Dec | null;
   split: { gravado: Dec | null; exento: Dec | null; exonerado: Dec | null; noSujeto: Dec | null };
 }
 
@@ -611,20 +795,63 @@ function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
   }
   const subTotal = remaining;
   const discountTotal = montoTotal.minus(subTotal);
-  const baseImponible = subTotal;
+  const others = computeOtherTaxes(v.otherTaxes, v.quantity, subTotal);
+  const baseImponible =
+    v.taxableBase ??
+    subTotal.plus(sum(others.filter((t) => BASE_TAX_CODES.has(t.code)).map((t) => t.amount)));
 
-  const rateInfo = IVA_RATES[v.ivaRateCode];
-  const rate = new D(rateInfo.rate);
-  const taxAmount = r5(baseImponible.times(rate).div(HUNDRED));
+  const taxes: LineTax[] = [];
+  let ivaAmount = ZERO;
   let exonerationAmount = ZERO;
+  let rate = ZERO;
+  let treatment: IvaTreatment = 'exento';
   let exoneration: ResolvedExoneration | null = null;
-  if (v.exoneration) {
-    exonerationAmount = r5(baseImponible.times(v.exoneration.rate).div(HUNDRED));
-    exoneration = { ...v.exoneration, rate: fmt2(v.exoneration.rate), amount: fmt5(exonerationAmount) };
+  if (v.iva) {
+    const rateInfo = IVA_RATES[v.iva.rateCode];
+    rate = new D(rateInfo.rate);
+    treatment = rateInfo.treatment;
+    ivaAmount = r5(v.iva.factor ? baseImponible.times(v.iva.factor) : baseImponible.times(rate).div(HUNDRED));
+    if (v.exoneration) {
+      exonerationAmount = r5(baseImponible.times(v.exoneration.rate).div(HUNDRED));
+      exoneration = { ...v.exoneration, rate: fmt2(v.exoneration.rate), amount: fmt5(exonerationAmount) };
+    }
+    taxes.push({
+      code: v.iva.code,
+      ivaRateCode: v.iva.rateCode,
+      rate: fmt2(rate),
+      ...(v.iva.factor ? { factor: v.iva.factor.toFixed(4) } : {}),
+      amount: fmt5(ivaAmount),
+      exoneration,
+    });
   }
-  const impuestoAsumido = ZERO;
-  const impuestoNeto = taxAmount.minus(exonerationAmount).minus(impuestoAsumido);
+  for (const t of others) {
+    taxes.push({
+      code: t.code,
+      ivaRateCode: null,
+      rate: t.rate,
+      ...(t.codeOther ? { codeOther: t.codeOther } : {}),
+      ...(t.specific ? { specific: t.specific } : {}),
+      amount: fmt5(t.amount),
+      exoneration: null,
+    });
+  }
+  const gross = ivaAmount.plus(sum(others.map((t) => t.amount)));
+  if (baseImponible.gt(MAX_AMOUNT) || gross.gt(MAX_AMOUNT)) {
+    issues.add(p, 'amount_too_large', 'a tax or BaseImponible of the line exceeds 13 integer digits');
+    return null;
+  }
+  const impuestoAsumido = v.assumedTax;
+  if (impuestoAsumido.gt(gross.minus(exonerationAmount))) {
+    issues.add(
+      `${p}/assumedTax`,
+      'assumed_exceeds_tax',
+      `ImpuestoAsumidoEmisorFabrica cannot exceed the line's tax (${fmt5(gross.minus(exonerationAmount))})`,
+    );
+    return null;
+  }
+  const impuestoNeto = gross.minus(exonerationAmount).minus(impuestoAsumido);
   const montoTotalLinea = subTotal.plus(impuestoNeto);
+  const ivaReturned = v.ivaReturned ? ivaAmount.minus(exonerationAmount) : null;
 
   const split: ComputedLine['split'] = { gravado: null, exento: null, exonerado: null, noSujeto: null };
   if (v.exoneration) {
@@ -636,7 +863,7 @@ function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
     split.exonerado = exonerado;
     if (!exonerado.eq(montoTotal)) split.gravado = montoTotal.minus(exonerado);
   } else {
-    split[rateInfo.treatment] = montoTotal;
+    split[treatment] = montoTotal;
   }
 
   const fmtOrNull = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
@@ -644,27 +871,23 @@ function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
     montoTotal,
     discountTotal,
     netTax: impuestoNeto,
+    assumed: impuestoAsumido,
+    ivaReturned,
     split,
     result: {
       lineNumber: v.index + 1,
       kind: v.kind,
-      treatment: rateInfo.treatment,
+      treatment,
       quantity: v.quantity.toFixed(3),
       unitPrice: fmt5(v.unitPrice),
       montoTotal: fmt5(montoTotal),
       discounts,
       discountTotal: fmt5(discountTotal),
       subTotal: fmt5(subTotal),
+      ...(v.factory ? { ivaCollectedAtFactory: v.factory } : {}),
       baseImponible: fmt5(baseImponible),
-      taxes: [
-        {
-          code: v.taxCode,
-          ivaRateCode: v.ivaRateCode,
-          rate: fmt2(rate),
-          amount: fmt5(taxAmount),
-          exoneration,
-        },
-      ],
+      taxes,
+      ...(ivaReturned ? { ivaReturned: fmt5(ivaReturned) } : {}),
       impuestoAsumidoEmisorFabrica: fmt5(impuestoAsumido),
       impuestoNeto: fmt5(impuestoNeto),
       montoTotalLinea: fmt5(montoTotalLinea),
@@ -864,6 +1087,8 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
     string,
     { code: CodigoImpuesto; ivaRateCode: CodigoTarifaIVA | null; amount: Dec }
   >();
+  let anyAssumed = false;
+  let anyReturned = false;
   let anyDiscount = false;
   for (const c of computed) {
     const row = buckets[c.result.kind];
@@ -872,8 +1097,10 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
       if (part !== null) row[b] = (row[b] ?? ZERO).plus(part);
     }
     if (c.result.discounts.length > 0) anyDiscount = true;
+    if (c.assumed.gt(0)) anyAssumed = true;
+    if (c.ivaReturned) anyReturned = true;
     for (const t of c.result.taxes) {
-      const key = `${t.code}|${t.ivaRateCode}`;
+      const key = `${t.code}|${t.ivaRateCode ?? ''}`;
       const net = new D(t.amount).minus(t.exoneration ? t.exoneration.amount : ZERO);
       const entry = breakdown.get(key);
       if (entry) entry.amount = entry.amount.plus(net);
@@ -897,7 +1124,9 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
   const totalImpuesto = sum(computed.map((c) => c.netTax));
   const other = computeOtherCharges(charges, totalVentaNeta);
   const totalOtrosCargos = sum(other.amounts);
-  const totalComprobante = totalVentaNeta.plus(totalImpuesto).plus(totalOtrosCargos);
+  const totalAsumido = sum(computed.map((c) => c.assumed));
+  const totalIVADevuelto = sum(computed.map((c) => c.ivaReturned ?? ZERO));
+  const totalComprobante = totalVentaNeta.plus(totalImpuesto).plus(totalOtrosCargos).minus(totalIVADevuelto);
   if (totalComprobante.gt(MAX_AMOUNT)) {
     throw new DomainValidationError([
       { path: '/lines', code: 'amount_too_large', message: 'TotalComprobante exceeds 13 integer digits' },
@@ -934,8 +1163,8 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
         amount: fmt5(b.amount),
       })),
       totalImpuesto: fmt5(totalImpuesto),
-      totalImpAsumEmisorFabrica: null,
-      totalIVADevuelto: null,
+      totalImpAsumEmisorFabrica: anyAssumed ? fmt5(totalAsumido) : null,
+      totalIVADevuelto: anyReturned ? fmt5(totalIVADevuelto) : null,
       totalOtrosCargos: other.resolved.length > 0 ? fmt5(totalOtrosCargos) : null,
       ...(medioPago ? { medioPago } : {}),
       totalComprobante: fmt5(totalComprobante),

@@ -286,6 +286,46 @@ describe('computeDocumentTotals: worked examples', () => {
     ]);
   });
 
+  it('ISC is added to the IVA base; IVA 07 takes the stated base; IVA 08 its factor', () => {
+    const t = computeDocumentTotals(
+      [
+        {
+          quantity: '2',
+          unitPrice: '1000',
+          unit: 'Unid',
+          ivaRateCode: '08',
+          otherTaxes: [{ code: '02', rate: '30' }],
+        },
+        {
+          quantity: '1',
+          unitPrice: '1000',
+          unit: 'Unid',
+          ivaRateCode: '08',
+          taxCode: '07',
+          taxableBase: '400',
+        },
+        {
+          quantity: '1',
+          unitPrice: '1000',
+          unit: 'Unid',
+          ivaRateCode: '08',
+          taxCode: '08',
+          ivaFactor: '0.0123',
+        },
+      ],
+      CRC,
+    );
+    // 2000 + 30 % ISC = 2600 base, 13 % of it 338; 13 % of 400 = 52; 1000 × 0.0123 = 12.3.
+    expect(t.lines.map((l) => [l.baseImponible, l.taxes.map((x) => x.amount)])).toEqual([
+      ['2600.00000', ['338.00000', '600.00000']],
+      ['400.00000', ['52.00000']],
+      ['1000.00000', ['12.30000']],
+    ]);
+    expect(t.lines[2]?.taxes[0]).toMatchObject({ code: '08', factor: '0.0123', ivaRateCode: '08' });
+    expect(t.summary.totalImpuesto).toBe('1002.30000');
+    expect(t.summary.totalComprobante).toBe('5002.30000');
+  });
+
   it('a zero-price line is kept and lands in its bucket with zero', () => {
     const t = computeDocumentTotals(
       [{ quantity: '1', unitPrice: '0', unit: 'Unid', ivaRateCode: '08' }],
@@ -313,7 +353,15 @@ describe('computeDocumentTotals: invalid input', () => {
     [{ ivaRateCode: '05' }, '/lines/0/ivaRateCode', 'not_allowed'],
     [{ ivaRateCode: '06' }, '/lines/0/ivaRateCode', 'not_allowed'],
     [{ ivaRateCode: '07' }, '/lines/0/ivaRateCode', 'not_allowed'],
-    [{ taxCode: '02' }, '/lines/0/taxCode', 'unsupported'],
+    [{ taxCode: '02' }, '/lines/0/taxCode', 'not_allowed'],
+    [{ taxCode: '08' }, '/lines/0/ivaFactor', 'required'],
+    [{ otherTaxes: [{ code: '06', unitQuantity: '20' }] }, '/lines/0/otherTaxes/0/taxPerUnit', 'required'],
+    [{ otherTaxes: [{ code: '02', rate: '0' }] }, '/lines/0/otherTaxes/0/rate', 'out_of_range'],
+    [
+      { exoneration: undefined, taxCode: '07', taxableBase: '1.123456' },
+      '/lines/0/taxableBase',
+      'too_many_decimals',
+    ],
     [{ discounts: [{ code: '04' }] }, '/lines/0/discounts/0', 'invalid_discount'],
     [{ discounts: [{ amount: '1', percent: '1', code: '04' }] }, '/lines/0/discounts/0', 'invalid_discount'],
     [{ discounts: [{ percent: '100.5', code: '04' }] }, '/lines/0/discounts/0/percent', 'out_of_range'],

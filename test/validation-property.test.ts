@@ -220,6 +220,24 @@ const chargesAndPaymentsArb = fc.oneof(
   textOf(1, 160).map((t) => ({ other_charges: [{ code: '01', detail: t, amount: '10' }] })),
 );
 
+/** Taxes beside the IVA: mostly well formed, sometimes missing a field or of a code not allowed. */
+const otherTaxArb = fc.oneof(
+  fc.constantFrom<Record<string, unknown>>(
+    { code: '02', rate: '10' },
+    { code: '12', rate: '5.5' },
+    { code: '03', unit_quantity: '1', tax_per_unit: '280.25' },
+    { code: '04', unit_quantity: '350', alcohol_percent: '4.5', tax_per_unit: '4.15' },
+    { code: '05', unitQuantity: '600', consumptionVolume: '250', taxPerUnit: '20.17' },
+    { code: '06', unit_quantity: '20', tax_per_unit: '1.33' },
+    { code: '99', code_other: 'Impuesto municipal', amount: '150' },
+    { code: '03', tax_per_unit: '1' },
+    { code: '01', rate: '13' },
+    { code: '02', rate: '10.123' },
+    { code: '99', amount: '1' },
+  ),
+  textOf(5, 100).map((t) => ({ code: '99', code_other: t, rate: '1' })),
+);
+
 /** Terms that go together, or any mix of them (then often refused). */
 const termsArb = fc.oneof(
   { weight: 2, arbitrary: fc.constant({}) },
@@ -251,6 +269,7 @@ const invoiceArb = fc.record(
           discount: opt(discountArb),
           discounts: rare(fc.array(discountArb, { minLength: 1, maxLength: 6 })),
           exoneration: rare(exonerationArb),
+          taxes: rare(fc.array(otherTaxArb, { minLength: 1, maxLength: 3 })),
         },
         { requiredKeys: ['service', 'qty'] },
       ),

@@ -106,6 +106,46 @@ const Exoneration = Type.Object(
   },
 );
 
+const Dec = (description: string) => Type.Union([Type.String(), Type.Number()], { description });
+
+/** A tax beside the line's IVA; domain/other-taxes.ts says which fields each code needs. */
+export const OtherTax = Type.Object(
+  {
+    code: Type.String({
+      description:
+        'Required. Impuesto Codigo: 02 selectivo de consumo and 12 cemento (rate), 03 combustibles and ' +
+        '06 tabaco (unit_quantity, tax_per_unit), 04 bebidas alcohólicas (unit_quantity, alcohol_percent, ' +
+        'tax_per_unit), 05 bebidas envasadas y jabones (unit_quantity, consumption_volume, tax_per_unit), ' +
+        '99 otros (code_other and rate or amount)',
+    }),
+    code_other: Type.Optional(Type.String({ description: 'CodigoImpuestoOTRO (99), 5-100 characters' })),
+    rate: Type.Optional(Dec('Tarifa in percent of the line subtotal (02, 12, 99), up to 2 decimals')),
+    amount: Type.Optional(Dec('Monto stated (99 without a rate), up to 5 decimals')),
+    unit_quantity: Type.Optional(
+      Dec('CantidadUnidadMedida: litres (03), millilitres (04, 05) or units (06) per item sold'),
+    ),
+    alcohol_percent: Type.Optional(Dec('Porcentaje: alcohol by volume (04)')),
+    consumption_volume: Type.Optional(
+      Dec('VolumenUnidadConsumo (05): millilitres or grams of one unit of consumption'),
+    ),
+    tax_per_unit: Type.Optional(
+      Dec(
+        'ImpuestoUnidad: tax per litre (03), per millilitre of alcohol (04), per unit of consumption (05), per unit (06)',
+      ),
+    ),
+  },
+  {
+    additionalProperties: true,
+    description: 'A tax beside the IVA (camelCase keys accepted too); its Monto is computed',
+    examples: [
+      { code: '02', rate: '10' },
+      { code: '04', unit_quantity: '350', alcohol_percent: '4.5', tax_per_unit: '4.15' },
+      { code: '03', unit_quantity: '1', tax_per_unit: '280.25' },
+      { code: '99', code_other: 'Impuesto municipal de patente', amount: '150' },
+    ],
+  },
+);
+
 const LineInput = Type.Object(
   {
     service_id: Type.Optional(Type.String({ description: 'Shape A: srv_… id' })),
@@ -129,6 +169,44 @@ const LineInput = Type.Object(
       }),
     ),
     exoneration: Type.Optional(Exoneration),
+    taxes: Type.Optional(
+      Type.Array(OtherTax, {
+        description: 'Taxes beside the IVA (Impuesto 02-06, 12, 99), written after it in the XML',
+      }),
+    ),
+    tax_code: Type.Optional(
+      Type.String({
+        description:
+          "The line's IVA: 01 (default, the service's), 07 IVA cálculo especial (taxable_base may be given), " +
+          '08 IVA régimen de bienes usados (needs iva_factor)',
+      }),
+    ),
+    iva_factor: Type.Optional(
+      Dec('FactorCalculoIVA of IVA 08: IVA = taxable base × factor (up to 4 decimals)'),
+    ),
+    taxable_base: Type.Optional(
+      Dec(
+        'BaseImponible stated: IVA 07, or iva_collected_at_factory 01 (default: subtotal + taxes 02, 04, 05, 12)',
+      ),
+    ),
+    iva_collected_at_factory: Type.Optional(
+      Type.String({
+        description:
+          'IVACobradoFabrica: 01 IVA under the factory-level system, 02 exempt because the factory collected it ' +
+          '(no IVA is written: the line needs another tax)',
+      }),
+    ),
+    assumed_tax: Type.Optional(
+      Dec(
+        "ImpuestoAsumidoEmisorFabrica: tax the issuer assumes or the factory collected, at most the line's tax",
+      ),
+    ),
+    iva_returned: Type.Optional(
+      Type.Boolean({
+        description:
+          'A health service paid by card: its IVA is returned (TotalIVADevuelto); every payment must be tarjeta',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -418,18 +496,59 @@ export const CreateInvoiceBody = Type.Object(
         other_charges: [{ code: '06' }],
         payments: [{ method: 'tarjeta', amount: '20000' }, { method: 'efectivo' }],
       },
+      {
+        client_id: 'cli_000000000001',
+        lines: [
+          {
+            service_id: 'srv_000000000004',
+            qty: 24,
+            unit_price: '900',
+            taxes: [
+              { code: '02', rate: '10' },
+              { code: '04', unit_quantity: '350', alcohol_percent: '4.5', tax_per_unit: '4.15' },
+            ],
+          },
+          {
+            service_id: 'srv_000000000005',
+            qty: 1,
+            unit_price: '5000000',
+            tax_code: '08',
+            iva_factor: '0.035',
+          },
+        ],
+      },
     ],
   },
 );
 
 const TaxLine = Type.Object({
-  code: Type.String(),
+  code: Type.String({
+    description: 'Impuesto Codigo: 01/07/08 the IVA, 02-06, 12, 99 the other taxes',
+    examples: ['01'],
+  }),
   iva_rate_code: Type.Union([Type.String(), Type.Null()]),
-  rate: Type.String({
-    description: 'Tarifa in percent with two decimals, the same in lines[].taxes and tax_breakdown',
+  rate: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Tarifa in percent with two decimals, the same in lines[].taxes and tax_breakdown; null for a specific tax (03-06) or a stated amount',
     examples: ['13.00'],
   }),
-  amount: Type.String(),
+  code_other: Type.Optional(Type.String({ description: 'CodigoImpuestoOTRO (code 99)' })),
+  factor: Type.Optional(Type.String({ description: 'FactorCalculoIVA (IVA 08, bienes usados)' })),
+  specific: Type.Optional(
+    Type.Object(
+      {
+        unit_quantity: Type.String({ description: 'CantidadUnidadMedida' }),
+        alcohol_percent: Type.Union([Type.String(), Type.Null()], { description: 'Porcentaje (04)' }),
+        proportion: Type.Union([Type.String(), Type.Null()], { description: 'Proporcion (04)' }),
+        consumption_volume: Type.Union([Type.String(), Type.Null()], {
+          description: 'VolumenUnidadConsumo (05)',
+        }),
+        tax_per_unit: Type.String({ description: 'ImpuestoUnidad' }),
+      },
+      { description: 'DatosImpuestoEspecifico of a specific tax (03-06)' },
+    ),
+  ),
+  amount: Type.String({ description: 'Monto' }),
   exoneration: Type.Optional(
     Type.Object(
       {
@@ -465,7 +584,13 @@ export const InvoiceLineObject = Type.Object({
     }),
   ),
   subtotal: Type.String(),
+  iva_collected_at_factory: Type.Optional(Type.String({ description: 'IVACobradoFabrica (01, 02)' })),
+  taxable_base: Type.String({ description: 'BaseImponible: subtotal + taxes 02, 04, 05, 12, or as stated' }),
   taxes: Type.Array(TaxLine),
+  assumed_tax: Type.String({ description: 'ImpuestoAsumidoEmisorFabrica' }),
+  iva_returned: Type.Optional(
+    Type.String({ description: 'The IVA of this line returned (TotalIVADevuelto)' }),
+  ),
   total: Type.String({ description: 'MontoTotalLinea' }),
 });
 

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { IVA_RATE_CODES_FE, UNIDADES_MEDIDA } from '../../domain/codes.ts';
 import { Limit, Timestamp, nameSchemas } from './common.ts';
+import { OtherTax } from './invoices.ts';
 
 export const CreateServiceBody = Type.Object(
   {
@@ -25,6 +26,12 @@ export const CreateServiceBody = Type.Object(
       description: 'Default unit price (decimal string)',
     }),
     commercial_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+    taxes: Type.Optional(
+      Type.Array(OtherTax, {
+        description:
+          'Taxes beside the IVA (Impuesto 02-06, 12, 99) its invoice lines carry unless a line gives its own `taxes`',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -53,6 +60,9 @@ export const ServiceObject = Type.Object({
   }),
   tax_code: Type.String(),
   iva_rate_code: Type.String(),
+  taxes: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+    description: 'Default taxes beside the IVA, as given (snake_case keys)',
+  }),
   price: Type.String(),
   commercial_code: Type.Union([Type.String(), Type.Null()]),
   livemode: Type.Boolean(),

@@ -3299,6 +3299,27 @@ export interface components {
       /** @description Default unit price (decimal string) */
       price: string;
       commercial_code?: string;
+      /** @description Taxes beside the IVA (Impuesto 02-06, 12, 99) its invoice lines carry unless a line gives its own `taxes` */
+      taxes?: ({
+        /** @description Required. Impuesto Codigo: 02 selectivo de consumo and 12 cemento (rate), 03 combustibles and 06 tabaco (unit_quantity, tax_per_unit), 04 bebidas alcohólicas (unit_quantity, alcohol_percent, tax_per_unit), 05 bebidas envasadas y jabones (unit_quantity, consumption_volume, tax_per_unit), 99 otros (code_other and rate or amount) */
+        code: string;
+        /** @description CodigoImpuestoOTRO (99), 5-100 characters */
+        code_other?: string;
+        /** @description Tarifa in percent of the line subtotal (02, 12, 99), up to 2 decimals */
+        rate?: string | number;
+        /** @description Monto stated (99 without a rate), up to 5 decimals */
+        amount?: string | number;
+        /** @description CantidadUnidadMedida: litres (03), millilitres (04, 05) or units (06) per item sold */
+        unit_quantity?: string | number;
+        /** @description Porcentaje: alcohol by volume (04) */
+        alcohol_percent?: string | number;
+        /** @description VolumenUnidadConsumo (05): millilitres or grams of one unit of consumption */
+        consumption_volume?: string | number;
+        /** @description ImpuestoUnidad: tax per litre (03), per millilitre of alcohol (04), per unit of consumption (05), per unit (06) */
+        tax_per_unit?: string | number;
+      } & {
+        [key: string]: unknown;
+      })[];
     };
     /** CreateWebhookEndpointRequest */
     CreateWebhookEndpointRequest: {
@@ -3614,7 +3635,15 @@ export interface components {
         nature: string;
       }[];
       subtotal: string;
+      /** @description IVACobradoFabrica (01, 02) */
+      iva_collected_at_factory?: string;
+      /** @description BaseImponible: subtotal + taxes 02, 04, 05, 12, or as stated */
+      taxable_base: string;
       taxes: components['schemas']['TaxLine'][];
+      /** @description ImpuestoAsumidoEmisorFabrica */
+      assumed_tax: string;
+      /** @description The IVA of this line returned (TotalIVADevuelto) */
+      iva_returned?: string;
       /** @description MontoTotalLinea */
       total: string;
     };
@@ -3706,6 +3735,39 @@ export interface components {
       } & {
         [key: string]: unknown;
       };
+      /** @description Taxes beside the IVA (Impuesto 02-06, 12, 99), written after it in the XML */
+      taxes?: ({
+        /** @description Required. Impuesto Codigo: 02 selectivo de consumo and 12 cemento (rate), 03 combustibles and 06 tabaco (unit_quantity, tax_per_unit), 04 bebidas alcohólicas (unit_quantity, alcohol_percent, tax_per_unit), 05 bebidas envasadas y jabones (unit_quantity, consumption_volume, tax_per_unit), 99 otros (code_other and rate or amount) */
+        code: string;
+        /** @description CodigoImpuestoOTRO (99), 5-100 characters */
+        code_other?: string;
+        /** @description Tarifa in percent of the line subtotal (02, 12, 99), up to 2 decimals */
+        rate?: string | number;
+        /** @description Monto stated (99 without a rate), up to 5 decimals */
+        amount?: string | number;
+        /** @description CantidadUnidadMedida: litres (03), millilitres (04, 05) or units (06) per item sold */
+        unit_quantity?: string | number;
+        /** @description Porcentaje: alcohol by volume (04) */
+        alcohol_percent?: string | number;
+        /** @description VolumenUnidadConsumo (05): millilitres or grams of one unit of consumption */
+        consumption_volume?: string | number;
+        /** @description ImpuestoUnidad: tax per litre (03), per millilitre of alcohol (04), per unit of consumption (05), per unit (06) */
+        tax_per_unit?: string | number;
+      } & {
+        [key: string]: unknown;
+      })[];
+      /** @description The line's IVA: 01 (default, the service's), 07 IVA cálculo especial (taxable_base may be given), 08 IVA régimen de bienes usados (needs iva_factor) */
+      tax_code?: string;
+      /** @description FactorCalculoIVA of IVA 08: IVA = taxable base × factor (up to 4 decimals) */
+      iva_factor?: string | number;
+      /** @description BaseImponible stated: IVA 07, or iva_collected_at_factory 01 (default: subtotal + taxes 02, 04, 05, 12) */
+      taxable_base?: string | number;
+      /** @description IVACobradoFabrica: 01 IVA under the factory-level system, 02 exempt because the factory collected it (no IVA is written: the line needs another tax) */
+      iva_collected_at_factory?: string;
+      /** @description ImpuestoAsumidoEmisorFabrica: tax the issuer assumes or the factory collected, at most the line's tax */
+      assumed_tax?: string | number;
+      /** @description A health service paid by card: its IVA is returned (TotalIVADevuelto); every payment must be tarjeta */
+      iva_returned?: boolean;
     };
     /** InvoiceList */
     InvoiceList: {
@@ -4039,6 +4101,10 @@ export interface components {
       kind: 'goods' | 'services';
       tax_code: string;
       iva_rate_code: string;
+      /** @description Default taxes beside the IVA, as given (snake_case keys) */
+      taxes: {
+        [key: string]: unknown;
+      }[];
       price: string;
       commercial_code: string | null;
       livemode: boolean;
@@ -4057,13 +4123,35 @@ export interface components {
     };
     /** TaxLine */
     TaxLine: {
+      /**
+       * @description Impuesto Codigo: 01/07/08 the IVA, 02-06, 12, 99 the other taxes
+       * @example 01
+       */
       code: string;
       iva_rate_code: string | null;
       /**
-       * @description Tarifa in percent with two decimals, the same in lines[].taxes and tax_breakdown
+       * @description Tarifa in percent with two decimals, the same in lines[].taxes and tax_breakdown; null for a specific tax (03-06) or a stated amount
        * @example 13.00
        */
-      rate: string;
+      rate: string | null;
+      /** @description CodigoImpuestoOTRO (code 99) */
+      code_other?: string;
+      /** @description FactorCalculoIVA (IVA 08, bienes usados) */
+      factor?: string;
+      /** @description DatosImpuestoEspecifico of a specific tax (03-06) */
+      specific?: {
+        /** @description CantidadUnidadMedida */
+        unit_quantity: string;
+        /** @description Porcentaje (04) */
+        alcohol_percent: string | null;
+        /** @description Proporcion (04) */
+        proportion: string | null;
+        /** @description VolumenUnidadConsumo (05) */
+        consumption_volume: string | null;
+        /** @description ImpuestoUnidad */
+        tax_per_unit: string;
+      };
+      /** @description Monto */
       amount: string;
       /** @description Lines of an exonerated client: Monto is the IVA before the exoneration */
       exoneration?: {

@@ -1,6 +1,7 @@
 // The models of the tenant data. Every tenant row carries companyId and livemode; queries must
 // always filter on both (see db/queries/*).
 import { BaseModel } from './base.ts';
+import type { OtherTaxInput } from '../../domain/other-taxes.ts';
 
 export class Company extends BaseModel {
   static override tableName = 'companies';
@@ -126,6 +127,8 @@ export class Service extends BaseModel {
   ivaRateCode!: string;
   price!: string;
   commercialCode!: string | null;
+  /** Taxes beside the IVA a line of this service carries unless it states its own (jsonb). */
+  otherTaxes?: OtherTaxInput[] | null;
   createdAt!: Date;
   updatedAt!: Date;
 }

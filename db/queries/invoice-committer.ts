@@ -25,6 +25,7 @@
 // idempotency records in the snapshot taken before its locks: a request with the same key
 // committed in between is caught by statement 3, which never overwrites a fresh record; the
 // group then fails as a whole and each request is retried on its own (and then replayed).
+import type { OtherTaxInput } from '../../domain/other-taxes.ts';
 import type { Knex } from 'knex';
 import type { Client, Company, Service } from '../models/index.ts';
 import type { InvoiceRequest, IssuedDocumentType } from '../../domain/invoice-request.ts';
@@ -112,6 +113,7 @@ interface ReadResult {
     ivaRateCode: string;
     price: string;
     commercialCode: string | null;
+    otherTaxes: OtherTaxInput[] | null;
   }[];
   taken: { id: number; externalId: string }[];
   /** The rejected invoices the requests replace (any status: checked after the read). */
@@ -158,7 +160,8 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
      s as (
        select id, uuid::text as uuid, cabys, description, unit, tax_code as "taxCode",
-              iva_rate_code as "ivaRateCode", price::text as price, commercial_code as "commercialCode"
+              iva_rate_code as "ivaRateCode", price::text as price, commercial_code as "commercialCode",
+              other_taxes as "otherTaxes"
        from services
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
      x as (

@@ -32,7 +32,8 @@ export function missingEmisorData(c: Company): string[] {
 /** camelCase field names of domain/totals.ts inputs → the request's snake_case spelling. */
 const snake = (f: string) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-function mapTotalsPath(path: string, req: InvoiceRequest): string {
+/** A domain/totals.ts error path in the request's own spelling. */
+export function mapTotalsPath(path: string, req: InvoiceRequest): string {
   const priceKey = req.shape === 'A' ? 'unit_price' : 'price';
   const oneDiscount = (i: string) => req.lines[Number(i)]?.discountKey !== 'discounts';
   const chargesKey = req.otherChargesKey;
@@ -47,6 +48,15 @@ function mapTotalsPath(path: string, req: InvoiceRequest): string {
     .replace(
       /^\/lines\/(\d+)\/exoneration(\/(\w+))?$/,
       (_m, i: string, _f, f?: string) => `/lines/${i}/exoneration${f ? `/${snake(f)}` : ''}`,
+    )
+    .replace(
+      /^\/lines\/(\d+)\/otherTaxes(\/(\d+))?(\/(\w+))?$/,
+      (_m, i: string, _k, k?: string, _f?: string, f?: string) =>
+        `/lines/${i}/taxes${k ? `/${k}` : ''}${f ? `/${snake(f)}` : ''}`,
+    )
+    .replace(
+      /^\/lines\/(\d+)\/(taxCode|ivaFactor|taxableBase|ivaCollectedAtFactory|assumedTax|ivaReturned)$/,
+      (_m, i: string, f: string) => `/lines/${i}/${snake(f)}`,
     )
     .replace(
       /^\/otherCharges(\/(\d+))?(\/(\w+))?/,
@@ -160,6 +170,14 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
       ...(l.tariffCode ? { partidaArancelaria: l.tariffCode } : {}),
       ...(l.discounts ? { discounts: l.discounts } : {}),
       ...(l.exoneration ? { exoneration: l.exoneration } : {}),
+      ...(l.taxCode ? { taxCode: l.taxCode } : {}),
+      // The line's own taxes, else the catalogue's for this service.
+      ...(l.taxes ? { otherTaxes: l.taxes } : s.otherTaxes?.length ? { otherTaxes: s.otherTaxes } : {}),
+      ...(l.ivaFactor ? { ivaFactor: l.ivaFactor } : {}),
+      ...(l.taxableBase ? { taxableBase: l.taxableBase } : {}),
+      ...(l.ivaCollectedAtFactory ? { ivaCollectedAtFactory: l.ivaCollectedAtFactory } : {}),
+      ...(l.assumedTax ? { assumedTax: l.assumedTax } : {}),
+      ...(l.ivaReturned !== undefined ? { ivaReturned: l.ivaReturned } : {}),
       ...(s.commercialCode ? { commercialCodes: [{ type: '01', code: s.commercialCode }] } : {}),
     } as DocumentLine;
     lines.push({ serviceId: s.id, input });
@@ -174,6 +192,16 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
   const exchangeRate = currency === 'CRC' ? '1' : (req.exchangeRate ?? '1');
   const method = req.paymentMethod ?? 'efectivo';
   const payments = req.payments ?? [{ method, amount: null, other: req.paymentMethodOther }];
+  // The IVA on health services is returned when the service is paid by card (TotalIVADevuelto);
+  // a sale paid partly otherwise is not modelled.
+  if (req.lines.some((l) => l.ivaReturned) && payments.some((p) => p.method !== 'tarjeta'))
+    throw new DomainValidationError([
+      {
+        path: req.payments ? '/payments' : req.shape === 'A' ? '/payment_method' : '/paymentMethod',
+        code: 'iva_returned_needs_card',
+        message: 'the IVA of a health service is returned only when the sale is paid by card (tarjeta)',
+      },
+    ]);
   let totals: DocumentTotals;
   try {
     totals = computeDocumentTotals(

@@ -18,7 +18,7 @@ import {
   type StoredResponse,
 } from './idempotency.ts';
 import { invoiceInsertRow } from './invoice-bulk.ts';
-import { loadCatalogue, prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
+import { loadCatalogue, mapTotalsPath, prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import { reserveNumber, type InvoiceRow, type PreparedInvoice } from './invoices.ts';
 
 /** The prepared purchase: lines and totals from the catalogue, totals of a tipo 08 document. */
@@ -48,7 +48,9 @@ export function purchaseFromCatalogue(
       { currency: prepared.currency as never, exchangeRate: prepared.exchangeRate, docType: '08' },
     );
   } catch (err) {
-    if (err instanceof DomainValidationError) throw new DomainValidationError(err.errors);
+    // The purchase's own rules (no specific taxes, no factory IVA) point into the request too.
+    if (err instanceof DomainValidationError)
+      throw new DomainValidationError(err.errors.map((e) => ({ ...e, path: mapTotalsPath(e.path, req) })));
     throw err;
   }
   return {

@@ -57,17 +57,19 @@ export function assertReceiptAllowed(invoice: InvoiceRow): void {
 }
 
 /**
- * The receipt's lines: the payment's share of each tax rate of the invoice, and of each
- * exoneration rate within it. A line carries the exoneration of the factura's lines it stands for
- * (the first one's; they share its TarifaExonerada), so its ImpuestoNeto is the IVA less the
- * exonerated share, as in the factura: the receipt's total is the payment and its IVA what the
- * payment settles, not the IVA the exoneration forgave.
+ * The receipt's lines: the payment's share of each IVA rate of the invoice, and of each
+ * exoneration rate within it. A recibo carries IVA only (Codigo 01): the special IVA computations
+ * (07, 08) are settled at their rate code, and the taxes beside the IVA are not split out. A line
+ * carries the exoneration of the factura's lines it stands for (the first one's; they share its
+ * TarifaExonerada), so its ImpuestoNeto is the IVA less the exonerated share, as in the factura:
+ * the receipt's total is the payment and its IVA what the payment settles, not the IVA the
+ * exoneration forgave.
  */
 export function receiptLines(invoice: InvoiceRow, amount: string): DocumentLine[] {
   const ratio = new Decimal(amount).div(invoice.total);
   const groups = new Map<string, { line: DocumentLine; subTotal: Decimal }>();
   invoice.lines.forEach((l, i) => {
-    const key = `${l.input.taxCode}|${l.input.ivaRateCode}|${l.input.exoneration?.rate ?? ''}`;
+    const key = `01|${l.input.ivaRateCode}|${l.input.exoneration?.rate ?? ''}`;
     const subTotal = new Decimal(invoice.summary.lines[i]?.subTotal ?? 0);
     const g = groups.get(key);
     if (g) g.subTotal = g.subTotal.plus(subTotal);
@@ -80,7 +82,7 @@ export function receiptLines(invoice: InvoiceRow, amount: string): DocumentLine[
     unit: line.unit,
     quantity: '1',
     unitPrice: subTotal.times(ratio).toFixed(5, Decimal.ROUND_HALF_UP),
-    taxCode: line.taxCode,
+    taxCode: '01',
     ivaRateCode: line.ivaRateCode,
     ...(line.exoneration ? { exoneration: line.exoneration } : {}),
   })) as DocumentLine[];

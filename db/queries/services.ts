@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { ResourceRef } from '../../domain/ids.ts';
 import { Service } from '../models/index.ts';
+import type { OtherTaxInput } from '../../domain/other-taxes.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 
 export interface ServiceInput {
@@ -12,10 +13,21 @@ export interface ServiceInput {
   ivaRateCode: string;
   price: string;
   commercialCode?: string | null;
+  otherTaxes?: OtherTaxInput[] | null;
 }
 
 export async function createService(db: Knex, tenant: Tenant, input: ServiceInput): Promise<Service> {
-  return Service.query(db).insertAndFetch({ ...tenantOnly(tenant), ...input });
+  // A JSON array is sent as text: the driver would otherwise write it as a Postgres array.
+  const { otherTaxes, ...rest } = input;
+  const row = {
+    ...tenantOnly(tenant),
+    ...rest,
+    ...(otherTaxes ? { otherTaxes: JSON.stringify(otherTaxes) } : {}),
+  };
+  const created = await Service.query(db).insertAndFetch(row as never);
+  if (typeof created.otherTaxes === 'string')
+    created.otherTaxes = JSON.parse(created.otherTaxes) as OtherTaxInput[];
+  return created;
 }
 
 export async function getService(db: Knex, tenant: Tenant, ref: ResourceRef): Promise<Service | undefined> {

@@ -130,7 +130,8 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
   } else {
     doc.lines.forEach((line, i) => {
       const t = computed[i];
-      if (t && t.taxes[0]?.ivaRateCode !== line.ivaRateCode) {
+      const iva = line.ivaCollectedAtFactory === '02' ? null : line.ivaRateCode;
+      if (t && (t.taxes[0]?.ivaRateCode ?? null) !== iva) {
         add(`/lines/${i}`, 'mismatch', 'the totals were computed from different lines');
       }
     });

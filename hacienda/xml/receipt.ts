@@ -80,8 +80,10 @@ export function buildReceiptXml(doc: ComprobanteDocument): string {
     for (const tax of t.taxes) {
       w.open('Impuesto')
         .leaf('Codigo', tax.code)
-        .leaf('CodigoTarifaIVA', tax.ivaRateCode)
-        .leaf('Tarifa', tax.rate)
+        .optLeaf('CodigoImpuestoOTRO', tax.codeOther)
+        .optLeaf('CodigoTarifaIVA', tax.ivaRateCode)
+        .optLeaf('Tarifa', tax.rate)
+        .optLeaf('FactorCalculoIVA', tax.factor)
         .leaf('Monto', tax.amount)
         .close();
     }

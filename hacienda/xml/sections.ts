@@ -89,14 +89,28 @@ export function writeLinea(w: XmlWriter, kind: ComprobanteKindInfo, line: Docume
   }
   const exportacion = kind.layout === 'exportacion';
   w.leaf('SubTotal', t.subTotal);
-  if (!exportacion) w.leaf('BaseImponible', t.baseImponible);
+  if (!exportacion)
+    w.optLeaf('IVACobradoFabrica', t.ivaCollectedAtFactory).leaf('BaseImponible', t.baseImponible);
   for (const tax of t.taxes) {
-    // Tarifa is written for every IVA line, 0.00 included, so the rate is explicit.
+    // Tarifa is written for every IVA line, 0.00 included, so the rate is explicit; the specific
+    // taxes (03-06) have DatosImpuestoEspecifico instead.
     w.open('Impuesto')
       .leaf('Codigo', tax.code)
-      .leaf('CodigoTarifaIVA', tax.ivaRateCode)
-      .leaf('Tarifa', tax.rate)
-      .leaf('Monto', tax.amount);
+      .optLeaf('CodigoImpuestoOTRO', tax.codeOther)
+      .optLeaf('CodigoTarifaIVA', tax.ivaRateCode)
+      .optLeaf('Tarifa', tax.rate)
+      .optLeaf('FactorCalculoIVA', tax.factor);
+    const sp = tax.specific;
+    if (sp) {
+      w.open('DatosImpuestoEspecifico')
+        .leaf('CantidadUnidadMedida', sp.unitQuantity)
+        .optLeaf('Porcentaje', sp.alcoholPercent)
+        .optLeaf('Proporcion', sp.proportion)
+        .optLeaf('VolumenUnidadConsumo', sp.consumptionVolume)
+        .leaf('ImpuestoUnidad', sp.taxPerUnit)
+        .close();
+    }
+    w.leaf('Monto', tax.amount);
     const ex = exportacion ? undefined : tax.exoneration;
     if (ex) {
       w.open('Exoneracion')

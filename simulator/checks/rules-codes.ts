@@ -56,11 +56,11 @@ export const locationRule: Rule = ({ root }) => {
   return rows;
 };
 
-/** IVA taxes (Codigo 01) of every line, with the line number. */
+/** IVA taxes (Codigo 01, 07, 08) of every line, with the line number. */
 function ivaTaxes(root: XmlElement): { n: string; tax: XmlElement }[] {
   return lines(root).flatMap((line) =>
     children(line, 'Impuesto')
-      .filter((t) => text(t, 'Codigo') === '01')
+      .filter((t) => ['01', '07', '08'].includes(text(t, 'Codigo') ?? ''))
       .map((tax) => ({ n: text(line, 'NumeroLinea') ?? '?', tax })),
   );
 }

@@ -13,7 +13,11 @@
 // exonerado and the rest in gravado, each share within half a unit of the 5th decimal); TotalImpuesto
 // may be the sum of Monto or of ImpuestoNeto. An exoneration's MontoExoneracion is
 // BaseImponible × TarifaExonerada / 100 and TarifaExonerada never exceeds the line's Tarifa.
+// The taxes beside the IVA are recomputed by totals-taxes.ts; TotalImpAsumEmisorFabrica is the sum
+// of the lines' ImpuestoAsumidoEmisorFabrica, and TotalIVADevuelto (health services paid by card)
+// needs a card payment and never exceeds the lines' net IVA.
 import { Decimal } from 'decimal.js';
+import { checkLineTaxes, lineNetIva } from './totals-taxes.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 import type { Row } from './verdict.ts';
@@ -50,6 +54,8 @@ interface Line {
   serviceByUnit: boolean;
   montoImpuesto: D;
   impuestoNeto: D | null;
+  asumido: D;
+  netIva: D;
   taxes: { codigo: string; tarifaCode: string; monto: D | null; exonerado: D }[];
 }
 
@@ -176,6 +182,22 @@ export function checkTotals(root: XmlElement): Row[] {
     );
   }
   checkDesglose(resumen, lines, mismatch);
+  const asumido = sum(lines.map((l) => l.asumido));
+  if (child(resumen, 'TotalImpAsumEmisorFabrica') || asumido.gt(0))
+    stated('TotalImpAsumEmisorFabrica', asumido, 'la suma de ImpuestoAsumidoEmisorFabrica de las líneas');
+  const devuelto = r('TotalIVADevuelto');
+  if (devuelto.gt(0)) {
+    const iva = sum(lines.map((l) => l.netIva));
+    if (devuelto.gt(iva))
+      mismatch(
+        `El campo TotalIVADevuelto (${f5(devuelto)}) supera el IVA de las líneas del comprobante (${f5(iva)}).`,
+      );
+    const medios = children(resumen, 'MedioPago').map((m) => text(m, 'TipoMedioPago'));
+    if (!medios.includes('02'))
+      mismatch(
+        'El campo TotalIVADevuelto solo procede para servicios de salud pagados con tarjeta: el comprobante no indica el medio de pago 02 (Tarjeta).',
+      );
+  }
   stated(
     'TotalComprobante',
     r('TotalVentaNeta').plus(totalImpuesto).plus(r('TotalOtrosCargos')).minus(r('TotalIVADevuelto')),
@@ -248,11 +270,16 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
   if (subTotal && neto && totalLinea && !totalLinea.eq(subTotal.plus(neto))) {
     bad('MontoTotalLinea', 'SubTotal + ImpuestoNeto', subTotal.plus(neto), totalLinea);
   }
-  const iva = taxes.filter((t) => t.codigo === '01');
-  const single = taxes.length === 1 && iva.length === 1 ? iva[0]! : null;
+  for (const m of checkLineTaxes(el)) mismatch(m);
+  // The bucket follows the line's one IVA (01, 07, 08) whatever other taxes it carries; a line
+  // whose IVA was paid at the factory (IVACobradoFabrica 02) is exempt.
+  const iva = taxes.filter((t) => ['01', '07', '08'].includes(t.codigo));
+  const single = iva.length === 1 ? iva[0]! : null;
   const code = single?.tarifaCode;
   let bucket: Line['bucket'] = !single
-    ? null
+    ? iva.length === 0 && text(el, 'IVACobradoFabrica') === '02'
+      ? 'exento'
+      : null
     : code === '10'
       ? 'exento'
       : code === '11'
@@ -278,6 +305,8 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
     serviceByUnit: SERVICE_UNITS.has(text(el, 'UnidadMedida') ?? ''),
     montoImpuesto: gross,
     impuestoNeto: neto,
+    asumido,
+    netIva: lineNetIva(el),
     taxes: taxes.map(({ codigo, tarifaCode, monto, exonerado: e }) => ({
       codigo,
       tarifaCode,

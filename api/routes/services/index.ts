@@ -1,9 +1,11 @@
-// /api/v1/services: the company's catalogue (CABYS, description, unit, IVA rate, default price).
+// /api/v1/services: the company's catalogue (CABYS, description, unit, IVA rate, default price and
+// the taxes beside the IVA its lines carry).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createService, getService, listServices } from '../../../db/queries/services.ts';
 import { parseId, parseRef } from '../../../domain/ids.ts';
 import { validateServiceFields } from '../../../domain/party-rules.ts';
+import { parseServiceTaxes as serviceTaxes } from '../../../domain/invoice-request-fields.ts';
 import { tenantOf } from '../../auth.ts';
 import { notFound, validationError } from '../../errors.ts';
 import { serviceObject } from '../../../db/public-objects.ts';
@@ -31,6 +33,7 @@ export default async function serviceRoutes(fastify: FastifyInstance, { db }: Ap
       const b = request.body;
       // The description becomes Detalle (3 to 200 characters once trimmed), CodigoComercial ≤ 20.
       const problems = validateServiceFields(b);
+      const otherTaxes = b.taxes === undefined ? undefined : serviceTaxes(problems, b.taxes);
       if (problems.length) throw validationError(problems);
       const service = await createService(db, auth, {
         cabys: b.cabys,
@@ -40,6 +43,7 @@ export default async function serviceRoutes(fastify: FastifyInstance, { db }: Ap
         ivaRateCode: b.iva_rate_code,
         price: b.price,
         commercialCode: b.commercial_code?.trim() ?? null,
+        ...(otherTaxes?.length ? { otherTaxes } : {}),
       });
       return reply.code(201).send(serviceObject(service));
     },

@@ -76,6 +76,7 @@ export async function startEmbeddedPostgres(o: EmbeddedPostgresOptions): Promise
     for (const l of process.listeners(signal))
       if (!before[signal].includes(l)) process.removeListener(signal, l);
 
+  await mkdir(o.dataDir, { recursive: true });
   const clusterDir = join(o.dataDir, 'postgres');
   const passwordFile = join(o.dataDir, 'postgres.password');
   let password: string;
@@ -124,6 +125,8 @@ export async function startEmbeddedPostgres(o: EmbeddedPostgresOptions): Promise
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const watchdog = startWatchdog(child.pid!, ids);
+  // Once the server is gone its watchdog goes too, so it never signals a process id reused later.
+  void exited.then(() => watchdog?.kill('SIGKILL'));
   // Whatever way this process ends with its handlers run, the server is told to stop at once.
   const onExit = () => child.kill('SIGINT');
   process.once('exit', onExit);
@@ -136,17 +139,14 @@ export async function startEmbeddedPostgres(o: EmbeddedPostgresOptions): Promise
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then(() => {
-      watchdog?.kill('SIGKILL');
-      reject(new Error(`PostgreSQL exited at start: ${said.trim().split('\n').at(-1)}`));
-    });
+    void exited.then(() =>
+      reject(new Error(`PostgreSQL exited at start: ${said.trim().split('\n').at(-1)}`)),
+    );
   });
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${o.port}/factura`,
     async stop() {
       process.removeListener('exit', onExit);
-      // Stopped here: the watchdog goes first, so it never signals a process id reused later.
-      watchdog?.kill('SIGKILL');
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGINT');
         await exited;

@@ -4,14 +4,18 @@
 // directory (postmaster.pid) and the port, and a new server would refuse to start. Before starting
 // its server, `npm start` looks at the cluster's postmaster.pid:
 // - no file, or its process gone: nothing to do (PostgreSQL replaces a stale file itself);
-// - its process id now belongs to another program (after a reboot): the stale file is removed;
-// - a postgres whose parent is still the start that ran it (postgres.started-by names it): another
+// - its process id now belongs to another program, or to a postgres of another data directory
+//   (after a reboot): the stale file is removed, the process left alone;
+// - a postgres whose data directory cannot be told (another user's process, no /proc): left
+//   alone; PostgreSQL then refuses to start and says why;
+// - a postgres of this data directory (the postmaster's working directory is its data directory;
+//   without /proc, its command line names it) whose parent is still the start that ran it (postgres.started-by names it): another
 //   `npm start` uses this data directory, and this one stops with that message;
 // - a postgres whose parent is gone: an orphan. It is asked for a fast shutdown (SIGINT: running
 //   sessions end, a checkpoint, no recovery needed), then, if it is still there after 30 s, for an
 //   immediate one (SIGQUIT: the next start recovers from the WAL; committed data is kept).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
@@ -19,6 +23,18 @@ interface ProcessInfo {
   name: string;
   ppid: number;
   zombie: boolean;
+  /** The process's working directory (a postmaster's is its data directory); null: unknown. */
+  cwd: string | null;
+  /** Its command line, when `cwd` is unknown (`ps`); null otherwise. */
+  args: string | null;
+}
+
+function cwdOf(pid: number): string | null {
+  try {
+    return realpathSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
 }
 
 /** Name, parent and state of a process (/proc on Linux, `ps` elsewhere); null when it is gone. */
@@ -33,12 +49,14 @@ function processInfo(pid: number): ProcessInfo | null {
     // "<pid> (<name>) <state> <ppid> …"; the name may hold spaces and parentheses.
     const close = stat.lastIndexOf(')');
     const [state, ppid] = stat.slice(close + 2).split(' ');
-    return { name: stat.slice(stat.indexOf('(') + 1, close), ppid: Number(ppid), zombie: state === 'Z' };
+    const name = stat.slice(stat.indexOf('(') + 1, close);
+    return { name, ppid: Number(ppid), zombie: state === 'Z', cwd: cwdOf(pid), args: null };
   }
   const ps = spawnSync('ps', ['-o', 'ppid=,stat=,comm=', '-p', String(pid)], { encoding: 'utf8' });
   const m = /^\s*(\d+)\s+(\S+)\s+(.+?)\s*$/.exec(ps.stdout ?? '');
   if (ps.status !== 0 || !m) return null;
-  return { name: basename(m[3]!), ppid: Number(m[1]), zombie: m[2]!.startsWith('Z') };
+  const args = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).stdout ?? '';
+  return { name: basename(m[3]!), ppid: Number(m[1]), zombie: m[2]!.startsWith('Z'), cwd: null, args };
 }
 
 function running(pid: number): boolean {
@@ -89,11 +107,16 @@ export async function stopOrphanServer(
   if (!Number.isInteger(pid) || pid <= 0) return;
   const info = processInfo(pid);
   if (!info || info.zombie) return;
-  if (info.name !== 'postgres') {
-    log(`removing a stale ${pidFile} (process ${pid} is now ${info.name})`);
+  const here = realpathSync(clusterDir);
+  const elsewhere = info.cwd !== null && info.cwd !== here;
+  if (info.name !== 'postgres' || elsewhere) {
+    log(
+      `removing a stale ${pidFile} (process ${pid} is now ${info.name}${elsewhere ? ` of ${info.cwd}` : ''})`,
+    );
     await unlink(pidFile).catch(() => undefined);
     return;
   }
+  if (info.cwd === null && !info.args?.includes(`-D ${clusterDir}`)) return;
   let starter = 0;
   try {
     starter = Number(readFileSync(join(dataDir, STARTED_BY), 'utf8').trim());

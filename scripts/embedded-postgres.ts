@@ -11,9 +11,9 @@
 //
 // The server does not outlive `npm start`, however it ends (SIGKILL runs no handler): a watchdog,
 // a shell running as the server's user, waits on a pipe whose writing end only `npm start` holds.
-// When that process ends the kernel closes the pipe, the watchdog's `read` returns and it asks the
-// server for a fast shutdown. A server left running all the same (the watchdog killed too) is
-// found and stopped by the next start (embedded-orphan.ts).
+// When that process ends the kernel closes the pipe, the watchdog's `read` returns and it stops
+// the server after its clients (below). A server left running all the same (the watchdog killed
+// too) is found and stopped by the next start (embedded-orphan.ts).
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chown, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -49,17 +49,34 @@ const POSTGRES_FLAGS = [
   'unix_socket_directories=',
 ];
 
+// The watchdog's script ($1: the server's process id). Once the pipe is closed it leaves the
+// service's processes (which end with `npm start` too, scripts/parent-watch.ts) two seconds to
+// close their sessions as they would on a normal stop, then asks for a smart shutdown (the server
+// refuses new sessions and stops once the last one has ended), and for a fast one if the server
+// is still running 15 s later.
+const WATCHDOG = `
+read _ignored
+sleep 2
+kill -TERM "$1" 2>/dev/null || exit 0
+waited=0
+while kill -0 "$1" 2>/dev/null; do
+  if [ "$waited" -ge 15 ]; then kill -INT "$1" 2>/dev/null; exit 0; fi
+  sleep 1
+  waited=$((waited + 1))
+done
+`;
+
 /**
  * The watchdog of the server `pid` (see above), as the server's user; its name on the process
  * list is `factura-postgres-watchdog`. None on Windows (no shell there).
  */
 function startWatchdog(pid: number, ids: { uid: number; gid: number } | null): ChildProcess | null {
   if (process.platform === 'win32') return null;
-  const watchdog = spawn(
-    '/bin/sh',
-    ['-c', 'read _ignored; kill -INT "$1" 2>/dev/null', 'factura-postgres-watchdog', String(pid)],
-    { detached: true, stdio: ['pipe', 'ignore', 'ignore'], ...(ids ? { uid: ids.uid, gid: ids.gid } : {}) },
-  );
+  const watchdog = spawn('/bin/sh', ['-c', WATCHDOG, 'factura-postgres-watchdog', String(pid)], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+    ...(ids ? { uid: ids.uid, gid: ids.gid } : {}),
+  });
   watchdog.on('error', () => {});
   // Neither the watchdog nor its pipe keep this process alive.
   watchdog.unref();

@@ -67,6 +67,18 @@ async function kill(s: Started): Promise<void> {
   running.splice(running.indexOf(s), 1);
 }
 
+/** Waits until no process of the data directory is left; says which are when they are not. */
+async function noneLeft(ms: number, of: string): Promise<void> {
+  const t0 = Date.now();
+  await waitFor(() => processesOf(dataDir).length === 0, ms, 100, `no process of ${of}`).catch(
+    (err: Error) => {
+      const left = processesOf(dataDir).map((x) => `${x.pid} ${x.cmdline.slice(0, 120)}`);
+      throw new Error(`${err.message}; left after ${Date.now() - t0} ms:\n${left.join('\n')}`);
+    },
+  );
+  console.log(`no process of ${of} after ${Date.now() - t0} ms`);
+}
+
 const postmasterPid = () =>
   Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
@@ -105,8 +117,8 @@ describe('embedded mode, found and recovered', () => {
 
     // SIGKILL: no handler of the start runs; its children and its PostgreSQL stop by themselves.
     await kill(first);
-    await waitFor(() => processesOf(dataDir).length === 0, 20_000, 100, 'no process of the killed start');
-    // The PostgreSQL's fast shutdown removes its lock file.
+    await noneLeft(40_000, 'the killed start');
+    // The PostgreSQL's shutdown (smart: after its clients) removes its lock file.
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
     const second = await start(env);

@@ -166,7 +166,7 @@ function run(name: string, script: string): void {
   const watch = pathToFileURL(join(projectRoot, 'scripts/parent-watch.ts')).href;
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', watch, join(projectRoot, script)], {
     cwd: projectRoot,
-    env: process.env,
+    env: { ...process.env, FACTURA_START_PID: String(process.pid) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const prefix = `[${name}] `;

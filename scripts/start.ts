@@ -92,7 +92,10 @@ if (embeddedWhy) {
       const chosen = await embeddedDataDir(dataDir, postgresUserIds().ids);
       if (chosen.relocated)
         console.log(
-          `${dataDir} is out of reach of the postgres user PostgreSQL runs as: its data is in ${chosen.dir}`,
+          `${dataDir} is out of reach of the postgres user PostgreSQL runs as: its data is in ${chosen.dir}` +
+            (existsSync(join(dataDir, 'postgres', 'PG_VERSION'))
+              ? ` (the cluster in ${dataDir}/postgres is not used; let that user enter ${dataDir} to use it)`
+              : ''),
         );
       dataDir = chosen.dir;
     } catch (err) {

@@ -43,10 +43,16 @@ export interface Config {
   host: string;
   port: number;
   logLevel: string;
+  /**
+   * DATABASE_URL, else DEFAULT_DATABASE_URL (`postgres://postgres@127.0.0.1:5432/factura`): the
+   * default addresses are where `npm start` looks for servers before it falls back to embedded
+   * mode; changing them is for tests and unusual machines, DATABASE_URL/REDIS_URL are the settings.
+   */
   databaseUrl: string;
   /**
-   * One Redis server (`redis://`, `rediss://`) or a Redis Cluster (`redis+cluster://h:p,h:p`,
-   * also built from REDIS_CLUSTER_NODES); jobs/redis.ts opens either kind.
+   * REDIS_URL (else DEFAULT_REDIS_URL, `redis://127.0.0.1:6379`): one Redis server (`redis://`,
+   * `rediss://`) or a Redis Cluster (`redis+cluster://h:p,h:p`, also built from
+   * REDIS_CLUSTER_NODES); jobs/redis.ts opens either kind.
    */
   redisUrl: string;
   /**
@@ -249,8 +255,11 @@ function redisUrl(env: Env): string {
         throw new ConfigError(name, `expected host:port cluster nodes separated by commas, got "${h}"`);
     return cluster;
   }
-  return url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']);
+  const protocols = ['redis:', 'rediss:'];
+  return url(env, 'REDIS_URL', url(env, 'DEFAULT_REDIS_URL', 'redis://127.0.0.1:6379', protocols), protocols);
 }
+
+const PG_PROTOCOLS = ['postgres:', 'postgresql:'];
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
@@ -355,10 +364,12 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
     tracing: tracingConfig(env),
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/factura', [
-      'postgres:',
-      'postgresql:',
-    ]),
+    databaseUrl: url(
+      env,
+      'DATABASE_URL',
+      url(env, 'DEFAULT_DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/factura', PG_PROTOCOLS),
+      PG_PROTOCOLS,
+    ),
     redisUrl: redisUrl(env),
     embedded,
     embeddedServer: {

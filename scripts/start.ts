@@ -4,23 +4,32 @@
 // everything is once the API is ready. It installs nothing.
 //
 // Embedded mode (FACTURA_EMBEDDED=1, or no DATABASE_URL/REDIS_URL given and nothing answering on
-// the defaults): it first starts its own PostgreSQL (scripts/embedded-postgres.ts, data under
-// .local/), runs the processes without Redis (queues and counters in Postgres, jobs/queue-store.ts)
-// and stops that server after them.
+// the default addresses, DEFAULT_DATABASE_URL/DEFAULT_REDIS_URL): it first starts its own
+// PostgreSQL (scripts/embedded-postgres.ts, data under .local/ or, as root from a checkout the
+// server's user cannot enter, scripts/embedded-data-dir.ts), runs the processes without Redis
+// (queues and counters in Postgres, jobs/queue-store.ts) and stops that server after them.
+//
+// Nothing it runs outlives it: its children end with it (scripts/parent-watch.ts, also loaded
+// here for when the process above this one is killed), the embedded server too (its watchdog).
+import './parent-watch.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, projectRoot } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
 import { createRedis, waitForRedis } from '../jobs/redis.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
+import { embeddedDataDir } from './embedded-data-dir.ts';
+import { postgresUserIds } from './embedded-binaries.ts';
 import pg from 'pg';
 import { createDemoSetup, isFirstRun, type DemoSetup } from '../cli/demo.ts';
 
 // The embedded PostgreSQL, when this process runs one: stopped last, whatever the way out.
 let embeddedPg: EmbeddedPostgres | null = null;
+let embeddedData = '';
 async function fail(message: string): Promise<never> {
   process.stderr.write(`\n${message}\n\n`);
   await embeddedPg?.stop().catch(() => {});
@@ -69,13 +78,32 @@ if (!embeddedWhy && !configured) {
     answers('postgres', config.databaseUrl),
     answers('redis', config.redisUrl),
   ]);
-  if (!pgUp || !redisUp)
-    embeddedWhy = `no DATABASE_URL or REDIS_URL, and no ${!pgUp ? 'PostgreSQL' : 'Redis'} on the default address`;
+  if (!pgUp || !redisUp) {
+    const [what, url] = !pgUp ? ['PostgreSQL', config.databaseUrl] : ['Redis', config.redisUrl];
+    embeddedWhy = `no DATABASE_URL or REDIS_URL, and no ${what} at ${new URL(url).host}`;
+  }
 }
 if (embeddedWhy) {
   process.env.FACTURA_EMBEDDED = '1';
   if (!process.env.DATABASE_URL) {
-    const { dataDir, port } = config.embeddedServer;
+    const { port } = config.embeddedServer;
+    let dataDir = config.embeddedServer.dataDir;
+    try {
+      const chosen = await embeddedDataDir(dataDir, postgresUserIds().ids);
+      if (chosen.relocated)
+        console.log(
+          `${dataDir} is out of reach of the postgres user PostgreSQL runs as: its data is in ${chosen.dir}` +
+            (existsSync(join(dataDir, 'postgres', 'PG_VERSION'))
+              ? ` (the cluster in ${dataDir}/postgres is not used; let that user enter ${dataDir} to use it)`
+              : ''),
+        );
+      dataDir = chosen.dir;
+    } catch (err) {
+      await fail(
+        `No data directory for the embedded PostgreSQL (${dataDir}): ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    embeddedData = dataDir;
     console.log(
       `embedded mode (${embeddedWhy}): starting PostgreSQL on 127.0.0.1:${port}, data in ${dataDir}`,
     );
@@ -84,6 +112,7 @@ if (embeddedWhy) {
       embeddedPg = await startEmbeddedPostgres({
         dataDir,
         port,
+        notice: (line) => console.log(line),
         // Its start-up chatter is dropped; once it runs, only its problems are shown.
         log: (line) => {
           if (!started || /\b(ERROR|FATAL|PANIC|WARNING)\b/.test(line)) {
@@ -137,9 +166,10 @@ if (!config.embedded) {
 // 3. The processes of the Procfile, as children with prefixed output.
 const children: ChildProcess[] = [];
 function run(name: string, script: string): void {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, script)], {
+  const watch = pathToFileURL(join(projectRoot, 'scripts/parent-watch.ts')).href;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', watch, join(projectRoot, script)], {
     cwd: projectRoot,
-    env: process.env,
+    env: { ...process.env, FACTURA_START_PID: String(process.pid) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const prefix = `[${name}] `;
@@ -230,7 +260,7 @@ if (!stopping) {
     '',
   ];
   if (config.embedded) {
-    const local = embeddedPg ? config.embeddedServer : null;
+    const local = embeddedPg ? { port: config.embeddedServer.port, dataDir: embeddedData } : null;
     lines.push(
       'EMBEDDED MODE: for one machine (development, a demo, a small office). No Redis: the queues',
       '(BullMQ on PostgreSQL), rate limits, key-cache invalidation and usage counters live in',

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TEST_SECRETS_KEY } from './helpers/app.ts';
+import { createDb } from '../db/connection.ts';
 
 let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;
@@ -189,6 +190,90 @@ describe('the batch processor', () => {
       await e.startWorkers();
     }
   });
+});
+
+describe('a batch recording that dies mid-way', () => {
+  it('leaves nothing behind; the next run records each item exactly once, numbered without gaps', async () => {
+    await e.stopWorkers();
+    const dying = createDb({ url: e.config.databaseUrl, applicationName: 'batch-dying', poolMax: 2 });
+    try {
+      const run = Date.now();
+      const items = [
+        ...Array.from({ length: 30 }, (_, i) => item({ idempotency_key: `die-${run}-${i}` })),
+        ...Array.from({ length: 8 }, (_, i) => item({ external_id: `die-x-${run}-${i}` })),
+        item({ idempotency_key: `die-bad-${run}`, lines: [{ service_id: 'srv_000099999999', qty: 1 }] }),
+      ];
+      const res = await api(e, 'POST', '/api/v1/invoices/batch', s.key, { invoices: items });
+      const batchId = Number(res.json.id.slice(4));
+      const { companyId } = await e.db('batches').where({ id: batchId }).first('company_id');
+      const series = { companyId, livemode: false, docType: '01', branch: '001', terminal: '00001' };
+      const lastBefore = Number((await e.db('numbering_series').where(series).first())?.lastNumber ?? 0);
+      const job = (db: unknown) => ({
+        job: { data: { v: 1, batchId, requestId: `die-${run}` }, updateProgress: async () => {} },
+        ctx: { db, log: pino({ level: 'silent' }), config: e.config },
+      });
+
+      // The first run is cut off at its last statement: its invoices are inserted and numbered but
+      // not committed when its connections are terminated (as when the process dies).
+      const locker = await e.db.transaction();
+      await locker.raw('lock table events in exclusive mode');
+      const first = job(dying);
+      const dead = processBatch(
+        first.job as unknown as Job<BatchJobData>,
+        first.ctx as unknown as JobContext,
+      );
+      let settled = false;
+      void dead.catch(() => {}).finally(() => (settled = true));
+      let cut = 0;
+      while (!settled) {
+        const waiting = await e.db.raw(
+          `select pid, query from pg_stat_activity
+           where application_name = 'batch-dying' and wait_event_type = 'Lock'`,
+        );
+        for (const w of waiting.rows as { pid: number; query: string }[]) {
+          if (cut === 0) expect(w.query).toContain('insert into events');
+          await e.db.raw('select pg_terminate_backend(?)', [w.pid]);
+          cut++;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await expect(dead).rejects.toThrow();
+      await locker.commit();
+      expect(cut).toBeGreaterThan(0);
+      expect(await e.db('batch_items').where({ batchId, status: 'pending' }).count('* as n')).toEqual([
+        { n: 39 },
+      ]);
+      expect(Number((await e.db('numbering_series').where(series).first())?.lastNumber ?? 0)).toBe(
+        lastBefore,
+      );
+      expect(await e.db('invoices').where('request_id', 'like', `die-${run}#%`)).toHaveLength(0);
+
+      // The job runs again (as the queue or the reconciler would start it).
+      const again = job(e.db);
+      await processBatch(again.job as unknown as Job<BatchJobData>, again.ctx as unknown as JobContext);
+      const outcome = await e.db('batch_items').where({ batchId }).orderBy('position');
+      expect(outcome.filter((x) => x.status === 'created')).toHaveLength(38);
+      expect(outcome[38]).toMatchObject({ status: 'failed', problem: { code: 'validation_failed' } });
+      const invoices = await e.db('invoices').where('request_id', 'like', `die-${run}#%`).orderBy('number');
+      expect(invoices).toHaveLength(38);
+      expect(new Set(invoices.map((x) => x.id))).toEqual(
+        new Set(outcome.slice(0, 38).map((x) => x.invoiceId)),
+      );
+      expect(invoices.map((x) => Number(x.number))).toEqual(
+        Array.from({ length: 38 }, (_, i) => lastBefore + 1 + i),
+      );
+      expect(Number((await e.db('numbering_series').where(series).first()).lastNumber)).toBe(lastBefore + 38);
+      const events = await e
+        .db('events')
+        .where({ type: 'invoice.created', requestId: `die-${run}` })
+        .select(e.db.raw(`data->>'id' as id`));
+      expect(events.map((x) => x.id).sort()).toEqual(invoices.map((x) => `inv_${pad(x.id)}`).sort());
+      expect(await e.db('idempotency_keys').where('key', 'like', `die-${run}-%`)).toHaveLength(30);
+    } finally {
+      await dying.destroy().catch(() => {});
+      await e.startWorkers();
+    }
+  }, 60_000);
 });
 
 describe('npm run cli -- import', () => {

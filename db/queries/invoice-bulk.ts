@@ -1,13 +1,26 @@
-// Recording many invoices in one transaction (the batch API): idempotency keys and external_ids
-// checked up front, one number reservation per series (last_number + n), one multi-row insert of
-// invoices, events and outbox rows. Each item ends created, replayed (its idempotency key was
-// already used with the same request) or failed with a problem — never created twice.
+// Recording a chunk of a batch (the batch API) in one transaction and four statements, however
+// many items the chunk holds:
+//   1. the chunk's items still `pending`, locked (`for update`, so a second run of the same batch
+//      waits here and then finds them recorded), then the idempotency keys of those items
+//      (transaction-level advisory locks, sorted), the finished requests under those keys and
+//      the external_ids already used;
+//   2. the invoices, one insert from one JSON parameter that also reserves their numbers (one
+//      `last_number + n` per series, the series row locked until COMMIT), so only the issued
+//      invoices that are recorded take numbers and numbering stays gapless;
+//   3. their invoice.created events, one event.dispatch and one invoice.flow outbox row, the
+//      idempotency records, every item's outcome on `batch_items` and the outbox notification.
+// Each item ends created, replayed (its idempotency key was already used with the same request)
+// or failed with its own problem — never created twice. Statement 1 reads the idempotency records
+// in the snapshot taken before its locks: a request with the same key committed in between is
+// caught by statement 3, which never overwrites a fresh record; the chunk then fails as a whole
+// (the caller records its items one by one, and that item is replayed).
 import type { Knex } from 'knex';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
+import type { IssuedDocumentType } from '../../domain/invoice-request.ts';
 import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
-import { decideStored, KEY_IN_USE, KEY_REUSED } from './idempotency.ts';
+import { decideStored, KEY_REUSED } from './idempotency.ts';
 
 export interface BulkItem {
   position: number;
@@ -36,23 +49,39 @@ export type BulkOutcome =
 
 export interface BulkOptions {
   emisorId: string;
+  /** The batch request's id: it tags the events and outbox rows, and (with `#position`) each invoice. */
   requestId: string | null;
-  /** Per item, when the items are separate API requests (the request ids tag the rows). */
-  requestIds?: Map<number, string | null>;
   render: (row: InvoiceRow) => Record<string, unknown>;
   now?: () => Date;
-  /**
-   * `wait` (batches): a key held by another transaction is waited for, then replayed.
-   * `try` (single requests): a key held elsewhere fails that item with idempotency_key_in_use.
-   */
-  lockMode?: 'wait' | 'try';
 }
 
+/** A chunk of one batch: the items to record and those already refused (validation, catalogue). */
+export interface BatchChunk {
+  batchId: number;
+  items: BulkItem[];
+  failed: { position: number; problem: ItemProblem }[];
+}
+
+/** A fresh idempotency record of another request was found when writing the chunk's. */
+export class IdempotencyRecordExists extends Error {}
+
+/** The columns stored as jsonb (invoiceRecord gives them as values, invoiceInsertRow as JSON text). */
+const JSONB_FIELDS = [
+  'paymentMethods',
+  'lines',
+  'summary',
+  'metadata',
+  'emailRecipients',
+  'reference',
+  'supplier',
+] as const;
+
 /**
- * The `invoices` row of one prepared invoice: issued (`pendiente`, with its number, consecutivo
- * and clave) when it has a number, a `borrador` otherwise. request_id tags the row with its item.
+ * The `invoices` row of one prepared invoice, its jsonb columns as values: issued (`pendiente`,
+ * with its number, consecutivo and clave) when it has a number, a `borrador` otherwise.
+ * request_id tags the row with its item.
  */
-export function invoiceInsertRow(
+export function invoiceRecord(
   tenant: Tenant,
   p: PreparedInvoice,
   number: number | undefined,
@@ -99,204 +128,383 @@ export function invoiceInsertRow(
     condicionVenta: p.condicionVenta,
     conditionOther: p.conditionOther,
     creditDays: p.creditDays,
-    paymentMethods: JSON.stringify(p.paymentMethods),
+    paymentMethods: p.paymentMethods,
     paymentMethodOther: p.paymentMethodOther,
     paidAtIssue: p.paidAtIssue,
-    lines: JSON.stringify(p.lines),
-    summary: JSON.stringify(p.totals),
+    lines: p.lines,
+    summary: p.totals,
     total: p.totals.summary.totalComprobante,
     balanceDue: p.totals.summary.totalComprobante,
     externalId: p.externalId,
-    metadata: JSON.stringify(p.metadata),
-    emailRecipients: JSON.stringify(p.emailRecipients),
+    metadata: p.metadata,
+    emailRecipients: p.emailRecipients,
     requestId,
-    ...(p.reference
-      ? { reference: JSON.stringify(p.reference), referencedInvoiceId: p.reference.documentId }
-      : {}),
-    ...(p.supplier ? { supplier: JSON.stringify(p.supplier) } : {}),
+    ...(p.reference ? { reference: p.reference, referencedInvoiceId: p.reference.documentId } : {}),
+    ...(p.supplier ? { supplier: p.supplier } : {}),
     ...issue,
   };
 }
 
-/** Runs inside the caller's transaction, so the caller can record outcomes atomically. */
-export async function createInvoicesBulk(
+/** invoiceRecord with its jsonb columns as JSON text, for a knex insert. */
+export function invoiceInsertRow(
+  tenant: Tenant,
+  p: PreparedInvoice,
+  number: number | undefined,
+  now: Date,
+  emisorId: string,
+  requestId: string,
+): Record<string, unknown> {
+  const row = invoiceRecord(tenant, p, number, now, emisorId, requestId);
+  for (const k of JSONB_FIELDS) if (k in row) row[k] = JSON.stringify(row[k]);
+  return row;
+}
+
+/** The first characters of a clave, up to its consecutivo (country, date, emisor). */
+export const CLAVE_HEAD = 21;
+
+/** The consecutivo and clave written by SQL are the ones the domain builds (throws otherwise). */
+export function checkNumbered(r: InvoiceRow, emisorId: string, now: Date): void {
+  const consecutivo = buildConsecutivo({
+    branch: r.branch,
+    terminal: r.terminal,
+    docType: r.docType as IssuedDocumentType,
+    number: r.number!,
+  });
+  const clave = buildClave({
+    date: now,
+    emisorId,
+    consecutivo,
+    situacion: '1',
+    securityCode: r.securityCode!,
+  });
+  if (r.consecutivo !== consecutivo || r.clave !== clave)
+    throw new Error(
+      `invoice ${r.id}: numbered ${r.consecutivo} / ${r.clave}, expected ${consecutivo} / ${clave}`,
+    );
+}
+
+// Column names as the connection's snake_case mappers spell them (db/connection.ts), remembered.
+const snake = new Map<string, string>();
+const snakeCase = (k: string) => {
+  let s = snake.get(k);
+  if (s === undefined) snake.set(k, (s = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
+  return s;
+};
+const camel = new Map<string, string>();
+/** A row of a raw query with its columns in camelCase, as knex gives them elsewhere. */
+function camelRow(r: Record<string, unknown>): InvoiceRow {
+  const out: Record<string, unknown> = {};
+  for (const k in r) {
+    let c = camel.get(k);
+    if (c === undefined) camel.set(k, (c = k.replace(/_([a-z])/g, (_, x: string) => x.toUpperCase())));
+    out[c] = r[k];
+  }
+  return out as unknown as InvoiceRow;
+}
+/** The columns statement 2 computes instead of taking them from the record. */
+const NUMBERED = new Set(['number', 'consecutivo', 'clave']);
+
+interface LockRead {
+  claimed: number[] | null;
+  done:
+    | { key: string; route: string; hash: string; status: number | null; body: Record<string, unknown> }[]
+    | null;
+  taken: { id: number; externalId: string }[] | null;
+}
+
+/** Statement 1 (see the header). */
+async function claimAndRead(trx: Knex.Transaction, tenant: Tenant, chunk: BatchChunk): Promise<LockRead> {
+  const positions = [...chunk.items.map((i) => i.position), ...chunk.failed.map((f) => f.position)];
+  const keyed = chunk.items.filter((i) => i.idempotency);
+  const exts = [
+    ...new Set(chunk.items.flatMap((i) => (i.prepared.externalId ? [i.prepared.externalId] : []))),
+  ];
+  // The key locks read the claimed items (a sort, so every item lock is taken first) and come in
+  // key order, so two transactions never wait on each other's keys.
+  const res = await trx.raw(
+    `with c as (
+       select position from batch_items
+       where batch_id = ? and position = any(?::int[]) and status = 'pending'
+       order by position
+       for update),
+     l as (
+       select k.key, pg_advisory_xact_lock(?::int, hashtext(? || k.key)) as locked
+       from (select distinct u.key
+             from unnest(?::int[], ?::text[]) as u(position, key) join c using (position)
+             order by 1) k),
+     d as (
+       select key, route, encode(request_hash, 'hex') as hash, response_status as status,
+              response_body as body
+       from idempotency_keys
+       where company_id = ? and livemode = ? and key in (select key from l)
+         and created_at > now() - interval '24 hours'),
+     x as (
+       select id, external_id as "externalId" from invoices
+       where company_id = ? and livemode = ? and external_id = any(?::text[]))
+     select (select json_agg(position) from c) as claimed,
+            (select count(*) from l) as locked,
+            (select json_agg(d) from d) as done,
+            (select json_agg(x) from x) as taken`,
+    [
+      chunk.batchId,
+      positions,
+      tenant.companyId % 2_147_483_647,
+      `${tenant.livemode ? 'live' : 'test'}:`,
+      keyed.map((i) => i.position),
+      keyed.map((i) => i.idempotency!.key),
+      tenant.companyId,
+      tenant.livemode,
+      tenant.companyId,
+      tenant.livemode,
+      exts,
+    ],
+  );
+  return res.rows[0] as LockRead;
+}
+
+/** Statement 2: the invoices, numbered by their series' reservations. */
+async function insertNumbered(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  todo: BulkItem[],
+  now: Date,
+  opts: BulkOptions,
+  tag: (position: number) => string,
+): Promise<InvoiceRow[]> {
+  // Each series reserves as many numbers as it has issued invoices; an invoice's number is the
+  // reserved last_number minus its offset. Series in key order: the same lock order everywhere.
+  const series = new Map<string, { docType: string; branch: string; terminal: string; n: number }>();
+  const seriesKey = (p: PreparedInvoice) => `${p.docType}|${p.branch}|${p.terminal}`;
+  for (const item of todo) {
+    if (!item.send) continue;
+    const p = item.prepared;
+    const s = series.get(seriesKey(p));
+    if (s) s.n++;
+    else series.set(seriesKey(p), { docType: p.docType, branch: p.branch, terminal: p.terminal, n: 1 });
+  }
+  const ordered = [...series.keys()].sort().map((k) => series.get(k)!);
+  const taken = new Map<string, number>();
+  const columns = new Set<string>();
+  const records = todo.map((item) => {
+    const p = item.prepared;
+    const row = invoiceRecord(tenant, p, item.send ? 1 : undefined, now, opts.emisorId, tag(item.position));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(row)) {
+      const col = snakeCase(k);
+      columns.add(col);
+      out[col] = v;
+    }
+    if (item.send) {
+      const k = seriesKey(p);
+      const i = taken.get(k) ?? 0;
+      taken.set(k, i + 1);
+      const consecutivo = row.consecutivo as string;
+      const clave = row.clave as string;
+      if (clave.slice(CLAVE_HEAD, CLAVE_HEAD + 20) !== consecutivo)
+        throw new Error('unexpected clave layout');
+      out._offset = series.get(k)!.n - 1 - i;
+      out._consecutivo_head = consecutivo.slice(0, 10);
+      out._clave_head = clave.slice(0, CLAVE_HEAD + 10);
+      out._clave_tail = clave.slice(CLAVE_HEAD + 20);
+    }
+    return out;
+  });
+  const plain = [...columns].filter((c) => !NUMBERED.has(c));
+  const number = `(n.last_number - (e.d->>'_offset')::bigint)`;
+  const digits = `lpad(${number}::text, 10, '0')`;
+  const res = await trx.raw(
+    `with n as (
+       insert into numbering_series (company_id, livemode, doc_type, branch, terminal, last_number)
+       select ?, ?, s.doc_type, s.branch, s.terminal, s.n
+       from unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) as s(doc_type, branch, terminal, n)
+       on conflict (company_id, livemode, doc_type, branch, terminal)
+       do update set last_number = numbering_series.last_number + excluded.last_number
+       returning doc_type, branch, terminal, last_number)
+     insert into invoices (${[...plain, ...NUMBERED].map((c) => `"${c}"`).join(', ')})
+     select ${plain.map((c) => `r."${c}"`).join(', ')}, ${number},
+            (e.d->>'_consecutivo_head') || ${digits},
+            (e.d->>'_clave_head') || ${digits} || (e.d->>'_clave_tail')
+     from jsonb_array_elements(?::jsonb) with ordinality as e(d, i)
+     cross join lateral jsonb_populate_record(null::invoices, e.d) as r
+     left join n on e.d->>'_offset' is not null
+       and n.doc_type = r.doc_type and n.branch = r.branch and n.terminal = r.terminal
+     order by e.i
+     returning *`,
+    [
+      tenant.companyId,
+      tenant.livemode,
+      ordered.map((s) => s.docType),
+      ordered.map((s) => s.branch),
+      ordered.map((s) => s.terminal),
+      ordered.map((s) => s.n),
+      JSON.stringify(records),
+    ],
+  );
+  const rows = (res.rows as Record<string, unknown>[]).map(camelRow);
+  for (const r of rows) if (r.number !== null) checkNumbered(r, opts.emisorId, now);
+  return rows;
+}
+
+/**
+ * Records one chunk of a batch in the caller's transaction (statements 1-3 of the header) and
+ * returns the outcome of each item it recorded: items another run recorded meanwhile are left
+ * out. Throws IdempotencyRecordExists when a key was finished by a concurrent request.
+ */
+export async function recordBatchChunk(
   trx: Knex.Transaction,
   tenantIn: Tenant,
-  items: BulkItem[],
+  chunk: BatchChunk,
   opts: BulkOptions,
 ): Promise<BulkOutcome[]> {
   const tenant = tenantOnly(tenantIn);
+  const read = await claimAndRead(trx, tenant, chunk);
+  const claimed = new Set(read.claimed ?? []);
   const outcomes = new Map<number, BulkOutcome>();
+  for (const f of chunk.failed)
+    if (claimed.has(f.position))
+      outcomes.set(f.position, { position: f.position, kind: 'failed', problem: f.problem });
+  const items = chunk.items.filter((i) => claimed.has(i.position));
 
-  // 1. Idempotency keys: serialise with any concurrent request on the same keys, then replay
-  //    the finished ones.
-  let keyed = items.filter((i) => i.idempotency);
-  const lockKeys = [...new Set(keyed.map((i) => i.idempotency!.key))].sort();
-  if (lockKeys.length) {
-    const fn = opts.lockMode === 'try' ? 'pg_try_advisory_xact_lock' : 'pg_advisory_xact_lock';
-    // One statement for every key, taken in sorted order (no deadlocks between batches).
-    const res = await trx.raw(
-      `select k, ${fn}(?::int, hashtext(? || k))::text as ok from (select unnest(?::text[]) as k order by 1) s`,
-      [tenant.companyId % 2_147_483_647, `${tenant.livemode ? 'live' : 'test'}:`, lockKeys],
+  // Finished requests under the items' keys: replayed, or refused when the request differs.
+  const done = new Map((read.done ?? []).map((d) => [d.key, d]));
+  for (const item of items) {
+    const d = item.idempotency && done.get(item.idempotency.key);
+    if (!d) continue;
+    const decided = decideStored(
+      { hash: Buffer.from(d.hash, 'hex'), route: d.route, status: d.status, body: d.body },
+      item.idempotency!,
     );
-    const busy = new Set(
-      (res.rows as { k: string; ok: string }[]).filter((r) => r.ok === 'false').map((r) => r.k),
+    outcomes.set(
+      item.position,
+      decided.kind === 'reused'
+        ? { position: item.position, kind: 'failed', problem: { ...KEY_REUSED } }
+        : { position: item.position, ...decided },
     );
-    for (const item of keyed) {
-      if (!busy.has(item.idempotency!.key)) continue;
-      outcomes.set(item.position, { position: item.position, kind: 'failed', problem: { ...KEY_IN_USE } });
-    }
-    keyed = keyed.filter((i) => !outcomes.has(i.position));
   }
-  if (keyed.length) {
-    const done = await trx('idempotency_keys')
-      .where(tenant)
-      .whereIn(
-        'key',
-        keyed.map((i) => i.idempotency!.key),
-      )
-      .where('created_at', '>', trx.raw(`now() - interval '24 hours'`))
-      .select('key', 'route', 'request_hash', 'response_status', 'response_body');
-    const byKey = new Map(done.map((d) => [d.key as string, d]));
-    for (const item of keyed) {
-      const d = byKey.get(item.idempotency!.key);
-      if (!d) continue;
-      const decided = decideStored(
-        { hash: d.requestHash as Buffer, route: d.route, status: d.responseStatus, body: d.responseBody },
-        item.idempotency!,
-      );
-      outcomes.set(
-        item.position,
-        decided.kind === 'reused'
-          ? { position: item.position, kind: 'failed', problem: { ...KEY_REUSED } }
-          : { position: item.position, ...decided },
-      );
-    }
-  }
-
-  // 2. external_id already used.
-  const withExt = items.filter((i) => !outcomes.has(i.position) && i.prepared.externalId);
-  if (withExt.length) {
-    const taken = await trx('invoices')
-      .where(tenant)
-      .whereIn(
-        'external_id',
-        withExt.map((i) => i.prepared.externalId!),
-      )
-      .select('id', 'external_id');
-    const byExt = new Map(taken.map((t) => [t.externalId as string, t.id as number]));
-    for (const item of withExt) {
-      const existing = byExt.get(item.prepared.externalId!);
-      if (existing) {
-        outcomes.set(item.position, {
-          position: item.position,
-          kind: 'failed',
-          problem: {
-            status: 409,
-            code: 'duplicate_external_id',
-            detail: `external_id is already used by ${formatId('invoice', existing)}`,
-            existing_invoice_id: formatId('invoice', existing),
-          },
-        });
-      }
-    }
-  }
-
-  const todo = items.filter((i) => !outcomes.has(i.position));
-  if (todo.length) {
-    // 3. One reservation per series for all the issued invoices of this chunk.
-    const now = (opts.now ?? (() => new Date()))();
-    const numbers = new Map<number, number>();
-    const bySeries = new Map<string, BulkItem[]>();
-    for (const item of todo.filter((i) => i.send)) {
-      const k = `${item.prepared.docType}|${item.prepared.branch}|${item.prepared.terminal}`;
-      bySeries.set(k, [...(bySeries.get(k) ?? []), item]);
-    }
-    for (const [k, group] of bySeries) {
-      const [docType, branch, terminal] = k.split('|') as [string, string, string];
-      const res = await trx.raw(
-        `insert into numbering_series (company_id, livemode, doc_type, branch, terminal, last_number)
-         values (?, ?, ?, ?, ?, ?)
-         on conflict (company_id, livemode, doc_type, branch, terminal)
-         do update set last_number = numbering_series.last_number + excluded.last_number
-         returning last_number`,
-        [tenant.companyId, tenant.livemode, docType, branch, terminal, group.length],
-      );
-      const last = Number(res.rows[0].last_number);
-      group.forEach((item, i) => numbers.set(item.position, last - group.length + 1 + i));
-    }
-
-    // 4. The invoices, in one statement; request_id tags each row with its item.
-    // request_id tags each row with its item (the API request's own id for single creates).
-    const tag = (position: number) =>
-      opts.requestIds?.get(position) ?? `${opts.requestId ?? 'batch'}#${position}`;
-    const rows = todo.map((item) =>
-      invoiceInsertRow(
-        tenant,
-        item.prepared,
-        numbers.get(item.position),
-        now,
-        opts.emisorId,
-        tag(item.position),
-      ),
-    );
-    const inserted = (await trx('invoices').insert(rows).returning('*')) as InvoiceRow[];
-    const byTag = new Map(inserted.map((r) => [r.requestId, r]));
-
-    // 5. Events, outbox rows and idempotency records, one statement each.
-    const bodies = todo.map((item) => {
-      const row = byTag.get(tag(item.position))!;
-      return { item, row, body: opts.render(row) };
+  // external_ids already used.
+  const byExt = new Map((read.taken ?? []).map((t) => [t.externalId, t.id]));
+  for (const item of items) {
+    const existing = item.prepared.externalId && byExt.get(item.prepared.externalId);
+    if (!existing || outcomes.has(item.position)) continue;
+    outcomes.set(item.position, {
+      position: item.position,
+      kind: 'failed',
+      problem: {
+        status: 409,
+        code: 'duplicate_external_id',
+        detail: `external_id is already used by ${formatId('invoice', existing)}`,
+        existing_invoice_id: formatId('invoice', existing),
+      },
     });
-    await trx.raw(
-      `with e as (
-         insert into events (company_id, livemode, type, data, request_id)
-         select ?, ?, 'invoice.created', d, ? from jsonb_array_elements(?::jsonb) d
-         returning id)
+  }
+
+  // The invoices, then everything that goes with them.
+  const todo = items.filter((i) => !outcomes.has(i.position));
+  const now = (opts.now ?? (() => new Date()))();
+  const tag = (position: number) => `${opts.requestId ?? 'batch'}#${position}`;
+  const inserted = todo.length ? await insertNumbered(trx, tenant, todo, now, opts, tag) : [];
+  const byTag = new Map(inserted.map((r) => [r.requestId, r]));
+  const made = todo.map((item) => {
+    const row = byTag.get(tag(item.position));
+    if (!row) throw new Error(`batch ${chunk.batchId}: item ${item.position} was not inserted`);
+    const body = opts.render(row);
+    outcomes.set(item.position, { position: item.position, kind: 'created', invoiceId: row.id, row, body });
+    return { item, row, body };
+  });
+  if (!claimed.size) return [];
+  await writeAfter(trx, tenant, chunk.batchId, made, [...outcomes.values()], opts.requestId);
+  return [...claimed]
+    .sort((a, b) => a - b)
+    .map((p) => outcomes.get(p))
+    .filter((o): o is BulkOutcome => o !== undefined);
+}
+
+/** Statement 3 (see the header). */
+async function writeAfter(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  batchId: number,
+  made: { item: BulkItem; row: InvoiceRow; body: Record<string, unknown> }[],
+  outcomes: BulkOutcome[],
+  requestId: string | null,
+): Promise<void> {
+  // Each body is sent once: it is the event's data and the idempotency record's response.
+  const created = made.map((x) => ({
+    body: x.body,
+    ...(x.item.idempotency
+      ? {
+          key: x.item.idempotency.key,
+          route: x.item.idempotency.route,
+          hash: x.item.idempotency.hash.toString('hex'),
+        }
+      : {}),
+  }));
+  const others = outcomes
+    .filter((o) => o.kind !== 'created')
+    .map((o) => ({
+      position: o.position,
+      status: o.kind,
+      invoice_id: o.kind === 'failed' ? null : o.invoiceId,
+      problem: o.kind === 'failed' ? o.problem : null,
+    }));
+  const keyed = made.filter((x) => x.item.idempotency).length;
+  const res = await trx.raw(
+    `with r as (
+       select * from jsonb_to_recordset(?::jsonb) as r(body jsonb, key text, route text, hash text)),
+     e as (
+       insert into events (company_id, livemode, type, data, request_id)
+       select ?, ?, 'invoice.created', body, ? from r
+       returning id),
+     o as (
        insert into outbox (kind, payload, request_id)
        select 'event.dispatch', jsonb_build_object('eventIds', jsonb_agg(id order by id)), ? from e
-       having count(*) > 0`,
-      [
-        tenant.companyId,
-        tenant.livemode,
-        opts.requestId,
-        JSON.stringify(bodies.map((b) => b.body)),
-        opts.requestId,
-      ],
-    );
-    const flows = bodies.filter((b) => b.row.status === 'pendiente');
-    if (flows.length) {
-      await trx('outbox').insert({
-        kind: 'invoice.flow',
-        payload: JSON.stringify({ invoiceIds: flows.map((b) => b.row.id) }),
-        requestId: opts.requestId,
-      });
-    }
-    await trx.raw(`select pg_notify('outbox', '')`);
-    const idem = bodies.filter((b) => b.item.idempotency);
-    if (idem.length) {
-      await trx('idempotency_keys')
-        .insert(
-          idem.map((b) => ({
-            ...tenant,
-            key: b.item.idempotency!.key,
-            route: b.item.idempotency!.route,
-            requestHash: b.item.idempotency!.hash,
-            responseStatus: 201,
-            responseBody: JSON.stringify(b.body),
-          })),
-        )
-        .onConflict(['company_id', 'livemode', 'key'])
-        .merge();
-    }
-    for (const b of bodies)
-      outcomes.set(b.item.position, {
-        position: b.item.position,
-        kind: 'created',
-        invoiceId: b.row.id,
-        row: b.row,
-        body: b.body,
-      });
-  }
-  return items.map((i) => outcomes.get(i.position)!);
+       having count(*) > 0
+       returning 1),
+     f as (
+       insert into outbox (kind, payload, request_id)
+       select 'invoice.flow', jsonb_build_object('invoiceIds', to_jsonb(a)), ?
+         from (select ?::bigint[] as a) v where cardinality(a) > 0
+       returning 1),
+     k as (
+       insert into idempotency_keys
+         (company_id, livemode, key, route, request_hash, response_status, response_body)
+       select ?, ?, key, route, decode(hash, 'hex'), 201, body from r where key is not null
+       on conflict (company_id, livemode, key) do update
+         set route = excluded.route, request_hash = excluded.request_hash,
+             response_status = excluded.response_status, response_body = excluded.response_body,
+             created_at = excluded.created_at
+         where idempotency_keys.created_at <= now() - interval '24 hours'
+       returning 1),
+     u as (
+       update batch_items b
+       set status = v.status, invoice_id = v.invoice_id, problem = v.problem
+       from (select position, 'created' as status, invoice_id, null::jsonb as problem
+               from unnest(?::int[], ?::bigint[]) as c(position, invoice_id)
+             union all
+             select position, status, invoice_id, problem
+               from jsonb_to_recordset(?::jsonb) as o(position int, status text, invoice_id bigint, problem jsonb)) v
+       where b.batch_id = ? and b.position = v.position and b.status = 'pending'
+       returning 1)
+     select (select count(*) from k)::int as keys, (select count(*) from u)::int as outcomes,
+            (select count(*) from o)::int + (select count(*) from f)::int as outbox,
+            pg_notify('outbox', '') as notified`,
+    [
+      JSON.stringify(created),
+      tenant.companyId,
+      tenant.livemode,
+      requestId,
+      requestId,
+      requestId,
+      made.filter((x) => x.row.status === 'pendiente').map((x) => x.row.id),
+      tenant.companyId,
+      tenant.livemode,
+      made.map((x) => x.item.position),
+      made.map((x) => x.row.id),
+      JSON.stringify(others),
+      batchId,
+    ],
+  );
+  if (Number(res.rows[0].keys) !== keyed) throw new IdempotencyRecordExists();
+  if (Number(res.rows[0].outcomes) !== outcomes.length)
+    throw new Error(`batch ${batchId}: ${res.rows[0].outcomes} of ${outcomes.length} outcomes written`);
 }

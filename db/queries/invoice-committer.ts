@@ -29,10 +29,9 @@ import type { OtherTaxInput } from '../../domain/other-taxes.ts';
 import type { Knex } from 'knex';
 import type { Client, Company, Service } from '../models/index.ts';
 import type { InvoiceRequest, IssuedDocumentType } from '../../domain/invoice-request.ts';
-import { buildClave, buildConsecutivo } from '../../domain/clave.ts';
 import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
-import { invoiceInsertRow, type ItemProblem } from './invoice-bulk.ts';
+import { checkNumbered, CLAVE_HEAD, invoiceInsertRow, type ItemProblem } from './invoice-bulk.ts';
 import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 import { decideStored, KEY_IN_USE, KEY_REUSED } from './idempotency.ts';
@@ -198,9 +197,6 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
   return res.rows[0] as ReadResult;
 }
 
-/** The first characters of a clave, up to its consecutivo (country, date, emisor). */
-const CLAVE_HEAD = 21;
-
 /**
  * The number, consecutivo and clave of an issued row as SQL over the series' reservation `n`
  * (the row's number is the reserved last_number minus `offset`); `row` was built with number 1.
@@ -216,27 +212,6 @@ function numberedBySql(trx: Knex.Transaction, row: Record<string, unknown>, offs
     consecutivo: trx.raw(`? || ${digits}`, [consecutivo.slice(0, 10)]),
     clave: trx.raw(`? || ${digits} || ?`, [clave.slice(0, CLAVE_HEAD + 10), clave.slice(CLAVE_HEAD + 20)]),
   };
-}
-
-/** The consecutivo and clave written by SQL are the ones the domain builds (throws otherwise). */
-function checkNumbered(r: InvoiceRow, emisorId: string, now: Date): void {
-  const consecutivo = buildConsecutivo({
-    branch: r.branch,
-    terminal: r.terminal,
-    docType: r.docType as IssuedDocumentType,
-    number: r.number!,
-  });
-  const clave = buildClave({
-    date: now,
-    emisorId,
-    consecutivo,
-    situacion: '1',
-    securityCode: r.securityCode!,
-  });
-  if (r.consecutivo !== consecutivo || r.clave !== clave)
-    throw new Error(
-      `invoice ${r.id}: numbered ${r.consecutivo} / ${r.clave}, expected ${consecutivo} / ${clave}`,
-    );
 }
 
 /** Records one group in the caller's transaction; one outcome per member, in order. */

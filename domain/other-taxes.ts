@@ -21,11 +21,9 @@
 // BaseImponible (domain/totals.ts). The facturas electrónicas de compra have no
 // DatosImpuestoEspecifico, so 03-06 are refused there; exportaciones and recibos de pago carry
 // IVA only.
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 import { CODIGOS_IMPUESTO, isOtherTaxCode, type OtherTaxCode, type TipoComprobante } from './codes.ts';
-
-const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -40, toExpPos: 40 });
-type Dec = InstanceType<typeof D>;
+import { D, r5, type Dec } from './decimal-input.ts';
 
 /** One tax beside the IVA, as the API gives it (camelCase; the request takes snake_case too). */
 export interface OtherTaxInput {
@@ -243,8 +241,6 @@ export function validateOtherTaxes(
   });
   return ok ? out : null;
 }
-
-const r5 = (d: Dec): Dec => d.toDecimalPlaces(5, D.ROUND_HALF_UP);
 
 /** Monto of each tax (rounded to 5 decimals) for a line of `quantity` items and this SubTotal. */
 export function computeOtherTaxes(

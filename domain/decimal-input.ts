@@ -1,0 +1,110 @@
+// Exact decimals for document totals: the Decimal clone every computation uses (half-up, enough
+// digits that 13 integer + 8 fraction digits never lose one), Hacienda's limits on a document, and
+// the parsing helpers that collect every problem of a request (Issues) so it is refused once.
+import { Decimal } from 'decimal.js';
+import { type FieldError } from './errors.ts';
+import type { Amount } from './totals-types.ts';
+
+// Half-up rounding, and enough precision that 13 integer + 8 fraction digits never lose a digit.
+export const D = Decimal.clone({
+  precision: 60,
+  rounding: Decimal.ROUND_HALF_UP,
+  toExpNeg: -40,
+  toExpPos: 40,
+});
+export type Dec = InstanceType<typeof D>;
+
+export const ZERO = new D(0);
+export const HUNDRED = new D(100);
+/** Largest DecimalDineroType value (13 integer digits, 5 decimals). */
+export const MAX_AMOUNT = new D('9999999999999.99999');
+/** Hacienda's limits: 1000 lines per document, 5 discounts per line, 15 other charges. */
+export const MAX_LINES = 1000;
+export const MAX_DISCOUNTS = 5;
+export const MAX_OTHER_CHARGES = 15;
+
+// ---------------------------------------------------------------------------------------------
+// Parsing helpers (collect every problem, then throw once)
+
+export class Issues {
+  readonly list: FieldError[] = [];
+  add(path: string, code: string, message: string): void {
+    this.list.push({ path, code, message });
+  }
+}
+
+export interface DecimalRule {
+  maxInt: number;
+  maxFrac: number;
+  /** 'positive': > 0; 'nonNegative': ≥ 0 */
+  sign: 'positive' | 'nonNegative';
+}
+
+export const PATTERNS = new Map<string, RegExp>();
+export function patternFor(maxInt: number, maxFrac: number): RegExp {
+  const key = `${maxInt}.${maxFrac}`;
+  let re = PATTERNS.get(key);
+  if (!re) {
+    re = new RegExp(`^\\d{1,${maxInt}}(\\.\\d{1,${maxFrac}})?$`);
+    PATTERNS.set(key, re);
+  }
+  return re;
+}
+
+export function parseDecimal(issues: Issues, path: string, value: unknown, rule: DecimalRule): Dec | null {
+  if (typeof value !== 'string') {
+    issues.add(path, 'invalid_type', 'expected a decimal string such as "12.50"');
+    return null;
+  }
+  if (!patternFor(rule.maxInt, rule.maxFrac).test(value)) {
+    const m = /^(\d+)(?:\.(\d+))?$/.exec(value);
+    if (m && (m[2]?.length ?? 0) > rule.maxFrac) {
+      issues.add(path, 'too_many_decimals', `at most ${rule.maxFrac} decimals allowed, got "${value}"`);
+    } else if (m) {
+      issues.add(path, 'out_of_range', `at most ${rule.maxInt} integer digits allowed, got "${value}"`);
+    } else {
+      issues.add(path, 'invalid_decimal', `expected an unsigned decimal such as "12.50", got "${value}"`);
+    }
+    return null;
+  }
+  const d = new D(value);
+  if (rule.sign === 'positive' && d.lte(0)) {
+    issues.add(path, 'out_of_range', 'must be greater than zero');
+    return null;
+  }
+  return d;
+}
+
+export function textLength(
+  issues: Issues,
+  path: string,
+  value: unknown,
+  min: number,
+  max: number,
+  required: boolean,
+): string | null {
+  if (value === undefined || value === null) {
+    if (required) issues.add(path, 'required', `required (${min}-${max} characters)`);
+    return null;
+  }
+  if (typeof value !== 'string') {
+    issues.add(path, 'invalid_type', 'expected a string');
+    return null;
+  }
+  const n = [...value].length;
+  if (n < min || n > max) {
+    issues.add(path, 'invalid_length', `expected ${min}-${max} characters, got ${n}`);
+    return null;
+  }
+  return value;
+}
+
+export const r5 = (d: Dec): Dec => d.toDecimalPlaces(5, D.ROUND_HALF_UP);
+export const fmt5 = (d: Dec): Amount => d.toFixed(5);
+export const fmt2 = (d: Dec): string => d.toFixed(2, D.ROUND_HALF_UP);
+
+export function sum(values: readonly Dec[]): Dec {
+  let acc = ZERO;
+  for (const v of values) acc = acc.plus(v);
+  return acc;
+}

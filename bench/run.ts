@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   scratch = await createScratchDatabase(base.databaseUrl);
   observer = await observeDatabase(scratch.url);
   log(`scratch database ${scratch.name}, queue prefix ${prefix}`);
-  const issuer = await seedIssuer(scratch.db, secretsKey);
+  const issuer = await seedIssuer(scratch.db, secretsKey, params.docMix);
   const limits: BenchContext['limits'] = {};
   limits.rsa = rawRsaRate(issuer.material.privateKeyPkcs8, params.rsaSeconds);
   log(`raw RSA-2048 sign, one core: ${limits.rsa.perSecond}/s`);
@@ -232,6 +232,10 @@ async function main(): Promise<void> {
     scale: params.scale,
     machine: { ...machine(), postgres: pgVersion, redis: redisVersion },
     setup: {
+      documents:
+        params.docMix === 'mixed'
+          ? 'in turn: factura, tiquete (04), exportación (09), factura with service charge and two payments'
+          : 'facturas (01), one series',
       processes: `API, ${params.workers} worker process(es) and the Hacienda simulator as separate node processes (${params.compiled ? 'the compiled build, plain node' : 'node --import tsx'}), as in the Procfile`,
       node_env: service.env.NODE_ENV,
       log_level: params.logLevel,

@@ -1,6 +1,7 @@
 // What one `npm run bench` does, as numbers: BENCH_SCALE=full (the default: the sizes the targets
 // are stated for) or tiny (a few invoices per stage, for the smoke test), each figure overridable
 // by its own BENCH_* variable. Bench scripts are entry points, so they read their own variables here.
+import type { DocMix } from './issuer.ts';
 
 export type StageName = 'intake' | 'latency' | 'end_to_end' | 'signing' | 'batch' | 'reads' | 'memory';
 export const STAGES: StageName[] = ['intake', 'latency', 'end_to_end', 'signing', 'batch', 'reads', 'memory'];
@@ -18,6 +19,8 @@ export interface BenchParams {
   /** Worker processes (the Procfile's `worker` scaled), all counted in CPU and memory. */
   /** Run the compiled build (`npm run build`, dist/) with plain node, as production does. */
   compiled: boolean;
+  /** What the stages send: facturas only (default) or four document kinds in turn (bench/lib/issuer.ts). */
+  docMix: DocMix;
   workers: number;
   /** Latency stage: invoices per second, for how long, and how long to wait for the webhooks. */
   latencyRate: number;
@@ -66,6 +69,12 @@ function list(env: Env, name: string): string[] | null {
     .filter(Boolean);
 }
 
+function docMix(raw: string | undefined): DocMix {
+  if (!raw || raw === 'facturas') return 'facturas';
+  if (raw === 'mixed') return 'mixed';
+  throw new Error(`BENCH_DOC_MIX: expected facturas or mixed, got "${raw}"`);
+}
+
 export function benchParams(env: Env, defaultResults: string): BenchParams {
   const scale = env.BENCH_SCALE === 'tiny' ? 'tiny' : 'full';
   if (env.BENCH_SCALE && !['tiny', 'full'].includes(env.BENCH_SCALE))
@@ -106,5 +115,6 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     profile: new Set(list(env, 'BENCH_PROFILE') ?? []),
     simulatorSchema: ['1', 'true', 'yes'].includes((env.BENCH_SIMULATOR_SCHEMA ?? '').toLowerCase()),
     compiled: ['1', 'true', 'yes'].includes((env.BENCH_COMPILED ?? '').toLowerCase()),
+    docMix: docMix(env.BENCH_DOC_MIX),
   };
 }

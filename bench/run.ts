@@ -29,7 +29,7 @@ import { httpClient, request, round } from './lib/http-load.ts';
 import { seedIssuer } from './lib/issuer.ts';
 import { rawRsaRate } from './lib/limits.ts';
 import { benchParams } from './lib/params.ts';
-import { benchDir, killAllNow, stopAll } from './lib/processes.ts';
+import { benchDir, killAllNow, stopAll, type Child } from './lib/processes.ts';
 import { SERVICE_GROUPS, hwmMb, rssMb } from './lib/proc-stats.ts';
 import { startReceiver, type Receiver } from './lib/receiver.ts';
 import { machine, renderInfo, renderTargets, writeResults } from './lib/report.ts';
@@ -170,9 +170,11 @@ async function main(): Promise<void> {
   if (params.stages.has('signing')) add('signing', await signingStage(ctx));
   if (params.stages.has('intake')) add('intake', await intakeStage(ctx));
   else await scratch.db('outbox').del();
+  const workersStarted: Child[] = [];
   const needsWorkers = ['latency', 'end_to_end', 'batch'].some((s) => params.stages.has(s as never));
   if (needsWorkers) {
     const started = await service.startWorkers(params.workers);
+    workersStarted.push(...started);
     await new Promise((r) => setTimeout(r, 1000));
     for (const w of started) idleRss[w.name] = rssMb(w.pid) ?? NaN;
     log(
@@ -223,7 +225,8 @@ async function main(): Promise<void> {
   const met = targets.filter((t) => t.met).length;
   // Start-up (spawn to ready: /ready answers, or the worker consumes every readiness queue) and
   // RSS when idle, per process: what the compiled build changes (BENCH_COMPILED=1).
-  const procs = [api, simulator, ...service.children.workers];
+  // The workers as started (the reads stage stops them before the report).
+  const procs = [api, simulator, ...workersStarted];
   const startup = Object.fromEntries(procs.map((c) => [c.name, c.readyMs ?? null]));
   const results = {
     timestamp: startedAt.toISOString(),

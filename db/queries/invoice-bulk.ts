@@ -20,6 +20,7 @@ import type { IssuedDocumentType } from '../../domain/invoice-request.ts';
 import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
+import { CREATED_ROWS_SQL, createdItem, createdRowsBindings } from './created-rows.ts';
 import { decideStored, KEY_REUSED } from './idempotency.ts';
 
 export interface BulkItem {
@@ -428,17 +429,7 @@ async function writeAfter(
   outcomes: BulkOutcome[],
   requestId: string | null,
 ): Promise<void> {
-  // Each body is sent once: it is the event's data and the idempotency record's response.
-  const created = made.map((x) => ({
-    body: x.body,
-    ...(x.item.idempotency
-      ? {
-          key: x.item.idempotency.key,
-          route: x.item.idempotency.route,
-          hash: x.item.idempotency.hash.toString('hex'),
-        }
-      : {}),
-  }));
+  const created = made.map((x) => createdItem(x.body, x.item.idempotency));
   const others = outcomes
     .filter((o) => o.kind !== 'created')
     .map((o) => ({
@@ -449,32 +440,7 @@ async function writeAfter(
     }));
   const keyed = made.filter((x) => x.item.idempotency).length;
   const res = await trx.raw(
-    `with r as (
-       select * from jsonb_to_recordset(?::jsonb) as r(body jsonb, key text, route text, hash text)),
-     e as (
-       insert into events (company_id, livemode, type, data, request_id)
-       select ?, ?, 'invoice.created', body, ? from r
-       returning id),
-     o as (
-       insert into outbox (kind, payload, request_id)
-       select 'event.dispatch', jsonb_build_object('eventIds', jsonb_agg(id order by id)), ? from e
-       having count(*) > 0
-       returning 1),
-     f as (
-       insert into outbox (kind, payload, request_id)
-       select 'invoice.flow', jsonb_build_object('invoiceIds', to_jsonb(a)), ?
-         from (select ?::bigint[] as a) v where cardinality(a) > 0
-       returning 1),
-     k as (
-       insert into idempotency_keys
-         (company_id, livemode, key, route, request_hash, response_status, response_body)
-       select ?, ?, key, route, decode(hash, 'hex'), 201, body from r where key is not null
-       on conflict (company_id, livemode, key) do update
-         set route = excluded.route, request_hash = excluded.request_hash,
-             response_status = excluded.response_status, response_body = excluded.response_body,
-             created_at = excluded.created_at
-         where idempotency_keys.created_at <= now() - interval '24 hours'
-       returning 1),
+    `${CREATED_ROWS_SQL},
      u as (
        update batch_items b
        set status = v.status, invoice_id = v.invoice_id, problem = v.problem
@@ -489,15 +455,12 @@ async function writeAfter(
             (select count(*) from o)::int + (select count(*) from f)::int as outbox,
             pg_notify('outbox', '') as notified`,
     [
-      JSON.stringify(created),
-      tenant.companyId,
-      tenant.livemode,
-      requestId,
-      requestId,
-      requestId,
-      made.filter((x) => x.row.status === 'pendiente').map((x) => x.row.id),
-      tenant.companyId,
-      tenant.livemode,
+      ...createdRowsBindings(
+        created,
+        tenant,
+        requestId,
+        made.filter((x) => x.row.status === 'pendiente').map((x) => x.row.id),
+      ),
       made.map((x) => x.item.position),
       made.map((x) => x.row.id),
       JSON.stringify(others),

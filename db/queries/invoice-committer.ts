@@ -34,6 +34,7 @@ import { tenantOnly, type Tenant } from './clients.ts';
 import { checkNumbered, CLAVE_HEAD, invoiceInsertRow, type ItemProblem } from './invoice-bulk.ts';
 import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
+import { CREATED_ROWS_SQL, createdItem, createdRowsBindings } from './created-rows.ts';
 import { decideStored, KEY_IN_USE, KEY_REUSED } from './idempotency.ts';
 import { REPLACEMENT_REFERENCE } from '../../domain/document-notes.ts';
 
@@ -359,44 +360,9 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   const requestId = members.length === 1 ? first.requestId : null;
   const replacements = made.filter((x) => x.m.request.replaces !== null);
   const keyed = made.filter((x) => x.m.idempotency).length;
-  // Each body is sent once: it is the event's data and the idempotency record's response.
-  const items = made.map((x) => ({
-    body: x.body,
-    ...(x.m.idempotency
-      ? {
-          key: x.m.idempotency.key,
-          route: x.m.idempotency.route,
-          hash: x.m.idempotency.hash.toString('hex'),
-        }
-      : {}),
-  }));
+  const items = made.map((x) => createdItem(x.body, x.m.idempotency));
   const res = await trx.raw(
-    `with r as (
-       select * from jsonb_to_recordset(?::jsonb) as r(body jsonb, key text, route text, hash text)),
-     e as (
-       insert into events (company_id, livemode, type, data, request_id)
-       select ?, ?, 'invoice.created', body, ? from r
-       returning id),
-     o as (
-       insert into outbox (kind, payload, request_id)
-       select 'event.dispatch', jsonb_build_object('eventIds', jsonb_agg(id order by id)), ? from e
-       having count(*) > 0
-       returning 1),
-     f as (
-       insert into outbox (kind, payload, request_id)
-       select 'invoice.flow', jsonb_build_object('invoiceIds', to_jsonb(a)), ?
-         from (select ?::bigint[] as a) v where cardinality(a) > 0
-       returning 1),
-     k as (
-       insert into idempotency_keys
-         (company_id, livemode, key, route, request_hash, response_status, response_body)
-       select ?, ?, key, route, decode(hash, 'hex'), 201, body from r where key is not null
-       on conflict (company_id, livemode, key) do update
-         set route = excluded.route, request_hash = excluded.request_hash,
-             response_status = excluded.response_status, response_body = excluded.response_body,
-             created_at = excluded.created_at
-         where idempotency_keys.created_at <= now() - interval '24 hours'
-       returning 1),
+    `${CREATED_ROWS_SQL},
      rb as (
        update invoices set replaced_by_id = v.new_id, updated_at = now()
        from unnest(?::bigint[], ?::bigint[]) as v(old_id, new_id)
@@ -407,15 +373,12 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
             (select count(*) from k)::int as keys, (select count(*) from rb)::int as replaced,
             pg_notify('outbox', '') as notified`,
     [
-      JSON.stringify(items),
-      tenant.companyId,
-      tenant.livemode,
-      requestId,
-      requestId,
-      requestId,
-      made.filter((x) => x.row.status === 'pendiente').map((x) => x.row.id),
-      tenant.companyId,
-      tenant.livemode,
+      ...createdRowsBindings(
+        items,
+        tenant,
+        requestId,
+        made.filter((x) => x.row.status === 'pendiente').map((x) => x.row.id),
+      ),
       replacements.map((x) => x.m.request.replaces!),
       replacements.map((x) => x.row.id),
       tenant.companyId,

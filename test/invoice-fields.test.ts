@@ -10,13 +10,13 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeDocumentTotals, type LineInput, type OtherChargeInput } from '../domain/totals.ts';
 import { buildClave } from '../domain/clave.ts';
-import { parseId } from '../domain/ids.ts';
 import { buildFacturaXml } from '../hacienda/xml/factura.ts';
 import { checkTotals } from '../simulator/checks/totals.ts';
 import { child, children, parseXml, text } from '../simulator/checks/xml-reader.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { EMISORES } from './helpers/invoice-arbitraries.ts';
 import { waitFor } from './helpers/wait.ts';
+import { acceptedDocument } from './helpers/accepted-document.ts';
 import { validateXml } from './helpers/xsd.ts';
 
 const D = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP });
@@ -332,41 +332,9 @@ describe('through the API', () => {
   async function accepted(body: Record<string, unknown>) {
     const res = await api(e, 'POST', '/api/v1/invoices', s.key, body);
     expect(res.status, res.text).toBe(201);
-    const id = res.json.id as string;
-    let inv: any;
-    await waitFor(
-      async () => {
-        inv = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
-        if (inv.status === 'rechazada') throw new Error(JSON.stringify(inv.rejection_reason));
-        const row = await e
-          .db('invoices')
-          .where({ id: parseId('invoice', id)! })
-          .first('accounted_at');
-        return inv.status === 'aceptada' && row.accountedAt !== null;
-      },
-      30_000,
-      100,
-      `invoice ${id} to be accepted and booked`,
-    );
-    const xml = (await api(e, 'GET', `/api/v1/invoices/${id}/xml`, s.key)).text;
-    const valid = await validateXml('FacturaElectronica', xml);
-    expect(valid.valid, JSON.stringify(valid)).toBe(true);
-    const lines = await e
-      .db('journal_entries as j')
-      .join('journal_lines as l', 'l.entry_id', 'j.id')
-      .join('accounts as a', 'a.id', 'l.account_id')
-      .where({ 'j.invoice_id': parseId('invoice', id)!, 'j.kind': 'invoice' })
-      .select('a.role', 'l.debit', 'l.credit');
-    const debit = lines.reduce((a, l) => a.plus(l.debit), new D(0));
-    const credit = lines.reduce((a, l) => a.plus(l.credit), new D(0));
-    expect(debit.toFixed(2)).toBe(credit.toFixed(2));
-    expect(debit.toFixed(2)).toBe(inv.total);
-    const credited = (role: string) =>
-      lines
-        .filter((l) => l.role === role)
-        .reduce((a, l) => a.plus(l.credit), new D(0))
-        .toFixed(2);
-    return { inv, root: parseXml(xml), credited };
+    const doc = await acceptedDocument(e, s.key, res.json.id as string, 'FacturaElectronica');
+    expect(doc.lines.reduce((a, l) => a.plus(l.debit), new D(0)).toFixed(2)).toBe(doc.inv.total);
+    return { inv: doc.inv, root: doc.root, credited: (role: string) => doc.booked(role) };
   }
 
   it('an exonerated client with coded discounts (shape A) is accepted, the exonerated totals in their buckets', async () => {

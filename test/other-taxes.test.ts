@@ -21,8 +21,8 @@ import type { XmlElement } from '../simulator/checks/xml-reader.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { EMISORES } from './helpers/invoice-arbitraries.ts';
 import { waitFor } from './helpers/wait.ts';
-import { verifyWithXmlsec } from './helpers/xmlsec.ts';
-import { validateXml } from './helpers/xsd.ts';
+import { acceptedDocument } from './helpers/accepted-document.ts';
+import type { SchemaDocumentType } from '../hacienda/xsd.ts';
 
 const D = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP });
 type Dec = InstanceType<typeof D>;
@@ -432,45 +432,13 @@ describe('through the API', () => {
   async function accepted(
     body: Record<string, unknown>,
     path = '/api/v1/invoices',
-    kind = 'FacturaElectronica',
+    kind: SchemaDocumentType = 'FacturaElectronica',
   ) {
     const res = await api(e, 'POST', path, s.key, body);
     expect(res.status, res.text).toBe(201);
-    const id = res.json.id as string;
-    let inv: any;
-    await waitFor(
-      async () => {
-        inv = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
-        if (inv.status === 'rechazada') throw new Error(JSON.stringify(inv.rejection_reason));
-        const row = await e
-          .db('invoices')
-          .where({ id: parseId('invoice', id)! })
-          .first('accounted_at');
-        return inv.status === 'aceptada' && row.accountedAt !== null;
-      },
-      30_000,
-      100,
-      `document ${id} to be accepted and booked`,
-    );
-    const xml = (await api(e, 'GET', `/api/v1/invoices/${id}/xml`, s.key)).text;
-    expect(await validateXml(kind as never, xml)).toEqual({ valid: true, errors: [] });
-    expect((await verifyWithXmlsec(xml)).valid).toBe(true);
-    const lines = await e
-      .db('journal_entries as j')
-      .join('journal_lines as l', 'l.entry_id', 'j.id')
-      .join('accounts as a', 'a.id', 'l.account_id')
-      .where({ 'j.invoice_id': parseId('invoice', id)!, 'j.kind': 'invoice' })
-      .select('a.role', 'a.code', 'l.debit', 'l.credit');
-    const debit = lines.reduce((a, l) => a.plus(l.debit), new D(0));
-    const credit = lines.reduce((a, l) => a.plus(l.credit), new D(0));
-    expect(debit.toFixed(2)).toBe(credit.toFixed(2));
-    expect(debit.toFixed(2)).toBe(inv.total);
-    const booked = (role: string, side: 'credit' | 'debit' = 'credit') =>
-      lines
-        .filter((l) => l.role === role)
-        .reduce((a, l) => a.plus(l[side]), new D(0))
-        .toFixed(2);
-    return { inv, root: parseXml(xml), booked, lines };
+    const doc = await acceptedDocument(e, s.key, res.json.id as string, kind);
+    expect(doc.lines.reduce((a, l) => a.plus(l.debit), new D(0)).toFixed(2)).toBe(doc.inv.total);
+    return doc;
   }
   const lineEls = (root: XmlElement) => children(child(root, 'DetalleServicio'), 'LineaDetalle');
   const impuestos = (line: XmlElement) =>
@@ -516,39 +484,7 @@ describe('through the API', () => {
   });
 
   async function acceptedNote(id: string) {
-    let doc: any;
-    await waitFor(
-      async () => {
-        doc = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
-        if (doc.status === 'rechazada') throw new Error(JSON.stringify(doc.rejection_reason));
-        const row = await e
-          .db('invoices')
-          .where({ id: parseId('invoice', id)! })
-          .first('accounted_at');
-        return doc.status === 'aceptada' && row.accountedAt !== null;
-      },
-      30_000,
-      100,
-      `credit note ${id} to be accepted and booked`,
-    );
-    const xml = (await api(e, 'GET', `/api/v1/invoices/${id}/xml`, s.key)).text;
-    expect(await validateXml('NotaCreditoElectronica', xml)).toEqual({ valid: true, errors: [] });
-    expect((await verifyWithXmlsec(xml)).valid).toBe(true);
-    const lines = await e
-      .db('journal_entries as j')
-      .join('journal_lines as l', 'l.entry_id', 'j.id')
-      .join('accounts as a', 'a.id', 'l.account_id')
-      .where({ 'j.invoice_id': parseId('invoice', id)! })
-      .select('a.role', 'l.debit', 'l.credit');
-    const debit = lines.reduce((a, l) => a.plus(l.debit), new D(0));
-    const credit = lines.reduce((a, l) => a.plus(l.credit), new D(0));
-    expect(debit.toFixed(2)).toBe(credit.toFixed(2));
-    const booked = (role: string, side: 'credit' | 'debit') =>
-      lines
-        .filter((l) => l.role === role)
-        .reduce((a, l) => a.plus(l[side]), new D(0))
-        .toFixed(2);
-    return { root: parseXml(xml), booked };
+    return acceptedDocument(e, s.key, id, 'NotaCreditoElectronica', null);
   }
 
   it('a fuel line (03), a used-goods line (08, factor) and an otros line (99, shape B) are accepted', async () => {

@@ -3,7 +3,6 @@
 // the parsing helpers that collect every problem of a request (Issues) so it is refused once.
 import { Decimal } from 'decimal.js';
 import { type FieldError } from './errors.ts';
-import type { Amount } from './totals-types.ts';
 
 // Half-up rounding, and enough precision that 13 integer + 8 fraction digits never lose a digit.
 export const D = Decimal.clone({
@@ -100,6 +99,9 @@ export function textLength(
 }
 
 export const r5 = (d: Dec): Dec => d.toDecimalPlaces(5, D.ROUND_HALF_UP);
+/** A non-negative money amount with exactly 5 decimals, e.g. `"1234.50000"` (DecimalDineroType). */
+export type Amount = string;
+
 export const fmt5 = (d: Dec): Amount => d.toFixed(5);
 export const fmt2 = (d: Dec): string => d.toFixed(2, D.ROUND_HALF_UP);
 

@@ -15,10 +15,10 @@ import {
   type TipoOtroCargo,
   type UnidadMedida,
 } from './codes.ts';
+import type { Amount } from './decimal-input.ts';
 import { type OtherTaxInput, type SpecificTaxData } from './other-taxes.ts';
 
-/** A non-negative money amount with exactly 5 decimals, e.g. `"1234.50000"` (DecimalDineroType). */
-export type Amount = string;
+export type { Amount };
 
 // ---------------------------------------------------------------------------------------------
 // Inputs

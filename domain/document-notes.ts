@@ -5,6 +5,7 @@
 // Hacienda's nota 9 (2026 set): a replacement of a rejected comprobante is TipoDocIR 10 with
 // Codigo 16.
 import { Decimal } from 'decimal.js';
+import { isTipoComprobante, TIPOS_COMPROBANTE } from './codes.ts';
 import type { CodigoReferencia, TipoDocumentoReferencia } from './codes.ts';
 import type { DocumentLine } from './document-line.ts';
 import type { OtherChargeInput, ResolvedOtherCharge } from './totals.ts';
@@ -309,9 +310,9 @@ export function noteOtherCharges(
   return out;
 }
 
-/** How a journal entry names the document it books. */
+/** How a journal entry names the document it books: its tipo de comprobante (Anexos nota 3). */
 export function documentLabel(docType: string): string {
-  return docType === '03' ? 'Nota de crédito' : docType === '02' ? 'Nota de débito' : 'Factura';
+  return isTipoComprobante(docType) ? TIPOS_COMPROBANTE[docType] : `Comprobante ${docType}`;
 }
 
 /**

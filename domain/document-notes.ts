@@ -2,9 +2,10 @@
 // carry. A note names the lines of the referenced document it corrects (`line`, 1-based), each
 // whole, by a quantity (`qty`, at most the line's) or by a net amount (`amount`, before tax, at
 // most the line's subtotal); no lines means the whole document. The reference codes follow
-// Hacienda's nota 9 (2026 set): a replacement of a rejected comprobante is TipoDocIR 10 with
-// Codigo 16.
+// Hacienda's nota 9 (2026 set): a replacement of a rejected comprobante has the type of what it
+// replaces and carries Codigo 16 (REPLACEMENT_REFERENCES below).
 import { Decimal } from 'decimal.js';
+import { isTipoComprobante, TIPOS_COMPROBANTE } from './codes.ts';
 import type { CodigoReferencia, TipoDocumentoReferencia } from './codes.ts';
 import type { DocumentLine } from './document-line.ts';
 import type { OtherChargeInput, ResolvedOtherCharge } from './totals.ts';
@@ -26,8 +27,38 @@ export const NOTE_CODES: Record<NoteKind, readonly CodigoReferencia[]> = {
 /** Codes that annul the referenced document: only a note for the whole of it may carry them. */
 export const ANNULMENT_CODES: readonly CodigoReferencia[] = ['01', '13'];
 
-/** A replacement of a comprobante Hacienda rejected (NOTES §4.6, 2026 set). */
-export const REPLACEMENT_REFERENCE = { docType: '10', code: '16' } as const;
+/**
+ * The reference of a replacement of a comprobante Hacienda rejected, by the type the two share
+ * (NOTES §4.6, 2026 set): Codigo 16 "sustituye comprobante rechazado", under TipoDocIR 12
+ * "sustituye factura de exportación" for an export, and 10 "comprobante electrónico rechazado por el
+ * Ministerio de Hacienda" for a factura or a tiquete (since v4.4 code 10 names any comprobante; no
+ * code names the replacement of a tiquete). Notes, purchases and receipts are not replaced by a new
+ * sale.
+ */
+export const REPLACEMENT_REFERENCES: Readonly<
+  Record<string, { docType: TipoDocumentoReferencia; code: CodigoReferencia }>
+> = {
+  '01': { docType: '10', code: '16' },
+  '04': { docType: '10', code: '16' },
+  '09': { docType: '12', code: '16' },
+};
+
+/**
+ * Why a new document of type `newType` cannot replace a rejected one of type `oldType` (named
+ * `oldId`), as the error of the field `replaces`; null when it can: a replacement has the type of
+ * what it replaces.
+ */
+export function replacementTypeError(oldId: string, oldType: string, newType: string): FieldError | null {
+  if (oldType === newType && Object.hasOwn(REPLACEMENT_REFERENCES, oldType)) return null;
+  const name = documentLabel(oldType).toLowerCase();
+  return {
+    path: '/replaces',
+    code: 'document_type_mismatch',
+    message: Object.hasOwn(REPLACEMENT_REFERENCES, oldType)
+      ? `${oldId} is a ${name} (${oldType}): its replacement has document_type ${oldType}`
+      : `${oldId} is a ${name} (${oldType}): only a factura (01), tiquete (04) or export (09) is replaced by a new document`,
+  };
+}
 
 /**
  * Document types a credit note may reference by clave (TipoDocIR: FE, ND, NC, TE, FEE), and the
@@ -309,9 +340,9 @@ export function noteOtherCharges(
   return out;
 }
 
-/** How a journal entry names the document it books. */
+/** How a journal entry names the document it books: its tipo de comprobante (Anexos nota 3). */
 export function documentLabel(docType: string): string {
-  return docType === '03' ? 'Nota de crédito' : docType === '02' ? 'Nota de débito' : 'Factura';
+  return isTipoComprobante(docType) ? TIPOS_COMPROBANTE[docType] : `Comprobante ${docType}`;
 }
 
 /**

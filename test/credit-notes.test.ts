@@ -202,7 +202,9 @@ describe('credit notes', () => {
       revenue_goods: ['450000.00', '0.00'],
       iva_payable: ['58500.00', '0.00'],
     });
-    expect(lines[0]!.description).toMatch(/^Nota de crédito /);
+    expect(new Set(lines.map((l) => l.description))).toEqual(
+      new Set([`Nota de crédito electrónica ${partial.consecutivo}`]),
+    );
 
     const created = await e.db('events').where({ type: 'credit_note.created' });
     expect(created.map((x) => x.data.id)).toEqual([partial.id]);
@@ -306,6 +308,7 @@ describe('debit notes', () => {
     const lines = await entries(num(res.json.id));
     const receivable = lines.find((l) => l.role === 'receivables')!;
     expect(new Decimal(receivable.debit).toFixed(2)).toBe('1130.00');
+    expect(receivable.description).toBe(`Nota de débito electrónica ${res.json.consecutivo}`);
     expect((await e.db('events').where({ type: 'debit_note.created' })).map((x) => x.data.id)).toEqual([
       res.json.id,
     ]);

@@ -55,7 +55,7 @@ async function entries(invoiceId: number) {
     .join('journal_lines as l', 'l.entry_id', 'e.id')
     .join('accounts as a', 'a.id', 'l.account_id')
     .where('e.invoice_id', invoiceId)
-    .select('e.kind', 'e.payment_id', 'a.role', 'l.debit', 'l.credit');
+    .select('e.kind', 'e.payment_id', 'e.description', 'a.role', 'l.debit', 'l.credit');
 }
 
 const balanced = (lines: { debit: string; credit: string }[]) =>
@@ -207,6 +207,9 @@ describe('factura electrónica de compra (08)', () => {
     expect(new Decimal(by.iva_credit.debit).toFixed(2)).toBe('13000.00');
     expect(new Decimal(by.payables.credit).toFixed(2)).toBe('113000.00');
     expect(lines.map((l) => l.role)).not.toContain('receivables');
+    expect(new Set(lines.map((l) => l.description))).toEqual(
+      new Set([`Factura electrónica de compra ${res.json.consecutivo}`]),
+    );
 
     // Events of the purchase reached the event log (webhooks deliver from there).
     const types = await e

@@ -75,7 +75,7 @@ async function balanced(id: string) {
     .join('journal_lines as l', 'l.entry_id', 'e.id')
     .join('accounts as a', 'a.id', 'l.account_id')
     .where('e.invoice_id', num(id))
-    .select('e.id', 'e.kind', 'a.role', 'l.debit', 'l.credit');
+    .select('e.id', 'e.kind', 'e.description', 'a.role', 'l.debit', 'l.credit');
   const byEntry = new Map<number, Decimal>();
   for (const l of lines)
     byEntry.set(l.id, (byEntry.get(l.id) ?? new Decimal(0)).plus(l.debit).minus(l.credit));
@@ -123,6 +123,8 @@ describe('tiquete electrónico (04)', () => {
     const book = await balanced(res.json.id);
     expect(book.balanced).toBe(true);
     expect(book.lines.map((l: any) => l.kind).sort()).toEqual(expect.arrayContaining(['invoice', 'payment']));
+    const issued = book.lines.filter((l: any) => l.kind === 'invoice').map((l: any) => l.description);
+    expect(new Set(issued)).toEqual(new Set([`Tiquete electrónico ${res.json.consecutivo}`]));
     const paid = await waitForStatus(res.json.id, ['aceptada']);
     expect(paid.payment_status).toBe('paid');
     const payment = await e
@@ -246,6 +248,7 @@ describe('factura electrónica de exportación (09)', () => {
     // Receivable against revenue only: no IVA on an export. 5050 USD × 505.20 = 2,551,260.00 CRC.
     const receivable = book.lines.find((l: any) => l.role === 'receivables');
     expect(new Decimal(receivable.debit).toFixed(2)).toBe('2551260.00');
+    expect(receivable.description).toBe(`Factura electrónica de exportación ${res.json.consecutivo}`);
     const client = await e
       .db('clients')
       .where({ id: num(foreign) })

@@ -39,7 +39,7 @@ async function journal(invoiceId: number) {
     .join('journal_lines as l', 'l.entry_id', 'e.id')
     .join('accounts as a', 'a.id', 'l.account_id')
     .where('e.invoice_id', invoiceId)
-    .select('e.id', 'e.kind', 'a.role', 'l.debit', 'l.credit');
+    .select('e.id', 'e.kind', 'e.description', 'a.role', 'l.debit', 'l.credit');
 }
 
 describe('an invoice issued with a sandbox key', () => {
@@ -106,6 +106,9 @@ describe('an invoice issued with a sandbox key', () => {
     // One balanced journal entry matching the totals; the client's balance follows.
     const lines = await journal(Number(inv.id.slice(4)));
     expect(new Set(lines.map((l) => l.kind))).toEqual(new Set(['invoice']));
+    expect(new Set(lines.map((l) => l.description))).toEqual(
+      new Set([`Factura electrónica ${inv.consecutivo}`]),
+    );
     const debit = lines.reduce((a, l) => a.plus(l.debit), new Decimal(0));
     const credit = lines.reduce((a, l) => a.plus(l.credit), new Decimal(0));
     expect(debit.toFixed(5)).toBe(credit.toFixed(5));

@@ -422,8 +422,8 @@ export const CreateInvoiceBody = Type.Object(
       Type.String({
         pattern: '^inv_\\d{12}$',
         description:
-          'A rejected invoice of this company that the new one replaces (once): InformacionReferencia ' +
-          'TipoDocIR 10, Codigo 16',
+          'A rejected document of this company, of the same document_type, that the new one replaces ' +
+          '(once): InformacionReferencia Codigo 16 with TipoDocIR 10 (factura, tiquete) or 12 (export)',
       }),
     ),
     email_recipients: Type.Optional(

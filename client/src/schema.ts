@@ -3112,7 +3112,7 @@ export interface components {
       externalId?: string;
       /** @description false creates a draft (borrador); default true */
       send?: boolean;
-      /** @description A rejected invoice of this company that the new one replaces (once): InformacionReferencia TipoDocIR 10, Codigo 16 */
+      /** @description A rejected document of this company, of the same document_type, that the new one replaces (once): InformacionReferencia Codigo 16 with TipoDocIR 10 (factura, tiquete) or 12 (export) */
       replaces?: string;
       /** @description Extra addresses the accepted document is emailed to, beside the client's */
       email_recipients?: string[];

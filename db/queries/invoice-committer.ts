@@ -36,7 +36,7 @@ import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 import { CREATED_ROWS_SQL, createdItem, createdRowsBindings } from './created-rows.ts';
 import { decideStored, KEY_IN_USE, KEY_REUSED } from './idempotency.ts';
-import { REPLACEMENT_REFERENCE } from '../../domain/document-notes.ts';
+import { REPLACEMENT_REFERENCES, replacementTypeError } from '../../domain/document-notes.ts';
 
 /**
  * The invoice a request replaces was replaced (or changed) by another transaction after this one
@@ -120,6 +120,7 @@ interface ReadResult {
   replaced: {
     id: number;
     status: string;
+    docType: string;
     replacedById: number | null;
     clave: string | null;
     issuedAt: string | null;
@@ -168,7 +169,7 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
        select id, external_id as "externalId" from invoices
        where company_id = ? and livemode = ? and external_id = any(?::text[])),
      rp as (
-       select id, status, replaced_by_id as "replacedById", clave, issued_at as "issuedAt" from invoices
+       select id, status, doc_type as "docType", replaced_by_id as "replacedById", clave, issued_at as "issuedAt" from invoices
        where company_id = ? and livemode = ? and id = any(?::bigint[]))
      select
        (select coalesce(json_agg(l), '[]') from l) as locks,
@@ -277,7 +278,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   }
 
   // A replacement names a rejected invoice of this company and mode, not yet replaced (once: a
-  // second request in the same group is refused too).
+  // second request in the same group is refused too), of its own document type.
   const replaced = new Map(read.replaced.map((r) => [Number(r.id), r]));
   const replacing = new Set<number>();
   for (const m of members) {
@@ -297,18 +298,28 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
                 : `${formatId('invoice', id)} is ${old.status}: only a rejected invoice can be replaced`,
           }
         : null;
-    if (problem) {
+    const typeError = problem ? null : replacementTypeError(formatId('invoice', id), old!.docType, p.docType);
+    if (problem || typeError) {
       prepared.delete(m.position);
-      outcomes.set(m.position, { kind: 'failed', problem });
+      outcomes.set(m.position, {
+        kind: 'failed',
+        problem: problem ?? {
+          status: 422,
+          code: 'validation_failed',
+          detail: typeError!.message,
+          errors: [typeError!],
+        },
+      });
       continue;
     }
     replacing.add(id);
+    const ref = REPLACEMENT_REFERENCES[old!.docType]!;
     p.reference = {
       documentId: id,
-      docType: REPLACEMENT_REFERENCE.docType,
+      docType: ref.docType,
       clave: old!.clave!,
       issuedAt: new Date(old!.issuedAt!).toISOString(),
-      code: REPLACEMENT_REFERENCE.code,
+      code: ref.code,
       reason: 'Sustituye comprobante rechazado por Hacienda',
     };
   }

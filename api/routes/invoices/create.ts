@@ -199,7 +199,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
           throw new ApiError(p.code, p.detail, {
             errors: [{ path: '/replaces', code: p.code, message: p.detail }],
           });
-        throw new ApiError('validation_failed', p.detail);
+        throw new ApiError('validation_failed', p.detail, p.errors ? { errors: p.errors } : {});
       }
       if (grouped.kind === 'replayed') {
         return replayCreate(request, reply, db, auth, grouped.response);

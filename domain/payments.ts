@@ -106,7 +106,7 @@ export function planPayment(
 
 /**
  * The colones receivable of an invoice, computed exactly as its issue entry is
- * (jobs/invoice-state.ts bookInvoice): the document's total converted to colones, in centavos.
+ * (db/queries/journal-bulk.ts bookInvoices): the document's total converted to colones, in centavos.
  */
 export function invoiceReceivableCrc(totals: DocumentTotals, exchangeRate: string): string {
   return postingTotal(invoicePostingFromTotals(totals, exchangeRate));

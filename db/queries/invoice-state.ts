@@ -85,28 +85,6 @@ async function writeEntry(
   return true;
 }
 
-/** Books an issued invoice once: receivables against revenue and IVA; the client owes more. */
-export async function bookInvoice(trx: Knex.Transaction, invoice: InvoiceRow): Promise<boolean> {
-  const lines = postingFor(invoice);
-  const label = invoice.consecutivo ?? String(invoice.id);
-  const wrote = lines.length
-    ? await writeEntry(trx, invoice, 'invoice', lines, `${documentLabel(invoice.docType)} ${label}`)
-    : false;
-  if (wrote && invoice.clientId !== null) {
-    await trx('clients')
-      .where({ id: invoice.clientId })
-      .update({
-        balance: trx.raw('balance + ?::numeric', [receivableChange(invoice.docType, lines)]),
-        updatedAt: trx.fn.now(),
-      });
-  }
-  await trx('invoices')
-    .where({ id: invoice.id })
-    .whereNull('accounted_at')
-    .update({ accountedAt: trx.fn.now() });
-  return wrote;
-}
-
 /**
  * Reverses the issue entry once, if there is one, line by line as it was booked; the client owes
  * that much less. A cash sale's payment at issue is reversed with it (payments-at-issue.ts).

@@ -85,11 +85,53 @@ export function computeOtherCharges(
   return { resolved, amounts };
 }
 
+/**
+ * The IVA returned in a sale paid partly by card (2026 mixed-sale formula, NOTES §4.3):
+ * IVA devuelto = monto pagado con tarjeta / venta neta × monto del impuesto, where the venta neta and
+ * the impuesto are those of the lines whose IVA is returned (Σ SubTotal, Σ IVA) and the card amount
+ * is the sum of the `tarjeta` payments as given in the request (it cannot be derived from
+ * TotalComprobante, which itself depends on the IVA returned). A card amount above that venta neta
+ * returns the whole IVA. Rounded half-up to 5 decimals once. Null (with an issue) when a card
+ * payment states no amount.
+ */
+export function mixedIvaReturned(
+  issues: Issues,
+  payments: readonly PaymentInput[],
+  ventaNeta: Dec,
+  iva: Dec,
+): Dec | null {
+  let card = ZERO;
+  let missing = false;
+  payments.forEach((pay, k) => {
+    if (pay.type !== '02') return;
+    if (pay.amount === undefined || pay.amount === null) {
+      issues.add(
+        `/payments/${k}/amount`,
+        'iva_returned_card_amount_required',
+        'a sale paid partly by card returns the IVA in proportion to the card amount: give the amount paid by card',
+      );
+      missing = true;
+      return;
+    }
+    const a = parseDecimal(issues, `/payments/${k}/amount`, pay.amount, {
+      maxInt: 13,
+      maxFrac: 5,
+      sign: 'positive',
+    });
+    if (a) card = card.plus(a);
+    else missing = true;
+  });
+  if (missing) return null;
+  if (ventaNeta.lte(0) || card.gte(ventaNeta)) return iva;
+  return r5(card.times(iva).div(ventaNeta));
+}
+
 /** MedioPago amounts: given ones checked, one missing amount takes the rest (see TotalsOptions). */
 export function resolvePayments(
   issues: Issues,
   payments: readonly PaymentInput[],
   totalComprobante: Dec,
+  keepCardAmounts = false,
 ): ResolvedPayment[] {
   if (payments.length > 4) issues.add('/payments', 'too_many', 'at most 4 payment methods (MedioPago)');
   const amounts: (Dec | null)[] = payments.map((pay, k) => {
@@ -134,7 +176,9 @@ export function resolvePayments(
   }
   if (given.eq(totalComprobante)) return out(amounts);
   if (given.eq(apiTotal)) {
-    const last = amounts.length - 1;
+    // A mixed sale with IVA devuelto keeps its card amounts as given (the IVA returned depends on
+    // them): the fraction of a centavo goes to the last payment of another kind.
+    const last = keepCardAmounts ? payments.findLastIndex((p) => p.type !== '02') : amounts.length - 1;
     const adjusted = amounts[last]!.plus(totalComprobante.minus(apiTotal));
     if (adjusted.gt(0)) {
       amounts[last] = adjusted;

@@ -12,7 +12,9 @@
 //   ImpuestoNeto    = Σ Monto − MontoExoneracion − ImpuestoAsumidoEmisorFabrica
 //   MontoTotalLinea = SubTotal + ImpuestoNeto
 //   TotalIVADevuelto= Σ (IVA Monto − MontoExoneracion) of the lines marked `ivaReturned` (health
-//                     services paid by card; the card payment is checked where payments are known)
+//                     services paid by card); in a sale paid partly by card (MedioPago 02 beside
+//                     others) the 2026 mixed-sale formula: card amount (as given) / Σ SubTotal of
+//                     those lines × their IVA, rounded once (totals-charges.ts mixedIvaReturned)
 //   TotalComprobante= TotalVentaNeta + TotalImpuesto + TotalOtrosCargos − TotalIVADevuelto
 //
 // Every line value is rounded half-up to 5 decimals once, and every summary figure is a sum of
@@ -29,8 +31,7 @@
 // unless stated), rounded once. MedioPago: amounts checked against TotalComprobante, one payment
 // may take the rest (TotalsOptions.payments).
 //
-// Extension points: the mixed-sale IVA devuelto (part of a health service paid by card) is not
-// modelled (the whole sale is paid by card); discount codes 01-03 (regalías, bonificaciones), whose IVA is computed on MontoTotal, are refused until
+// Extension points: discount codes 01-03 (regalías, bonificaciones), whose IVA is computed on MontoTotal, are refused until
 // their treatment is modelled.
 //
 // Here: the document as a whole. Beside it: totals-types.ts (the shapes in and out),
@@ -59,7 +60,12 @@ import {
 } from './decimal-input.ts';
 import type { Amount, LineInput, TotalsOptions, DocumentTotals } from './totals-types.ts';
 import { type ValidLine, validateLine, type ComputedLine, computeLine } from './totals-lines.ts';
-import { validateOtherCharges, computeOtherCharges, resolvePayments } from './totals-charges.ts';
+import {
+  validateOtherCharges,
+  computeOtherCharges,
+  resolvePayments,
+  mixedIvaReturned,
+} from './totals-charges.ts';
 
 export type * from './totals-types.ts';
 export type { OtherTaxInput, SpecificTaxData } from './other-taxes.ts';
@@ -156,14 +162,33 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
   const other = computeOtherCharges(charges, totalVentaNeta);
   const totalOtrosCargos = sum(other.amounts);
   const totalAsumido = sum(computed.map((c) => c.assumed));
-  const totalIVADevuelto = sum(computed.map((c) => c.ivaReturned ?? ZERO));
+  // IVA devuelto: the whole IVA of the returned lines when every payment is by card (or none is
+  // stated); in a sale paid partly by card, the share the card amount pays (mixedIvaReturned).
+  const returnedIva = sum(computed.map((c) => c.ivaReturned ?? ZERO));
+  const payments = options.payments ?? [];
+  const mixed = anyReturned && payments.some((p) => p.type === '02') && payments.some((p) => p.type !== '02');
+  if (anyReturned && payments.length > 0 && !payments.some((p) => p.type === '02'))
+    issues.add(
+      '/payments',
+      'iva_returned_needs_card',
+      'the IVA of a health service is returned only when it is paid, at least in part, by card (tarjeta)',
+    );
+  const returnedVentaNeta = sum(
+    computed.filter((c) => c.ivaReturned).map((c) => c.montoTotal.minus(c.discountTotal)),
+  );
+  const totalIVADevuelto = mixed
+    ? mixedIvaReturned(issues, payments, returnedVentaNeta, returnedIva)
+    : returnedIva;
+  if (issues.list.length > 0 || totalIVADevuelto === null) throw new DomainValidationError(issues.list);
   const totalComprobante = totalVentaNeta.plus(totalImpuesto).plus(totalOtrosCargos).minus(totalIVADevuelto);
   if (totalComprobante.gt(MAX_AMOUNT)) {
     throw new DomainValidationError([
       { path: '/lines', code: 'amount_too_large', message: 'TotalComprobante exceeds 13 integer digits' },
     ]);
   }
-  const medioPago = options.payments ? resolvePayments(issues, options.payments, totalComprobante) : null;
+  const medioPago = options.payments
+    ? resolvePayments(issues, options.payments, totalComprobante, mixed)
+    : null;
   if (issues.list.length > 0) throw new DomainValidationError(issues.list);
 
   const opt = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));

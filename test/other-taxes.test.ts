@@ -245,6 +245,35 @@ describe('the totals of the other taxes', () => {
     expect(messages(checkTotalsOf(lines, t, '01'))).toMatch(/TotalIVADevuelto solo procede/);
   });
 
+  it('checks the mixed-sale formula when the sale is paid partly by card', () => {
+    const lines: LineInput[] = [
+      { quantity: '1', unitPrice: '45000', unit: 'Sp', ivaRateCode: '04', ivaReturned: true },
+      { quantity: '2', unitPrice: '3000', unit: 'Unid', ivaRateCode: '08' },
+    ];
+    const card = '12345.67891';
+    const t = computeDocumentTotals(lines, {
+      currency: 'CRC',
+      exchangeRate: '1',
+      payments: [{ type: '02', amount: card }, { type: '01' }],
+    });
+    // 12345.67891 / 45000 × 1800
+    expect(t.summary.totalIVADevuelto).toBe(f5(r5(new D(card).times(1800).div(45000))));
+    const medios = t.summary.medioPago!.map((m) => ({ type: m.type, total: m.total! }));
+    expect(checkTotalsOf(lines, t, medios)).toEqual([]);
+    // Without the card amount, or with the whole IVA returned, Hacienda refuses.
+    const noCardAmount = facturaOf(lines, t, medios).replace(`<TotalMedioPago>${card}</TotalMedioPago>`, '');
+    expect(messages(checkTotals(parseXml(noCardAmount)))).toMatch(/requiere el campo TotalMedioPago/);
+    const whole = computeDocumentTotals(lines, { currency: 'CRC', exchangeRate: '1' });
+    const total = new D(whole.summary.totalComprobante);
+    const wrong = checkTotalsOf(lines, whole, [
+      { type: '02', total: card },
+      { type: '01', total: f5(total.minus(card)) },
+    ]);
+    expect(messages(wrong)).toMatch(
+      /TotalIVADevuelto \(1800.00000\) no coincide con el monto pagado con tarjeta/,
+    );
+  });
+
   it('refuses every invalid combination with its code and path', () => {
     const line = { quantity: '1', unitPrice: '1000', unit: 'Unid' as const, ivaRateCode: '08' as const };
     const cases: [Partial<LineInput>, string, string, string?][] = [
@@ -320,7 +349,12 @@ describe('the totals of the other taxes', () => {
   });
 });
 
-function facturaOf(lines: LineInput[], totals: ReturnType<typeof computeDocumentTotals>, medio = '01') {
+type Medios = string | { type: string; total?: string }[];
+function facturaOf(
+  lines: LineInput[],
+  totals: ReturnType<typeof computeDocumentTotals>,
+  medio: Medios = '01',
+) {
   return buildFacturaXml({
     clave: buildClave({
       date: new Date('2027-01-01T12:00:00Z'),
@@ -336,7 +370,7 @@ function facturaOf(lines: LineInput[], totals: ReturnType<typeof computeDocument
     emisor: EMISORES[0]!,
     receptor: { name: 'Juana Pérez', idType: '01', idNumber: '102340567' },
     condicionVenta: '01',
-    mediosPago: [{ type: medio as never }],
+    mediosPago: (typeof medio === 'string' ? [{ type: medio }] : medio) as never,
     lines: lines.map((l, i) => ({
       ...l,
       cabys: `22110000000${String(i).padStart(2, '0')}`,
@@ -345,8 +379,11 @@ function facturaOf(lines: LineInput[], totals: ReturnType<typeof computeDocument
     totals,
   });
 }
-const checkTotalsOf = (lines: LineInput[], t: ReturnType<typeof computeDocumentTotals>, medio = '01') =>
-  checkTotals(parseXml(facturaOf(lines, t, medio)));
+const checkTotalsOf = (
+  lines: LineInput[],
+  t: ReturnType<typeof computeDocumentTotals>,
+  medio: Medios = '01',
+) => checkTotals(parseXml(facturaOf(lines, t, medio)));
 const messages = (rows: { message: string }[]) => rows.map((r) => r.message).join('\n');
 
 describe('the simulator recomputes the other taxes', () => {
@@ -564,6 +601,39 @@ describe('through the API', () => {
     expect(text(child(nc.root, 'ResumenFactura'), 'TotalIVADevuelto')).toBe(want.totalIVADevuelto);
   });
 
+  it('a health service paid partly by card returns the card share of its IVA (2026 mixed sale)', async () => {
+    const card = '12345.67891';
+    const { inv, root, booked } = await accepted({
+      client_id: ref('cli', s.client.id),
+      payments: [{ method: 'tarjeta', amount: card }, { method: 'efectivo' }],
+      lines: [
+        { service_id: svc['Consulta médica'], qty: 1, iva_returned: true },
+        { service_id: svc['Cerveza 350 ml'], qty: 2 },
+      ],
+    });
+    // Independently: the whole-card figures, then the card share of the consultation's IVA
+    // (card / its venta neta × its IVA, rounded half-up once) in place of the whole IVA.
+    const whole = expected([
+      { qty: '1', price: '45000', ivaRate: '4', returned: true },
+      { qty: '2', price: '900', ivaRate: '13' },
+    ]);
+    const devuelto = r5(new D(card).times('1800').div('45000'));
+    const total = new D(whole.totalComprobante).plus(whole.totalIVADevuelto!).minus(devuelto);
+    expect(f5(devuelto)).toBe('493.82716');
+    const r = child(root, 'ResumenFactura');
+    expect(text(r, 'TotalIVADevuelto')).toBe(f5(devuelto));
+    expect(text(r, 'TotalImpuesto')).toBe(whole.totalImpuesto);
+    expect(text(r, 'TotalComprobante')).toBe(f5(total));
+    expect(
+      children(r, 'MedioPago').map((m) => [text(m, 'TipoMedioPago'), text(m, 'TotalMedioPago')]),
+    ).toEqual([
+      ['02', card],
+      ['01', f5(total.minus(card))],
+    ]);
+    expect(inv.total).toBe(total.toFixed(2));
+    expect(booked('iva_payable')).toBe(new D(whole.totalImpuesto).toFixed(2));
+  });
+
   it('a tiquete with tobacco (06) and tax assumed by the issuer is accepted', async () => {
     const { root } = await accepted(
       {
@@ -770,6 +840,15 @@ describe('through the API', () => {
         { ...base, lines: [{ service_id: svc['Consulta médica'], qty: 1, iva_returned: true }] },
         '/payment_method',
         'iva_returned_needs_card',
+      ],
+      [
+        {
+          ...base,
+          payments: [{ method: 'tarjeta' }, { method: 'efectivo', amount: '1000' }],
+          lines: [{ service_id: svc['Consulta médica'], qty: 1, iva_returned: true }],
+        },
+        '/payments/0/amount',
+        'iva_returned_card_amount_required',
       ],
       [
         { ...base, lines: [{ ...beer, iva_collected_at_factory: '03' }] },

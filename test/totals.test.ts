@@ -465,3 +465,93 @@ describe('computeDocumentTotals: invalid input', () => {
     ).toEqual([{ path: '/lines/0', code: 'amount_too_large' }]);
   });
 });
+
+describe('computeDocumentTotals: IVA devuelto of a sale paid partly by card', () => {
+  // A consultation at 4% (IVA 1800.00000, returned) and 2 × 900 at 13% (IVA 234.00000).
+  const health: LineInput = {
+    quantity: '1',
+    unitPrice: '45000',
+    unit: 'Sp',
+    ivaRateCode: '04',
+    ivaReturned: true,
+  };
+  const goods: LineInput = { quantity: '2', unitPrice: '900', unit: 'Unid', ivaRateCode: '08' };
+  const paid = (...payments: TotalsOptions['payments'] & object) => ({ ...CRC, payments });
+
+  it('returns card amount / venta neta × IVA of the returned lines, rounded half-up once', () => {
+    const t = computeDocumentTotals(
+      [health, goods],
+      paid({ type: '02', amount: '12345.67891' }, { type: '01' }),
+    );
+    // 12345.67891 × 1800 / 45000 = 493.8271564 → 493.82716 (rounding the ratio first would give
+    // 0.27435 × 1800 = 493.83000)
+    expect(t.summary.totalIVADevuelto).toBe('493.82716');
+    // 46800 + 2034 − 493.82716
+    expect(t.summary.totalComprobante).toBe('48340.17284');
+    // The card amount stays as given; the cash payment takes the rest: 48340.17284 − 12345.67891
+    expect(t.summary.medioPago).toEqual([
+      { type: '02', other: null, total: '12345.67891' },
+      { type: '01', other: null, total: '35994.49393' },
+    ]);
+    const down = computeDocumentTotals(
+      [health, goods],
+      paid({ type: '02', amount: '12345.67881' }, { type: '01' }),
+    );
+    // 12345.67881 × 0.04 = 493.8271524 → 493.82715
+    expect(down.summary.totalIVADevuelto).toBe('493.82715');
+  });
+
+  it('rounds an exact half up (not to even)', () => {
+    // 1000 at 13% returned: 0.0005 × 130 / 1000 = 0.000065 → 0.00007
+    const line: LineInput = {
+      quantity: '1',
+      unitPrice: '1000',
+      unit: 'Sp',
+      ivaRateCode: '08',
+      ivaReturned: true,
+    };
+    const t = computeDocumentTotals([line], paid({ type: '02', amount: '0.0005' }, { type: '04' }));
+    expect(t.summary.totalIVADevuelto).toBe('0.00007');
+    expect(t.summary.totalComprobante).toBe('1129.99993');
+  });
+
+  it('returns the whole IVA when the card pays at least the venta neta of the returned lines, or all', () => {
+    const t = computeDocumentTotals([health, goods], paid({ type: '02', amount: '46000' }, { type: '01' }));
+    expect(t.summary.totalIVADevuelto).toBe('1800.00000');
+    expect(t.summary.totalComprobante).toBe('47034.00000');
+    const all = computeDocumentTotals([health, goods], paid({ type: '02' }));
+    expect(all.summary.totalIVADevuelto).toBe('1800.00000');
+  });
+
+  it('keeps the card amount when the payments reach the 2-decimal total', () => {
+    // Total 48340.17284 → 48340.17; the cash payment, not the card, absorbs the 0.00284.
+    const t = computeDocumentTotals(
+      [health, goods],
+      paid({ type: '01', amount: '35994.49109' }, { type: '02', amount: '12345.67891' }),
+    );
+    expect(t.summary.medioPago).toEqual([
+      { type: '01', other: null, total: '35994.49393' },
+      { type: '02', other: null, total: '12345.67891' },
+    ]);
+  });
+
+  it('refuses what cannot be computed', () => {
+    // The card amount is the input of the formula: it must be stated.
+    expect(
+      errorsOf(() =>
+        computeDocumentTotals([health, goods], paid({ type: '02' }, { type: '01', amount: '1000' })),
+      ),
+    ).toEqual([{ path: '/payments/0/amount', code: 'iva_returned_card_amount_required' }]);
+    expect(errorsOf(() => computeDocumentTotals([health], paid({ type: '01' }, { type: '03' })))).toEqual([
+      { path: '/payments', code: 'iva_returned_needs_card' },
+    ]);
+    expect(
+      errorsOf(() =>
+        computeDocumentTotals(
+          [health, goods],
+          paid({ type: '02', amount: '50000' }, { type: '01', amount: '1' }),
+        ),
+      ),
+    ).toEqual([{ path: '/payments', code: 'payments_mismatch' }]);
+  });
+});

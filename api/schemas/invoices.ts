@@ -204,7 +204,7 @@ const LineInput = Type.Object(
     iva_returned: Type.Optional(
       Type.Boolean({
         description:
-          'A health service paid by card: its IVA is returned (TotalIVADevuelto); every payment must be tarjeta',
+          'A health service paid by card: its IVA is returned (TotalIVADevuelto); a tarjeta payment is required, and when other payments accompany it, every tarjeta payment states its amount (the IVA returned is card amount / venta neta × IVA of these lines)',
       }),
     ),
   },

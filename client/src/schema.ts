@@ -3766,7 +3766,7 @@ export interface components {
       iva_collected_at_factory?: string;
       /** @description ImpuestoAsumidoEmisorFabrica: tax the issuer assumes or the factory collected, at most the line's tax */
       assumed_tax?: string | number;
-      /** @description A health service paid by card: its IVA is returned (TotalIVADevuelto); every payment must be tarjeta */
+      /** @description A health service paid by card: its IVA is returned (TotalIVADevuelto); a tarjeta payment is required, and when other payments accompany it, every tarjeta payment states its amount (the IVA returned is card amount / venta neta × IVA of these lines) */
       iva_returned?: boolean;
     };
     /** InvoiceList */

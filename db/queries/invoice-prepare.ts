@@ -193,13 +193,14 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
   const method = req.paymentMethod ?? 'efectivo';
   const payments = req.payments ?? [{ method, amount: null, other: req.paymentMethodOther }];
   // The IVA on health services is returned when the service is paid by card (TotalIVADevuelto);
-  // a sale paid partly otherwise is not modelled.
-  if (req.lines.some((l) => l.ivaReturned) && payments.some((p) => p.method !== 'tarjeta'))
+  // in a sale paid partly by card, in proportion to the card amount (domain/totals.ts).
+  if (req.lines.some((l) => l.ivaReturned) && !payments.some((p) => p.method === 'tarjeta'))
     throw new DomainValidationError([
       {
         path: req.payments ? '/payments' : req.shape === 'A' ? '/payment_method' : '/paymentMethod',
         code: 'iva_returned_needs_card',
-        message: 'the IVA of a health service is returned only when the sale is paid by card (tarjeta)',
+        message:
+          'the IVA of a health service is returned only when the sale is paid, at least in part, by card (tarjeta)',
       },
     ]);
   let totals: DocumentTotals;

@@ -130,3 +130,55 @@ export function lineNetIva(line: XmlElement): D {
   }
   return acc;
 }
+
+/** Lines of IVA whose subset may be the health services of a mixed sale; beyond it, a bound. */
+const MAX_SUBSET_LINES = 12;
+
+/**
+ * TotalIVADevuelto of a sale paid partly by card (MedioPago 02 beside other kinds), by the 2026
+ * mixed-sale formula: monto pagado con tarjeta / venta neta × monto del impuesto. The XML does not
+ * mark which lines are the health services, so every set of lines with IVA is a reading (their
+ * Σ SubTotal the venta neta, their Σ net IVA the impuesto; a card amount above that venta neta
+ * returns the whole IVA); only an amount no reading explains is refused. With more than
+ * MAX_SUBSET_LINES such lines, the amount may not exceed the card amount at the highest IVA rate.
+ */
+export function checkMixedIvaDevuelto(
+  resumen: XmlElement,
+  lines: readonly { subTotal: D | null; netIva: D }[],
+): string[] {
+  const devuelto = num(resumen, 'TotalIVADevuelto');
+  const medios = children(resumen, 'MedioPago');
+  const card = medios.filter((m) => text(m, 'TipoMedioPago') === '02');
+  if (!devuelto || card.length === 0 || card.length === medios.length) return [];
+  const amounts = card.map((m) => num(m, 'TotalMedioPago'));
+  if (amounts.some((a) => a === null))
+    return [
+      'El campo TotalIVADevuelto de una venta pagada en parte con tarjeta requiere el campo TotalMedioPago del medio de pago 02 (Tarjeta).',
+    ];
+  const paid = amounts.reduce<D>((a, b) => a.plus(b!), new Dec(0));
+  const iva = lines.filter((l) => l.netIva.gt(0) && l.subTotal && l.subTotal.gt(0));
+  const explains = (venta: D, impuesto: D) =>
+    paid.gte(venta) ? devuelto.eq(impuesto) : near(devuelto, paid.times(impuesto).div(venta));
+  let ok = false;
+  if (iva.length <= MAX_SUBSET_LINES) {
+    for (let mask = 1; mask < 1 << iva.length && !ok; mask++) {
+      let venta = new Dec(0);
+      let impuesto = new Dec(0);
+      iva.forEach((l, i) => {
+        if (mask & (1 << i)) {
+          venta = venta.plus(l.subTotal!);
+          impuesto = impuesto.plus(l.netIva);
+        }
+      });
+      ok = explains(venta, impuesto);
+    }
+  } else {
+    const top = iva.reduce<D>((m, l) => Dec.max(m, l.netIva.div(l.subTotal!)), new Dec(0));
+    ok = devuelto.lte(paid.times(top).plus(HALF_UNIT));
+  }
+  return ok
+    ? []
+    : [
+        `El campo TotalIVADevuelto (${f5(devuelto)}) no coincide con el monto pagado con tarjeta (${f5(paid)}) / venta neta × monto del impuesto de los servicios de salud del comprobante.`,
+      ];
+}

@@ -15,9 +15,10 @@
 // BaseImponible × TarifaExonerada / 100 and TarifaExonerada never exceeds the line's Tarifa.
 // The taxes beside the IVA are recomputed by totals-taxes.ts; TotalImpAsumEmisorFabrica is the sum
 // of the lines' ImpuestoAsumidoEmisorFabrica, and TotalIVADevuelto (health services paid by card)
-// needs a card payment and never exceeds the lines' net IVA.
+// needs a card payment, never exceeds the lines' net IVA and, in a sale paid partly by card,
+// follows the 2026 mixed-sale formula (totals-taxes.ts checkMixedIvaDevuelto).
 import { Decimal } from 'decimal.js';
-import { checkLineTaxes, lineNetIva } from './totals-taxes.ts';
+import { checkLineTaxes, checkMixedIvaDevuelto, lineNetIva } from './totals-taxes.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 import type { Row } from './verdict.ts';
@@ -197,6 +198,7 @@ export function checkTotals(root: XmlElement): Row[] {
       mismatch(
         'El campo TotalIVADevuelto solo procede para servicios de salud pagados con tarjeta: el comprobante no indica el medio de pago 02 (Tarjeta).',
       );
+    for (const m of checkMixedIvaDevuelto(resumen, lines)) mismatch(m);
   }
   stated(
     'TotalComprobante',

@@ -121,6 +121,12 @@ export interface TotalsOptions {
    * With a single payment and no amount, TotalMedioPago is omitted.
    */
   payments?: readonly PaymentInput[];
+  /**
+   * A note on a document that returned IVA: that document's TotalIVADevuelto and the IVA of its
+   * `ivaReturned` lines. The note returns the same share of its own returned lines' IVA (the whole
+   * note exactly the document's amount), instead of deriving it from payments it does not split.
+   */
+  ivaReturnedOf?: { returned: string; iva: string };
 }
 
 export interface PaymentInput {

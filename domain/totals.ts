@@ -176,9 +176,11 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
   const returnedVentaNeta = sum(
     computed.filter((c) => c.ivaReturned).map((c) => c.montoTotal.minus(c.discountTotal)),
   );
-  const totalIVADevuelto = mixed
-    ? mixedIvaReturned(issues, payments, returnedVentaNeta, returnedIva)
-    : returnedIva;
+  const totalIVADevuelto = options.ivaReturnedOf
+    ? noteIvaReturned(returnedIva, options.ivaReturnedOf)
+    : mixed
+      ? mixedIvaReturned(issues, payments, returnedVentaNeta, returnedIva)
+      : returnedIva;
   if (issues.list.length > 0 || totalIVADevuelto === null) throw new DomainValidationError(issues.list);
   const totalComprobante = totalVentaNeta.plus(totalImpuesto).plus(totalOtrosCargos).minus(totalIVADevuelto);
   if (totalComprobante.gt(MAX_AMOUNT)) {
@@ -227,6 +229,27 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
     },
     total: fmt2(totalComprobante),
   };
+}
+
+/**
+ * What a note on this document needs to return IVA in the same share (TotalsOptions.ivaReturnedOf):
+ * its TotalIVADevuelto and the IVA of its returned lines; undefined when it returned none.
+ */
+export function returnedIvaShare(
+  t: Pick<DocumentTotals, 'lines' | 'summary'>,
+): { returned: Amount; iva: Amount } | undefined {
+  if (!t.summary.totalIVADevuelto) return undefined;
+  return {
+    returned: t.summary.totalIVADevuelto,
+    iva: fmt5(sum(t.lines.map((l) => new D(l.ivaReturned ?? 0)))),
+  };
+}
+
+/** A note's IVA devuelto: the referenced document's share of the IVA, applied to the note's lines. */
+function noteIvaReturned(iva: Dec, of: { returned: string; iva: string }): Dec {
+  const docIva = new D(of.iva);
+  if (iva.eq(docIva)) return new D(of.returned);
+  return docIva.isZero() ? ZERO : r5(iva.times(of.returned).div(docIva));
 }
 
 /** Validates a money string (≥ 0, ≤ 13 integer digits, ≤ 5 decimals) and writes it with 5 decimals. */

@@ -9,7 +9,7 @@ import { Client, Company } from '../db/models/index.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import type { CondicionVenta, IdentificationType } from '../domain/codes.ts';
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
-import { computeDocumentTotals } from '../domain/totals.ts';
+import { computeDocumentTotals, returnedIvaShare } from '../domain/totals.ts';
 import type { ComprobanteDocument, Receptor } from '../hacienda/xml/types.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
 import { COMPROBANTE_KINDS, type ComprobanteKind } from '../hacienda/xml/document-types.ts';
@@ -102,6 +102,10 @@ export function facturaDocument(
           }
         : {}),
     })),
+    // A note returns IVA in the share of the document it references, as recorded at its creation.
+    ...(kindInfo.docType === '02' || kindInfo.docType === '03'
+      ? { ivaReturnedOf: returnedIvaShare(stored) }
+      : {}),
     payments:
       medios.length > 1 || medios.some((m) => m.total)
         ? medios.map((m) => ({ type: m.type, other: m.other, amount: m.total }))

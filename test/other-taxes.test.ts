@@ -632,6 +632,19 @@ describe('through the API', () => {
     ]);
     expect(inv.total).toBe(total.toFixed(2));
     expect(booked('iva_payable')).toBe(new D(whole.totalImpuesto).toFixed(2));
+
+    // Its credit note returns the same IVA (the card share), states the card and credits the total.
+    const note = await api(e, 'POST', `/api/v1/invoices/${inv.id}/credit_notes`, s.key, {
+      reason: 'Anulación de la consulta',
+    });
+    expect(note.status, note.text).toBe(201);
+    expect(note.json.total).toBe(inv.total);
+    const nc = await acceptedNote(note.json.id);
+    const nr = child(nc.root, 'ResumenFactura');
+    expect(text(nr, 'TotalIVADevuelto')).toBe(f5(devuelto));
+    expect(text(nr, 'TotalComprobante')).toBe(f5(total));
+    expect(children(nr, 'MedioPago').map((m) => text(m, 'TipoMedioPago'))).toEqual(['02']);
+    expect(nc.booked('iva_payable', 'debit')).toBe(new D(whole.totalImpuesto).toFixed(2));
   });
 
   it('a tiquete with tobacco (06) and tax assumed by the issuer is accepted', async () => {

@@ -2,7 +2,13 @@
 // hand (shown in the comments) and rounded half-up to 5 decimals per line value.
 import { describe, expect, it } from 'vitest';
 import { DomainValidationError } from '../domain/errors.ts';
-import { computeDocumentTotals, toColones, type LineInput, type TotalsOptions } from '../domain/totals.ts';
+import {
+  computeDocumentTotals,
+  returnedIvaShare,
+  toColones,
+  type LineInput,
+  type TotalsOptions,
+} from '../domain/totals.ts';
 
 const CRC: TotalsOptions = { currency: 'CRC', exchangeRate: '1' };
 
@@ -533,6 +539,26 @@ describe('computeDocumentTotals: IVA devuelto of a sale paid partly by card', ()
       { type: '01', other: null, total: '35994.49393' },
       { type: '02', other: null, total: '12345.67891' },
     ]);
+  });
+
+  it('a note returns the IVA in the share of the sale it references', () => {
+    const sale = computeDocumentTotals(
+      [health, goods],
+      paid({ type: '02', amount: '12345.67891' }, { type: '01' }),
+    );
+    const of = returnedIvaShare(sale);
+    expect(of).toEqual({ returned: '493.82716', iva: '1800.00000' });
+    const whole = computeDocumentTotals([health, goods], { ...CRC, docType: '03', ivaReturnedOf: of });
+    expect(whole.summary.totalIVADevuelto).toBe('493.82716');
+    expect(whole.summary.totalComprobante).toBe(sale.summary.totalComprobante);
+    // Half the consultation: IVA 900 × 493.82716 / 1800 = 246.91358
+    const half = computeDocumentTotals([{ ...health, quantity: '0.5' }], {
+      ...CRC,
+      docType: '03',
+      ivaReturnedOf: of,
+    });
+    expect(half.summary.totalIVADevuelto).toBe('246.91358');
+    expect(returnedIvaShare(computeDocumentTotals([goods], CRC))).toBeUndefined();
   });
 
   it('refuses what cannot be computed', () => {

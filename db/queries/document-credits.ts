@@ -7,7 +7,7 @@
 // credit back (releaseCredit, called with the rejection's reversal).
 import type { Knex } from 'knex';
 import { Decimal } from 'decimal.js';
-import { computeDocumentTotals } from '../../domain/totals.ts';
+import { computeDocumentTotals, returnedIvaShare } from '../../domain/totals.ts';
 import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import {
   checkNoteHeader,
@@ -131,6 +131,8 @@ export async function createNote(
       exchangeRate: doc.exchangeRate,
       docType,
       otherCharges,
+      // IVA devuelto in the document's share (in a sale paid partly by card, less than the IVA).
+      ivaReturnedOf: returnedIvaShare(doc.summary),
     });
     const amount = new Decimal(totals.summary.totalComprobante);
     const remaining = new Decimal(doc.total).minus(doc.creditedTotal);
@@ -163,8 +165,12 @@ export async function createNote(
       condicionVenta: doc.condicionVenta,
       conditionOther: doc.conditionOther,
       creditDays: doc.creditDays,
-      // One payment method (the document's first): a note states no split of its amount.
-      paymentMethods: doc.paymentMethods.slice(0, 1),
+      // One payment method (the document's first): a note states no split of its amount. A note
+      // that returns IVA states the card, without which no IVA is returned.
+      paymentMethods:
+        doc.summary.summary.totalIVADevuelto && doc.paymentMethods.includes('tarjeta')
+          ? ['tarjeta']
+          : doc.paymentMethods.slice(0, 1),
       paymentMethodOther: doc.paymentMethods[0] === 'otros' ? doc.paymentMethodOther : null,
       lines: lines.map((l, i) => ({
         serviceId: doc.lines[(input.body.lines ? input.body.lines[i]!.line : i + 1) - 1]?.serviceId ?? null,

@@ -570,3 +570,33 @@ describe('partial notes of an invoice with other charges', () => {
     expect(await written()).toEqual(before);
   });
 });
+
+describe('a credit note of a document issued outside the service', () => {
+  it('keeps its other charges and its several payments with their amounts, to aceptada', async () => {
+    const ref = await acceptedInvoice();
+    const res = await api(e, 'POST', '/api/v1/credit_notes', s.key, {
+      reference: { clave: ref.clave, issue_date: ref.issue_date },
+      reason: 'Devolución de un documento anterior',
+      client_id: `cli_${String(s.client.id).padStart(12, '0')}`,
+      lines: [{ service_id: srv(s.laptop.id), qty: 1 }],
+      other_charges: [{ code: '06', detail: 'Servicio 10 %' }],
+      payments: [{ method: 'tarjeta', amount: '300000.00' }, { method: 'efectivo' }],
+    });
+    expect(res.status, res.text).toBe(201);
+    // 450000 + 13 % IVA + 10 % of the net sale.
+    expect(res.json.total).toBe('553500.00');
+    expect(res.json.payments).toEqual([
+      { method: 'tarjeta', amount: '300000.00', other: null },
+      { method: 'efectivo', amount: '253500.00', other: null },
+    ]);
+    const done = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(done.status, JSON.stringify(done.rejection_reason)).toBe('aceptada');
+    const xml = (await api(e, 'GET', `/api/v1/invoices/${res.json.id}/xml`, s.key)).text;
+    expect((await validateXml('NotaCreditoElectronica', xml)).valid).toBe(true);
+    expect(xml).toContain('<TotalOtrosCargos>45000.00000</TotalOtrosCargos>');
+    expect(xml.match(/<TotalMedioPago>[^<]*<\/TotalMedioPago>/g)).toEqual([
+      '<TotalMedioPago>300000.00000</TotalMedioPago>',
+      '<TotalMedioPago>253500.00000</TotalMedioPago>',
+    ]);
+  });
+});

@@ -80,9 +80,20 @@ export default async function externalCreditNoteRoute(
       // 2. Prepared like an invoice, as a credit note that references the clave.
       const prepared = await prepareInvoice(db, auth, company, parsed.value);
       prepared.docType = '03';
+      // The same totals as a note: its other charges and its payments as resolved (each amount).
       prepared.totals = computeDocumentTotals(
         prepared.lines.map((l) => l.input),
-        { currency: prepared.currency as never, exchangeRate: prepared.exchangeRate, docType: '03' },
+        {
+          currency: prepared.currency as never,
+          exchangeRate: prepared.exchangeRate,
+          docType: '03',
+          otherCharges: parsed.value.otherCharges,
+          payments: prepared.totals.summary.medioPago?.map((m) => ({
+            type: m.type,
+            other: m.other,
+            amount: m.total,
+          })),
+        },
       );
       prepared.reference = { documentId: null, ...ref, code: header.code, reason: header.reason! };
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { validateXml } from './helpers/xsd.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
-import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { api, seedIssuer, startE2E, type E2E, waitForDocumentStatus } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 import { exportRule } from '../simulator/checks/rules-exports.ts';
 import { parseXml } from '../simulator/checks/xml-reader.ts';
@@ -48,19 +48,8 @@ afterAll(async () => {
   await e.close();
 });
 
-async function waitForStatus(id: string, statuses: string[], timeoutMs = 20_000) {
-  let last: any;
-  await waitFor(
-    async () => {
-      last = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
-      return statuses.includes(last.status);
-    },
-    timeoutMs,
-    100,
-    `document ${id} to reach ${statuses.join('/')}`,
-  );
-  return last;
-}
+const waitForStatus = (id: string, statuses: string[], timeoutMs = 20_000) =>
+  waitForDocumentStatus(e, s.key, id, statuses, timeoutMs);
 
 async function signedXml(id: string): Promise<string> {
   const res = await api(e, 'GET', `/api/v1/invoices/${id}/xml`, s.key);

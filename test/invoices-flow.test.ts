@@ -5,7 +5,7 @@ import { Decimal } from 'decimal.js';
 import { validateXml } from './helpers/xsd.ts';
 import { testCaCertificate } from '../hacienda/test-certificates.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
-import { api, flowJobId, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { api, flowJobId, seedIssuer, startE2E, type E2E, waitForDocumentStatus } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 
 let e: E2E;
@@ -19,19 +19,8 @@ afterAll(async () => {
   await e.close();
 });
 
-async function waitForStatus(id: string, statuses: string[], timeoutMs = 20_000) {
-  let last: any;
-  await waitFor(
-    async () => {
-      last = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
-      return statuses.includes(last.status);
-    },
-    timeoutMs,
-    100,
-    `invoice ${id} to reach ${statuses.join('/')}`,
-  );
-  return last;
-}
+const waitForStatus = (id: string, statuses: string[], timeoutMs = 20_000) =>
+  waitForDocumentStatus(e, s.key, id, statuses, timeoutMs);
 
 async function journal(invoiceId: number) {
   return e

@@ -24,6 +24,7 @@ import { SCOPES } from '../../domain/scopes.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { testConfig } from './app.ts';
 import { testRedisUrl } from './db-urls.ts';
+import { waitFor } from './wait.ts';
 
 export interface E2E {
   app: FastifyInstance;
@@ -256,4 +257,25 @@ export async function flowJobId(db: Db, invoiceId: number, step: InvoiceStep): P
   const row = (await db('invoices').where({ id: invoiceId }).first('flow_chunk')) as
     { flowChunk: string | null } | undefined;
   return row?.flowChunk ? chunkJobId(row.flowChunk, step) : null;
+}
+
+/** Polls `GET /api/v1/invoices/{id}` until its status is one of `statuses`; the invoice as read. */
+export async function waitForDocumentStatus(
+  e: { apiUrl: string },
+  key: string,
+  id: string,
+  statuses: string[],
+  timeoutMs = 20_000,
+): Promise<any> {
+  let last: any;
+  await waitFor(
+    async () => {
+      last = (await api(e, 'GET', `/api/v1/invoices/${id}`, key)).json;
+      return statuses.includes(last.status);
+    },
+    timeoutMs,
+    100,
+    `document ${id} to reach ${statuses.join('/')}`,
+  );
+  return last;
 }

@@ -238,7 +238,7 @@ const chargeKey = (c: ResolvedOtherCharge) =>
   [c.code, c.codeOther ?? '', c.detail, c.thirdParty?.idNumber ?? ''].join('|');
 
 /** A recorded charge as the totals take it again (its amount, or only its percentage). */
-function chargeInput(c: ResolvedOtherCharge, amount: string | null): OtherChargeInput {
+export function chargeInput(c: ResolvedOtherCharge, amount: string | null): OtherChargeInput {
   return {
     code: c.code,
     ...(c.codeOther ? { codeOther: c.codeOther } : {}),

@@ -1,10 +1,10 @@
 // What a document carries beside its lines: OtrosCargos (validated; an amount, or a percentage of
 // TotalVentaNeta) and the MedioPago amounts checked against TotalComprobante.
 import { isTipoMedioPago, isTipoOtroCargo, TIPOS_OTROS_CARGOS, type TipoOtroCargo } from './codes.ts';
-import type { Issues } from './decimal-input.ts';
 import {
   D,
   type Dec,
+  type Issues,
   ZERO,
   HUNDRED,
   MAX_OTHER_CHARGES,

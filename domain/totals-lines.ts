@@ -22,10 +22,10 @@ import {
   type TipoComprobante,
 } from './codes.ts';
 import { computeOtherTaxes, otherTaxesAllowed, validateOtherTaxes } from './other-taxes.ts';
-import type { Issues } from './decimal-input.ts';
 import {
   D,
   type Dec,
+  type Issues,
   ZERO,
   HUNDRED,
   MAX_AMOUNT,

@@ -11,6 +11,7 @@ import type { CondicionVenta, IdentificationType } from '../domain/codes.ts';
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
 import { computeDocumentTotals, returnedIvaShare } from '../domain/totals.ts';
 import type { ComprobanteDocument, Receptor } from '../hacienda/xml/types.ts';
+import { chargeInput } from '../domain/document-notes.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
 import { COMPROBANTE_KINDS, type ComprobanteKind } from '../hacienda/xml/document-types.ts';
 import { assertValidBeforeSigning } from '../hacienda/xsd-compiled.ts';
@@ -86,22 +87,7 @@ export function facturaDocument(
     currency: invoice.currency as never,
     exchangeRate: invoice.exchangeRate,
     docType: kind === 'FacturaElectronica' ? '01' : kindInfo.docType,
-    otherCharges: (stored.otherCharges ?? []).map((c) => ({
-      code: c.code,
-      ...(c.codeOther ? { codeOther: c.codeOther } : {}),
-      detail: c.detail,
-      ...(c.percent ? { percent: c.percent } : {}),
-      amount: c.amount,
-      ...(c.thirdParty
-        ? {
-            thirdParty: {
-              idType: c.thirdParty.idType,
-              idNumber: c.thirdParty.idNumber,
-              ...(c.thirdParty.name ? { name: c.thirdParty.name } : {}),
-            },
-          }
-        : {}),
-    })),
+    otherCharges: (stored.otherCharges ?? []).map((c) => chargeInput(c, c.amount)),
     // A note returns IVA in the share of the document it references, as recorded at its creation.
     ...(kindInfo.docType === '02' || kindInfo.docType === '03'
       ? { ivaReturnedOf: returnedIvaShare(stored) }

@@ -146,6 +146,16 @@ export function invoiceRecord(
   };
 }
 
+/** The problem of an item whose external_id another invoice of the company already has. */
+export function duplicateExternalId(existing: number): ItemProblem {
+  return {
+    status: 409,
+    code: 'duplicate_external_id',
+    detail: `external_id is already used by ${formatId('invoice', existing)}`,
+    existing_invoice_id: formatId('invoice', existing),
+  };
+}
+
 /** invoiceRecord with its jsonb columns as JSON text, for a knex insert. */
 export function invoiceInsertRow(
   tenant: Tenant,
@@ -390,12 +400,7 @@ export async function recordBatchChunk(
     outcomes.set(item.position, {
       position: item.position,
       kind: 'failed',
-      problem: {
-        status: 409,
-        code: 'duplicate_external_id',
-        detail: `external_id is already used by ${formatId('invoice', existing)}`,
-        existing_invoice_id: formatId('invoice', existing),
-      },
+      problem: duplicateExternalId(existing),
     });
   }
 

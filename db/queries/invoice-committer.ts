@@ -31,7 +31,13 @@ import type { Client, Company, Service } from '../models/index.ts';
 import type { InvoiceRequest, IssuedDocumentType } from '../../domain/invoice-request.ts';
 import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
-import { checkNumbered, CLAVE_HEAD, invoiceInsertRow, type ItemProblem } from './invoice-bulk.ts';
+import {
+  checkNumbered,
+  CLAVE_HEAD,
+  duplicateExternalId,
+  invoiceInsertRow,
+  type ItemProblem,
+} from './invoice-bulk.ts';
 import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 import { CREATED_ROWS_SQL, createdItem, createdRowsBindings } from './created-rows.ts';
@@ -267,12 +273,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
       prepared.delete(m.position);
       outcomes.set(m.position, {
         kind: 'failed',
-        problem: {
-          status: 409,
-          code: 'duplicate_external_id',
-          detail: `external_id is already used by ${formatId('invoice', existing)}`,
-          existing_invoice_id: formatId('invoice', existing),
-        },
+        problem: duplicateExternalId(existing),
       });
     }
   }

@@ -12,7 +12,7 @@ import { hostileText } from './helpers/hostile.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const SEED = Number(process.env.FC_SEED ?? Date.now() % 1_000_000);
-const RUNS = 30;
+const RUNS = 90;
 const BATCH_ITEMS = 30;
 
 let e: E2E;

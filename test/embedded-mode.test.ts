@@ -83,10 +83,10 @@ describe('embedded mode', () => {
   it('runs on one machine without Redis, stops cleanly and starts again with its data', async () => {
     const started = Date.now();
     const ports: number[] = [];
-    for (let i = 0; i < 5; i++) ports.push(await freePortIn(46400, 46499, ports));
+    for (let i = 0; i < 5; i++) ports.push(await freePortIn(24800, 24899, ports));
     const [port, simPort, mailPort, mailPagePort, pgPort] = ports as [number, number, number, number, number];
     // Nothing listens on this Redis port: any Redis call of the service would fail.
-    const noRedis = await freePortIn(46400, 46499, ports);
+    const noRedis = await freePortIn(24800, 24899, ports);
     const env = {
       FACTURA_EMBEDDED: '1',
       EMBEDDED_DATA_DIR: dataDir,

@@ -29,7 +29,7 @@ function clusterNaming(pid: number): { dataDir: string; clusterDir: string; pidF
 
 describe('a postmaster.pid found at start', () => {
   it('stops a PostgreSQL of this data directory whose parent is gone', async () => {
-    const server = await startPostgresServer({ port: await freePortIn(46300, 46399) });
+    const server = await startPostgresServer({ port: await freePortIn(24700, 24799) });
     cleanups.push(() => server.stop());
     const c = new pg.Client({ connectionString: server.url() });
     await c.connect();
@@ -60,7 +60,7 @@ describe('a postmaster.pid found at start', () => {
   it('removes a file naming a PostgreSQL of another data directory and leaves that server alone', async () => {
     // A session of another PostgreSQL: a postgres process whose working directory is that
     // server's data directory.
-    const server = await startPostgresServer({ port: await freePortIn(46300, 46399) });
+    const server = await startPostgresServer({ port: await freePortIn(24700, 24799) });
     cleanups.push(() => server.stop());
     const session = new pg.Client({ connectionString: server.url() });
     await session.connect();

@@ -37,7 +37,7 @@ afterAll(async () => {
 
 async function ports(n: number): Promise<number[]> {
   const taken: number[] = [];
-  for (let i = 0; i < n; i++) taken.push(await freePortIn(46300, 46399, taken));
+  for (let i = 0; i < n; i++) taken.push(await freePortIn(24700, 24799, taken));
   return taken;
 }
 

@@ -34,7 +34,7 @@ describe('embedded mode’s data directory', () => {
   it('as root, lives where the postgres user can reach it when the checkout is closed to it, and is kept', async () => {
     expect(statSync(checkout).mode & 0o777).toBe(0o700);
     const ports: number[] = [];
-    for (let i = 0; i < 6; i++) ports.push(await freePortIn(46300, 46399, ports));
+    for (let i = 0; i < 6; i++) ports.push(await freePortIn(24700, 24799, ports));
     const [port, simPort, mailPort, mailPagePort, pgPort, noRedis] = ports as [
       number,
       number,

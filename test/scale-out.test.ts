@@ -6,9 +6,11 @@
 // PostgreSQL is restarted. Afterwards: every invoice accepted exactly once, numbering gapless per
 // company, one journal entry each, every event delivered, no 5xx but 503s (with Retry-After)
 // inside the outage windows, and the queues' keys spread over all three masters. The figures are
-// printed. Ports: from SCALEOUT_PORT_BASE (default 45100): PostgreSQL on + 0…4 and the APIs on
+// printed. Ports: from SCALEOUT_PORT_BASE (default 24100): PostgreSQL on + 0…4 and the APIs on
 // + 10…99 (the first free ones), the cluster's six nodes (and their buses, + 10) in the first free
-// block of 20 from + 100 (test/helpers/redis-cluster.ts). All within 45100–45520.
+// block of 20 from + 100 (test/helpers/redis-cluster.ts). All within 24100–24520: below the OS's
+// ephemeral range (32768–60999), where the connections of the tests running beside this one leave
+// ports in TIME_WAIT that a listener cannot take.
 import { createServer, type Server } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { Decimal } from 'decimal.js';
@@ -34,7 +36,7 @@ import {
 import { startRedisCluster, type RedisClusterHandle } from './helpers/redis-cluster.ts';
 import { waitFor } from './helpers/wait.ts';
 
-const BASE = Number(process.env.SCALEOUT_PORT_BASE ?? 45100);
+const BASE = Number(process.env.SCALEOUT_PORT_BASE ?? 24100);
 const LOAD_MS = Number(process.env.SCALEOUT_LOAD_MS ?? 30_000);
 const PREFIX = '{scale}';
 const SHARDS = 3;

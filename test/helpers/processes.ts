@@ -4,7 +4,7 @@
 // found on this machine (executables.ts), and a private server's files live in the OS temporary
 // folder and are removed when it stops.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { projectRoot } from '../../config/index.ts';
@@ -45,8 +45,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Refuses a fixed port range that overlaps the OS's ephemeral range: there, connections of the
+ * tests running beside it leave ports in TIME_WAIT that a listener cannot bind, and on a busy run
+ * every port of a small range can be held.
+ */
+export function assertBelowEphemeral(from: number, to: number): void {
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    // not Linux: keep the common default
+  }
+  if (to >= low) throw new Error(`test ports ${from}–${to} reach the ephemeral range (from ${low})`);
+}
+
 /** The first port from `from` to `to` that can be bound now (not one of `except`). */
 export async function freePortIn(from: number, to: number, except: number[] = []): Promise<number> {
+  assertBelowEphemeral(from, to);
   for (let port = from; port <= to; port++) {
     if (except.includes(port)) continue;
     const free = await new Promise<boolean>((resolve) => {

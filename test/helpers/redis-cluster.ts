@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { assertBelowEphemeral } from './processes.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,14 +40,14 @@ export interface RedisClusterHandle {
 
 /**
  * A cluster on the first block of ports from `basePort` (blocks 20 apart, at most `blocks` of them)
- * whose every port can be bound: on a busy machine some ports are held as other connections'
- * ephemeral ports.
+ * whose every port can be bound (another run's cluster may hold a block).
  */
 export async function startRedisCluster(
   basePort: number,
   masters = 3,
   blocks = 20,
 ): Promise<RedisClusterHandle> {
+  assertBelowEphemeral(basePort, basePort + 20 * blocks);
   let last: unknown = new Error('no free block of ports');
   for (let i = 0; i < blocks; i++) {
     const base = basePort + 20 * i;

@@ -17,6 +17,7 @@ export const ACCOUNT_ROLES = [
   'iva_credit',
   'payables',
   'purchases',
+  'assumed_tax_expense',
 ] as const;
 export type AccountRole = (typeof ACCOUNT_ROLES)[number];
 
@@ -44,6 +45,9 @@ export const DEFAULT_CHART: {
   { code: '1301', name: 'IVA crédito fiscal', type: 'asset', role: 'iva_credit' },
   { code: '2201', name: 'Cuentas por pagar a proveedores', type: 'liability', role: 'payables' },
   { code: '5101', name: 'Compras y gastos', type: 'expense', role: 'purchases' },
+  // Tax the issuer assumes (ImpuestoAsumidoEmisorFabrica without IVACobradoFabrica): migration
+  // 20261129000000.
+  { code: '5102', name: 'Impuestos asumidos por el emisor', type: 'expense', role: 'assumed_tax_expense' },
 ];
 
 export interface PostingLine {
@@ -56,8 +60,10 @@ export interface InvoicePostingInput {
   /** Net sales (SubTotal after discounts) of goods and of services, in the invoice currency. */
   netGoods: string;
   netServices: string;
-  /** The IVA charged (net of exonerations and assumed tax). */
+  /** The IVA owed (net of exonerations; net of assumed tax only when the factory collected it). */
   totalTax: string;
+  /** Tax the issuer assumes: owed to the State in `totalTax`/`otherTaxes`, the issuer's expense. */
+  assumedTax?: string;
   /** The taxes beside the IVA (Impuesto 02-06, 12, 99) charged: OTHER_TAXES_PAYABLE. */
   otherTaxes?: string;
   /** Other charges of the company's own (and IVA returned, negative): booked with the revenue. */
@@ -87,7 +93,10 @@ export const toCentavos = (v: Decimal.Value): string =>
 
 const crc = (amount: string, rate: string) => new Decimal(amount).times(rate);
 
-/** Debit receivables; credit revenue (goods, services), IVA and the other taxes payable. */
+/**
+ * Debit receivables (and the tax the issuer assumes, an expense); credit revenue (goods,
+ * services), IVA and the other taxes payable.
+ */
 export function invoicePosting(input: InvoicePostingInput): PostingLine[] {
   const exact = [
     {
@@ -104,16 +113,22 @@ export function invoicePosting(input: InvoicePostingInput): PostingLine[] {
       amount: crc(input.thirdPartyCharges ?? '0', input.exchangeRate),
     },
   ].filter((c) => c.amount.gt(0));
-  const receivable = new Decimal(toCentavos(exact.reduce((a, c) => a.plus(c.amount), new Decimal(0))));
+  const assumed = new Decimal(toCentavos(crc(input.assumedTax ?? '0', input.exchangeRate)));
+  const receivable = new Decimal(
+    toCentavos(exact.reduce((a, c) => a.plus(c.amount), new Decimal(0)).minus(assumed)),
+  );
   if (receivable.lte(0)) return [];
   const credits = exact.map((c) => ({ role: c.role, amount: new Decimal(toCentavos(c.amount)) }));
-  const rest = receivable.minus(credits.reduce((a, c) => a.plus(c.amount), new Decimal(0)));
+  const rest = receivable.plus(assumed).minus(credits.reduce((a, c) => a.plus(c.amount), new Decimal(0)));
   if (!rest.isZero()) {
     const largest = credits.reduce((a, c) => (c.amount.gt(a.amount) ? c : a));
     largest.amount = largest.amount.plus(rest);
   }
   return [
     { role: 'receivables', debit: toCentavos(receivable), credit: '0' },
+    ...(assumed.gt(0)
+      ? [{ role: 'assumed_tax_expense' as const, debit: toCentavos(assumed), credit: '0' }]
+      : []),
     ...credits
       .filter((c) => c.amount.gt(0))
       .map((c) => ({ role: c.role, debit: '0', credit: toCentavos(c.amount) })),
@@ -125,9 +140,13 @@ export function reversal(lines: PostingLine[]): PostingLine[] {
   return lines.map((l) => ({ role: l.role, debit: l.credit, credit: l.debit }));
 }
 
-/** The colones amount of an entry (its total debits). */
-export function postingTotal(lines: PostingLine[]): string {
-  return toCentavos(lines.reduce((s, l) => s.plus(l.debit), new Decimal(0)));
+/** The colones amount an entry moves on receivables (debited by a sale, credited by its reversal). */
+export function receivableAmount(lines: PostingLine[]): string {
+  return toCentavos(
+    lines
+      .filter((l) => l.role === 'receivables')
+      .reduce((s, l) => s.plus(l.debit).plus(l.credit), new Decimal(0)),
+  );
 }
 
 /** The issue entry of an invoice from its computed totals (goods and services by line kind). */
@@ -137,6 +156,8 @@ export function invoicePostingFromTotals(
       kind: string;
       subTotal: string;
       impuestoNeto?: string;
+      impuestoAsumidoEmisorFabrica?: string;
+      ivaCollectedAtFactory?: string | null;
       taxes?: readonly { code: string; amount: string }[];
     }[];
     otherCharges?: readonly { code: string; amount: string }[];
@@ -146,17 +167,26 @@ export function invoicePostingFromTotals(
 ): PostingLine[] {
   let goods = new Decimal(0);
   let services = new Decimal(0);
-  // A line's net tax is its IVA and its other taxes; an exoneration lowers the IVA only, and tax
-  // assumed by the issuer comes off the IVA first.
+  // A line's net tax is its IVA and its other taxes; an exoneration lowers the IVA only.
+  // ImpuestoAsumidoEmisorFabrica is one of two things: with IVACobradoFabrica, tax the factory
+  // already collected (owed by no one here: it comes off the IVA first); without it, tax the
+  // issuer assumes: still owed to the State in full, and the issuer's expense.
   let otherTaxes = new Decimal(0);
+  let assumedByIssuer = new Decimal(0);
   for (const l of totals.lines) {
     if (l.kind === 'services') services = services.plus(l.subTotal);
     else goods = goods.plus(l.subTotal);
     const others = (l.taxes ?? [])
       .filter((t) => !IVA_CODES.has(t.code))
       .reduce((a, t) => a.plus(t.amount), new Decimal(0));
-    otherTaxes = otherTaxes.plus(Decimal.min(others, l.impuestoNeto ?? others));
+    const assumed = l.ivaCollectedAtFactory
+      ? new Decimal(0)
+      : new Decimal(l.impuestoAsumidoEmisorFabrica ?? 0);
+    assumedByIssuer = assumedByIssuer.plus(assumed);
+    otherTaxes = otherTaxes.plus(Decimal.min(others, new Decimal(l.impuestoNeto ?? others).plus(assumed)));
   }
+  // TotalImpuesto is Σ ImpuestoNeto: the tax the issuer assumes is owed on top of it.
+  const ivaTax = new Decimal(totals.summary.totalImpuesto).plus(assumedByIssuer).minus(otherTaxes);
   const s = totals.summary;
   const thirdParty = (totals.otherCharges ?? [])
     .filter((c) => THIRD_PARTY_CHARGES.has(c.code))
@@ -165,8 +195,9 @@ export function invoicePostingFromTotals(
   return invoicePosting({
     netGoods: goods.toFixed(5),
     netServices: services.toFixed(5),
-    totalTax: new Decimal(s.totalImpuesto).minus(otherTaxes).toFixed(5),
+    totalTax: ivaTax.toFixed(5),
     otherTaxes: otherTaxes.toFixed(5),
+    assumedTax: assumedByIssuer.toFixed(5),
     otherCharges: other.toFixed(5),
     thirdPartyCharges: thirdParty.toFixed(5),
     exchangeRate,
@@ -233,6 +264,6 @@ export function documentPosting(
  */
 export function receivableChange(docType: string, lines: PostingLine[]): string {
   if (docType === '08' || docType === '10') return '0.00';
-  const total = postingTotal(lines);
+  const total = receivableAmount(lines);
   return docType === '03' ? new Decimal(total).negated().toFixed(LEDGER_DECIMALS) : total;
 }

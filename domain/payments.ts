@@ -12,7 +12,7 @@
 // receivable, so an invoice paid in full leaves receivables at zero whatever the rate.
 import { Decimal } from 'decimal.js';
 import type { DocumentTotals } from './totals.ts';
-import { invoicePostingFromTotals, postingTotal, toCentavos } from './chart-of-accounts.ts';
+import { invoicePostingFromTotals, receivableAmount, toCentavos } from './chart-of-accounts.ts';
 import { PAYMENT_METHODS, type PaymentMethodName } from './sale-terms.ts';
 
 /**
@@ -109,7 +109,7 @@ export function planPayment(
  * (db/queries/journal-bulk.ts bookInvoices): the document's total converted to colones, in centavos.
  */
 export function invoiceReceivableCrc(totals: DocumentTotals, exchangeRate: string): string {
-  return postingTotal(invoicePostingFromTotals(totals, exchangeRate));
+  return receivableAmount(invoicePostingFromTotals(totals, exchangeRate));
 }
 
 /** One method of a cash sale's MedioPago: its name and TotalMedioPago (null when not stated). */

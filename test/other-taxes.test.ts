@@ -474,7 +474,12 @@ describe('through the API', () => {
     const res = await api(e, 'POST', path, s.key, body);
     expect(res.status, res.text).toBe(201);
     const doc = await acceptedDocument(e, s.key, res.json.id as string, kind);
-    expect(doc.lines.reduce((a, l) => a.plus(l.debit), new D(0)).toFixed(2)).toBe(doc.inv.total);
+    // A sale's total is receivable; a purchase's is payable (or paid in cash).
+    const owed =
+      kind === 'FacturaElectronicaCompra'
+        ? new D(doc.booked('payables')).plus(doc.booked('cash')).toFixed(2)
+        : doc.booked('receivables', 'debit');
+    expect(owed).toBe(doc.inv.total);
     return doc;
   }
   const lineEls = (root: XmlElement) => children(child(root, 'DetalleServicio'), 'LineaDetalle');
@@ -647,8 +652,8 @@ describe('through the API', () => {
     expect(nc.booked('iva_payable', 'debit')).toBe(new D(whole.totalImpuesto).toFixed(2));
   });
 
-  it('a tiquete with tobacco (06) and tax assumed by the issuer is accepted', async () => {
-    const { root } = await accepted(
+  it('a tiquete with tobacco (06) and tax assumed by the issuer is accepted; the issuer still owes it, as an expense', async () => {
+    const { root, booked } = await accepted(
       {
         document_type: '04',
         lines: [
@@ -678,6 +683,32 @@ describe('through the API', () => {
     const r = child(root, 'ResumenFactura');
     expect(text(r, 'TotalImpAsumEmisorFabrica')).toBe(want.totalImpAsumEmisorFabrica);
     expect(text(r, 'TotalComprobante')).toBe(want.totalComprobante);
+    // The client pays the net tax; the State is owed the whole tax; the issuer bears the rest.
+    expect(booked('assumed_tax_expense', 'debit')).toBe('100.00');
+    expect(booked('iva_payable')).toBe(new D(want.lines[0]!.iva).toFixed(2));
+    expect(booked('other_taxes_payable')).toBe(want.otherTaxes.toFixed(2));
+  });
+
+  it('tax the factory collected (IVACobradoFabrica 01) is owed by no one here: no expense, the IVA payable net of it', async () => {
+    const { root, booked, lines } = await accepted({
+      client_id: ref('cli', s.client.id),
+      lines: [
+        {
+          service_id: svc['Cerveza 350 ml'],
+          qty: 2,
+          iva_collected_at_factory: '01',
+          taxable_base: '2000',
+          assumed_tax: '150',
+        },
+      ],
+    });
+    const line = lineEls(root)[0]!;
+    expect(text(line, 'IVACobradoFabrica')).toBe('01');
+    expect(text(line, 'ImpuestoAsumidoEmisorFabrica')).toBe('150.00000');
+    // IVA 13 % of the stated base 2,000 = 260, of which the factory collected 150.
+    expect(text(line, 'ImpuestoNeto')).toBe('110.00000');
+    expect(lines.some((l) => l.role === 'assumed_tax_expense')).toBe(false);
+    expect(booked('iva_payable')).toBe('110.00');
   });
 
   it('a factura de compra carries ISC with its IVA; a specific tax is refused there', async () => {

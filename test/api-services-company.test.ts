@@ -63,6 +63,7 @@ describe('services', () => {
     ['price negative', { price: '-1.00' }, '/price', 'invalid_format'],
     ['price as number', { price: 100 }, '/price', 'invalid_type'],
     ['unknown field', { tax: 13 }, '/tax', 'unknown_field'],
+    ['tax code beside the IVA', { tax_code: '02' }, '/tax_code', 'invalid_value'],
   ])('422 for %s', async (_l, patch, path, code) => {
     const before = Number((await t.db('services').count('* as n'))[0]!.n);
     const res = await call(t.app, 'POST', '/api/v1/services', { key, body: { ...service, ...patch } });

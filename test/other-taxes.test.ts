@@ -711,6 +711,36 @@ describe('through the API', () => {
     expect(booked('iva_payable')).toBe('110.00');
   });
 
+  it('a service of the used-goods regime (tax code 08) is created through the API; its lines state the factor', async () => {
+    const created = await api(e, 'POST', '/api/v1/services', s.key, {
+      cabys: '4911000000100',
+      description: 'Motocicleta usada',
+      unit: 'Unid',
+      tax_code: '08',
+      iva_rate_code: '08',
+      price: '1200000',
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.tax_code).toBe('08');
+    const client_id = ref('cli', s.client.id);
+    const without = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id,
+      lines: [{ service_id: created.json.id, qty: 1 }],
+    });
+    expect(without.status).toBe(422);
+    expect(without.json.errors).toContainEqual(
+      expect.objectContaining({ path: '/lines/0/iva_factor', code: 'required' }),
+    );
+    const { root } = await accepted({
+      client_id,
+      lines: [{ service_id: created.json.id, qty: 1, iva_factor: '0.04' }],
+    });
+    const tax = children(lineEls(root)[0]!, 'Impuesto')[0]!;
+    expect(text(tax, 'Codigo')).toBe('08');
+    expect(text(tax, 'FactorCalculoIVA')).toBe('0.0400');
+    expect(text(tax, 'Monto')).toBe('48000.00000');
+  });
+
   it('a factura de compra carries ISC with its IVA; a specific tax is refused there', async () => {
     const supplier = {
       name: 'Distribuidora Campos Limitada',

@@ -14,7 +14,12 @@ export const CreateServiceBody = Type.Object(
         'UnidadMedida code from the v4.4 schema (Unid, Sp, Kg, …); service units make the line a service',
     }),
     tax_code: Type.Optional(
-      Type.String({ enum: ['01'], default: '01', description: 'Impuesto code (01 IVA)' }),
+      Type.String({
+        enum: ['01', '07', '08'],
+        default: '01',
+        description:
+          "The item's IVA (Impuesto code): 01 IVA; 07 IVA cálculo especial (a line may state its `taxable_base`); 08 IVA régimen de bienes usados (each line states its `iva_factor`). Taxes beside the IVA go in `taxes`",
+      }),
     ),
     iva_rate_code: Type.String({
       enum: [...IVA_RATE_CODES_FE],

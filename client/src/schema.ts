@@ -3286,11 +3286,11 @@ export interface components {
         | 'Wb'
         | 'Ω';
       /**
-       * @description Impuesto code (01 IVA)
+       * @description The item's IVA (Impuesto code): 01 IVA; 07 IVA cálculo especial (a line may state its `taxable_base`); 08 IVA régimen de bienes usados (each line states its `iva_factor`). Taxes beside the IVA go in `taxes`
        * @default 01
        * @enum {string}
        */
-      tax_code?: '01';
+      tax_code?: '01' | '07' | '08';
       /**
        * @description CodigoTarifaIVA: 01 0%, 02 1%, 03 2%, 04 4%, 08 13%, 09 0.5%, 10 exento, 11 0% sin crédito
        * @enum {string}

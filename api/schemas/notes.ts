@@ -69,6 +69,19 @@ export const CreateNoteBody = Type.Object(
           'document carries every charge',
       }),
     ),
+    payment_method: Type.Optional({
+      ...CreateInvoiceBody.properties.payment_method,
+      description:
+        'Only a debit note on a tiquete sold to no one (settled at issue): how its amount is collected, at ' +
+        "once (default: the tiquete's method). Refused (not_applicable) on other notes",
+    }),
+    payment_method_other: Type.Optional(CreateInvoiceBody.properties.payment_method_other),
+    payments: Type.Optional({
+      ...CreateInvoiceBody.properties.payments,
+      description:
+        'Only a debit note on a tiquete sold to no one: several methods with their amounts (MedioPago ' +
+        "1..4), instead of payment_method; collected at once. The amounts add up to the note's total",
+    }),
   },
   {
     additionalProperties: false,

@@ -5,7 +5,8 @@
 // its XML valid against its XSD and signed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
-import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { api, seedIssuer, startE2E, type E2E, waitForDocumentStatus } from './helpers/e2e.ts';
+import { waitFor } from './helpers/wait.ts';
 import { acceptedDocument, type AcceptedDocument } from './helpers/accepted-document.ts';
 
 let e: E2E;
@@ -140,6 +141,86 @@ describe('notes on a tiquete without a receptor (settled at issue)', () => {
       'invoice.annulled',
     ]);
     expect(await clientBalances()).toEqual(before);
+  });
+});
+
+describe('notes on a tiquete without a receptor: refusals and rejection', () => {
+  it('refuses payment fields that do not fit, with problem+json, and writes nothing', async () => {
+    const tiquete = await acceptedTiquete();
+    const written = async () =>
+      Promise.all([
+        e.db('invoices').count('* as n').first(),
+        e.db('payments').count('* as n').first(),
+        e.db('events').count('* as n').first(),
+      ]).then((r) => r.map((x: any) => Number(x.n)));
+    const before = await written();
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ['credit_notes', { payment_method: 'efectivo' }, '/payment_method', 'unknown_field'],
+      ['debit_notes', { payment_method: 'bitcoin' }, '/payment_method', 'invalid_value'],
+      ['debit_notes', { payment_method: 'otros' }, '/payment_method_other', 'required'],
+      [
+        'debit_notes',
+        { payment_method: 'efectivo', payments: [{ method: 'efectivo' }] },
+        '/payments',
+        'conflicting_fields',
+      ],
+      // The amounts add up to the note's total (5000.00).
+      ['debit_notes', { payments: [{ method: 'efectivo', amount: '6000' }] }, '/payments', ''],
+    ];
+    for (const [path, extra, field, code] of cases) {
+      const res = await api(e, 'POST', `/api/v1/invoices/${tiquete.inv.id}/${path}`, s.key, {
+        reason: 'Cargo adicional',
+        lines: [{ line: 2, amount: '5000' }],
+        ...extra,
+      });
+      expect(res.status, JSON.stringify(extra)).toBe(422);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.json.errors, JSON.stringify(res.json)).toContainEqual(
+        expect.objectContaining(
+          code ? { path: field, code } : { path: expect.stringMatching(/^\/payments/) },
+        ),
+      );
+    }
+    expect(await written()).toEqual(before);
+  });
+
+  it('a rejected debit note gives its payment back, a rejected credit note its refund', async () => {
+    const tiquete = await acceptedTiquete();
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    const ids: string[] = [];
+    try {
+      for (const path of ['debit_notes', 'credit_notes']) {
+        const res = await api(e, 'POST', `/api/v1/invoices/${tiquete.inv.id}/${path}`, s.key, {
+          reason: 'Corrección',
+          lines: [{ line: 2, amount: '5000' }],
+        });
+        expect(res.status, JSON.stringify(res.json)).toBe(201);
+        ids.push(res.json.id);
+      }
+      for (const id of ids) await waitForDocumentStatus(e, s.key, id, ['rechazada'], 30_000);
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+    for (const id of ids) {
+      let lines: any[] = [];
+      await waitFor(async () => {
+        lines = await e
+          .db('journal_entries as j')
+          .join('journal_lines as l', 'l.entry_id', 'j.id')
+          .join('accounts as a', 'a.id', 'l.account_id')
+          .where('j.invoice_id', num(id))
+          .select('j.kind', 'a.role', 'l.debit', 'l.credit');
+        return lines.some((l) => l.kind === 'invoice_reversal');
+      }, 20_000);
+      const sum = (role: string) =>
+        lines
+          .filter((l) => l.role === role)
+          .reduce((a, l) => a.plus(l.debit).minus(l.credit), new Decimal(0))
+          .toFixed(2);
+      expect([sum('receivables'), sum('cash')], id).toEqual(['0.00', '0.00']);
+    }
+    const t = (await api(e, 'GET', `/api/v1/invoices/${tiquete.inv.id}`, s.key)).json;
+    expect(t).toMatchObject({ payment_status: 'paid', balance_due: '0.00', credited_total: '0.00' });
   });
 });
 

@@ -69,11 +69,31 @@ export const CreateNoteBody = Type.Object(
           'document carries every charge',
       }),
     ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { reason: 'Anulación de la factura por error en el cliente' },
+      { reason: 'Devolución de una unidad', code: '06', lines: [{ line: 1, qty: 1 }] },
+      {
+        reason: 'Devolución y su timbre',
+        code: '06',
+        lines: [{ line: 1, qty: 1 }],
+        other_charges: [{ charge: 2 }],
+      },
+    ],
+  },
+);
+
+/** A debit note's body: a note's, and on a tiquete sold to no one how its amount is collected. */
+export const CreateDebitNoteBody = Type.Object(
+  {
+    ...CreateNoteBody.properties,
     payment_method: Type.Optional({
       ...CreateInvoiceBody.properties.payment_method,
       description:
         'Only a debit note on a tiquete sold to no one (settled at issue): how its amount is collected, at ' +
-        "once (default: the tiquete's method). Refused (not_applicable) on other notes",
+        "once (default: the tiquete's method). Refused (not_applicable) on a document with a client",
     }),
     payment_method_other: Type.Optional(CreateInvoiceBody.properties.payment_method_other),
     payments: Type.Optional({
@@ -86,13 +106,11 @@ export const CreateNoteBody = Type.Object(
   {
     additionalProperties: false,
     examples: [
-      { reason: 'Anulación de la factura por error en el cliente' },
-      { reason: 'Devolución de una unidad', code: '06', lines: [{ line: 1, qty: 1 }] },
+      { reason: 'Intereses por pago tardío', code: '10', lines: [{ line: 1, amount: '5000' }] },
       {
-        reason: 'Devolución y su timbre',
-        code: '06',
-        lines: [{ line: 1, qty: 1 }],
-        other_charges: [{ charge: 2 }],
+        reason: 'Cargo por entrega, cobrado al momento',
+        lines: [{ line: 2, amount: '5000' }],
+        payments: [{ method: 'efectivo', amount: '2000' }, { method: 'sinpe_movil' }],
       },
     ],
   },

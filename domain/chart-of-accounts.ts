@@ -242,6 +242,8 @@ export function purchasePostingFromTotals(
  * The issue entry of a document of any type: a credit note (03) reverses exactly the lines it
  * carries (debit revenue and IVA payable, credit receivables); invoices, tiquetes, exports and
  * debit notes add them.
+ * A credit note `settledAtIssue` (on a tiquete sold to no one, paid when issued) refunds out of
+ * cash: it credits cash where another credits receivables, since nobody owes that document.
  * A purchase (08) books its expense against payables (against cash when `condicionVenta` is
  * contado); a recibo electrónico de pago (10) books nothing (its payment has its own entry, and
  * the sale it settles was booked when issued).
@@ -251,11 +253,16 @@ export function documentPosting(
   totals: Parameters<typeof invoicePostingFromTotals>[0],
   exchangeRate: string,
   condicionVenta?: string,
+  settledAtIssue = false,
 ): PostingLine[] {
   if (docType === '10') return [];
   if (docType === '08') return purchasePostingFromTotals(totals, exchangeRate, condicionVenta);
   const lines = invoicePostingFromTotals(totals, exchangeRate);
-  return docType === '03' ? reversal(lines) : lines;
+  if (docType !== '03') return lines;
+  const reversed = reversal(lines);
+  return settledAtIssue
+    ? reversed.map((l) => (l.role === 'receivables' ? { ...l, role: 'cash' as const } : l))
+    : reversed;
 }
 
 /**

@@ -85,6 +85,37 @@ export const CreateNoteBody = Type.Object(
   },
 );
 
+/** A debit note's body: a note's, and on a tiquete sold to no one how its amount is collected. */
+export const CreateDebitNoteBody = Type.Object(
+  {
+    ...CreateNoteBody.properties,
+    payment_method: Type.Optional({
+      ...CreateInvoiceBody.properties.payment_method,
+      description:
+        'Only a debit note on a tiquete sold to no one (settled at issue): how its amount is collected, at ' +
+        "once (default: the tiquete's method). Refused (not_applicable) on a document with a client",
+    }),
+    payment_method_other: Type.Optional(CreateInvoiceBody.properties.payment_method_other),
+    payments: Type.Optional({
+      ...CreateInvoiceBody.properties.payments,
+      description:
+        'Only a debit note on a tiquete sold to no one: several methods with their amounts (MedioPago ' +
+        "1..4), instead of payment_method; collected at once. The amounts add up to the note's total",
+    }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { reason: 'Intereses por pago tardío', code: '10', lines: [{ line: 1, amount: '5000' }] },
+      {
+        reason: 'Cargo por entrega, cobrado al momento',
+        lines: [{ line: 2, amount: '5000' }],
+        payments: [{ method: 'efectivo', amount: '2000' }, { method: 'sinpe_movil' }],
+      },
+    ],
+  },
+);
+
 const {
   send: _send,
   replaces: _replaces,

@@ -1017,7 +1017,7 @@ export interface paths {
     put?: never;
     /**
      * Issue a debit note (02) of a document
-     * @description Adds to a document Hacienda accepted: the whole of it (no `lines`) or some of its lines. The note is an issued document (`inv_…`, `document_type` 02) that goes through the same flow. Requires the `write:invoices` scope.
+     * @description Adds to a document Hacienda accepted: the whole of it (no `lines`) or some of its lines. The note is an issued document (`inv_…`, `document_type` 02) that goes through the same flow. On a tiquete sold to no one (settled at issue) the note is collected at once: by `payment_method` or `payments`, default the tiquete's method. Requires the `write:invoices` scope.
      */
     post: {
       parameters: {
@@ -1056,6 +1056,49 @@ export interface paths {
               charge: number;
               /** @description Amount of that charge carried (up to 5 decimals); absent: all of it that earlier credit notes left */
               amount?: string;
+            }[];
+            /**
+             * @description Only a debit note on a tiquete sold to no one (settled at issue): how its amount is collected, at once (default: the tiquete's method). Refused (not_applicable) on a document with a client
+             * @enum {string}
+             */
+            payment_method?:
+              | 'efectivo'
+              | 'tarjeta'
+              | 'cheque'
+              | 'transferencia'
+              | 'recaudado_terceros'
+              | 'sinpe_movil'
+              | 'plataforma_digital'
+              | 'otros';
+            /** @description MedioPagoOtros: required with payment method otros (99), refused with any other */
+            payment_method_other?: string;
+            /**
+             * @description Only a debit note on a tiquete sold to no one: several methods with their amounts (MedioPago 1..4), instead of payment_method; collected at once. The amounts add up to the note's total
+             * @example [
+             *       {
+             *         "method": "tarjeta",
+             *         "amount": "10000"
+             *       },
+             *       {
+             *         "method": "efectivo"
+             *       }
+             *     ]
+             */
+            payments?: {
+              /** @enum {string} */
+              method:
+                | 'efectivo'
+                | 'tarjeta'
+                | 'cheque'
+                | 'transferencia'
+                | 'recaudado_terceros'
+                | 'sinpe_movil'
+                | 'plataforma_digital'
+                | 'otros';
+              /** @description TotalMedioPago; at most one payment leaves it out and takes the rest of the total */
+              amount?: string | number;
+              /** @description For method otros (99) */
+              other?: string;
             }[];
           };
         };

@@ -20,6 +20,8 @@ import {
   type NoteKind,
   type NoteLineRequest,
 } from '../../domain/document-notes.ts';
+import { notePayments, settledAtIssue, type NotePaymentFields } from '../../domain/note-payments.ts';
+import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import { recordEvent, enqueueOutbox } from './events.ts';
 import {
@@ -42,7 +44,7 @@ export class NoteRefused extends Error {
   }
 }
 
-export interface NoteBody {
+export interface NoteBody extends NotePaymentFields {
   reason?: unknown;
   code?: unknown;
   lines?: NoteLineRequest[];
@@ -91,6 +93,9 @@ export async function createNote(
       doc.summary.lines.map((l) => l.subTotal),
       input.body.lines,
     );
+    // A note on a tiquete sold to no one is settled at issue too (domain/note-payments.ts).
+    const settled = settledAtIssue(doc);
+    const stated = notePayments(errors, input.kind, settled, input.body);
     if (errors.length) throw new DomainValidationError(errors);
     const referenceType = NOTE_REFERENCE_TYPE[doc.docType];
     if (!referenceType)
@@ -126,14 +131,45 @@ export async function createNote(
       earlier,
     );
     if (errors.length) throw new DomainValidationError(errors);
-    const totals = computeDocumentTotals(lines, {
-      currency: doc.currency as never,
-      exchangeRate: doc.exchangeRate,
-      docType,
-      otherCharges,
-      // IVA devuelto in the document's share (in a sale paid partly by card, less than the IVA).
-      ivaReturnedOf: returnedIvaShare(doc.summary),
-    });
+    // One payment method (the document's first): a note states no split of its amount, unless a
+    // debit note settled at issue names its own. A note that returns IVA states the card, without
+    // which no IVA is returned.
+    const methods = stated
+      ? stated.map((p) => p.method)
+      : doc.summary.summary.totalIVADevuelto && doc.paymentMethods.includes('tarjeta')
+        ? ['tarjeta']
+        : doc.paymentMethods.slice(0, 1);
+    const methodOther = stated
+      ? (stated.find((p) => p.other !== null)?.other ?? null)
+      : doc.paymentMethods[0] === 'otros'
+        ? doc.paymentMethodOther
+        : null;
+    let totals;
+    try {
+      totals = computeDocumentTotals(lines, {
+        currency: doc.currency as never,
+        exchangeRate: doc.exchangeRate,
+        docType,
+        otherCharges,
+        // IVA devuelto in the document's share (in a sale paid partly by card, less than the IVA).
+        ivaReturnedOf: returnedIvaShare(doc.summary),
+        // The MedioPago of a note that states its own payments, amounts checked against its total.
+        ...(stated
+          ? {
+              payments: stated.map((p) => ({
+                type: PAYMENT_METHODS[p.method]!,
+                other: p.other,
+                amount: p.amount,
+              })),
+            }
+          : {}),
+      });
+    } catch (err) {
+      if (!(err instanceof DomainValidationError)) throw err;
+      throw new DomainValidationError(
+        err.errors.map((e) => ({ ...e, path: e.path.replace(/^(\/payments\/\d+)\/type$/, '$1/method') })),
+      );
+    }
     const amount = new Decimal(totals.summary.totalComprobante);
     const remaining = new Decimal(doc.total).minus(doc.creditedTotal);
     if (input.kind === 'credit' && amount.gt(remaining))
@@ -153,8 +189,10 @@ export async function createNote(
       reason: header.reason!,
     };
     const prepared: PreparedInvoice = {
-      // A note settles nothing by itself: the balance it changes is the referenced document's.
-      paidAtIssue: false,
+      // A note on a document with a client settles nothing by itself: the balance it changes is
+      // the client's. On a document settled at issue it is settled at issue as well: a debit note
+      // is collected by its payments at issue, a credit note refunded out of cash (journal-bulk.ts).
+      paidAtIssue: settled,
       clientId: doc.clientId,
       docType,
       branch: doc.branch,
@@ -165,13 +203,8 @@ export async function createNote(
       condicionVenta: doc.condicionVenta,
       conditionOther: doc.conditionOther,
       creditDays: doc.creditDays,
-      // One payment method (the document's first): a note states no split of its amount. A note
-      // that returns IVA states the card, without which no IVA is returned.
-      paymentMethods:
-        doc.summary.summary.totalIVADevuelto && doc.paymentMethods.includes('tarjeta')
-          ? ['tarjeta']
-          : doc.paymentMethods.slice(0, 1),
-      paymentMethodOther: doc.paymentMethods[0] === 'otros' ? doc.paymentMethodOther : null,
+      paymentMethods: methods,
+      paymentMethodOther: methodOther,
       lines: lines.map((l, i) => ({
         serviceId: doc.lines[(input.body.lines ? input.body.lines[i]!.line : i + 1) - 1]?.serviceId ?? null,
         input: l,

@@ -14,6 +14,7 @@ import {
   type PostingLine,
 } from '../../domain/chart-of-accounts.ts';
 import { documentLabel } from '../../domain/document-notes.ts';
+import { settledAtIssue } from '../../domain/note-payments.ts';
 import type { InvoiceState } from '../../domain/invoice-states.ts';
 
 export async function transition(
@@ -44,7 +45,13 @@ export async function transition(
 }
 
 function postingFor(invoice: InvoiceRow): PostingLine[] {
-  return documentPosting(invoice.docType, invoice.summary, invoice.exchangeRate, invoice.condicionVenta);
+  return documentPosting(
+    invoice.docType,
+    invoice.summary,
+    invoice.exchangeRate,
+    invoice.condicionVenta,
+    settledAtIssue(invoice),
+  );
 }
 
 async function writeEntry(

@@ -6,13 +6,17 @@
 import type { Knex } from 'knex';
 import { documentPosting, receivableChange } from '../../domain/chart-of-accounts.ts';
 import { documentLabel } from '../../domain/document-notes.ts';
+import { settledAtIssue } from '../../domain/note-payments.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { settleAtIssue } from './payments-at-issue.ts';
 
 export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]): Promise<number> {
   if (!invoices.length) return 0;
   const postings = new Map(
-    invoices.map((i) => [i.id, documentPosting(i.docType, i.summary, i.exchangeRate, i.condicionVenta)]),
+    invoices.map((i) => [
+      i.id,
+      documentPosting(i.docType, i.summary, i.exchangeRate, i.condicionVenta, settledAtIssue(i)),
+    ]),
   );
   const toBook = invoices.filter((i) => postings.get(i.id)!.length > 0);
   let booked = 0;
@@ -56,8 +60,9 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
           if (!accountId) throw new Error(`company ${invoice.companyId} has no ${l.role} account`);
           lines.push({ entryId: w.entryId, accountId, debit: l.debit, credit: l.credit });
         }
-        // A tiquete sold to no one (settled at issue) and a purchase (its supplier is on the row) have
-        // no client balance to move.
+        // A tiquete sold to no one (settled at issue), a note on one (settled at issue too: a debit
+        // note by its payments at issue below, a credit note out of cash) and a purchase (its
+        // supplier is on the row) have no client balance to move.
         if (invoice.clientId !== null)
           owed.set(invoice.clientId, [
             ...(owed.get(invoice.clientId) ?? []),

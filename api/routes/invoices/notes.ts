@@ -19,7 +19,7 @@ import { ApiError, notFound } from '../../errors.ts';
 import { idempotencyFromRequest, requestLanguage } from '../../idempotency.ts';
 import { errorResponses, IdempotencyHeaders, IdParam } from '../../schemas/common.ts';
 import { InvoiceObject } from '../../schemas/invoices.ts';
-import { CreateNoteBody } from '../../schemas/notes.ts';
+import { CreateDebitNoteBody, CreateNoteBody } from '../../schemas/notes.ts';
 import type { AppDeps } from '../../app.ts';
 import { assertCanIssue } from './create.ts';
 
@@ -47,9 +47,11 @@ export default async function noteRoutes(fastify: FastifyInstance, { db }: AppDe
                 'can be referenced (`reference_not_accepted`). The note is an issued document (`inv_…`, ' +
                 '`document_type` 03) that goes through the same flow as an invoice.'
               : 'Adds to a document Hacienda accepted: the whole of it (no `lines`) or some of its lines. The ' +
-                'note is an issued document (`inv_…`, `document_type` 02) that goes through the same flow.',
+                'note is an issued document (`inv_…`, `document_type` 02) that goes through the same flow. On ' +
+                'a tiquete sold to no one (settled at issue) the note is collected at once: by ' +
+                "`payment_method` or `payments`, default the tiquete's method.",
           params: IdParam,
-          body: CreateNoteBody,
+          body: kind === 'credit' ? CreateNoteBody : CreateDebitNoteBody,
           headers: IdempotencyHeaders,
           response: { 201: InvoiceObject, ...errorResponses(404, 409, 422) },
         },

@@ -111,6 +111,15 @@ describe('recibo electrónico de pago of a factura with ISC and a service charge
       const sig = await verifyWithXmlsec(xml);
       expect(sig.valid, sig.output).toBe(true);
       expect(receiptRows(xml)).toEqual([]);
+      const pdf = await fetch(`${e.apiUrl}/api/v1/invoices/${receipt.id}/pdf`, {
+        headers: { authorization: `Bearer ${s.key}` },
+      });
+      expect(pdf.status).toBe(200);
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
       const root = parseXml(xml);
       expect(dec(child(root, 'ResumenFactura'), 'TotalComprobante').eq(amount)).toBe(true);
 

@@ -19,8 +19,10 @@
 //
 // Every Monto is rounded half-up to 5 decimals once. 02, 04, 05 and 12 are added to the IVA's
 // BaseImponible (domain/totals.ts). The facturas electrónicas de compra have no
-// DatosImpuestoEspecifico, so 03-06 are refused there; exportaciones and recibos de pago carry
-// IVA only.
+// DatosImpuestoEspecifico, so 03-06 are refused there; exportaciones carry IVA only. A recibo
+// electrónico de pago (10) carries a payment's share of each tax of the factura it settles: there
+// every tax is a stated Monto (any code, zero allowed), since the REP has neither the line's
+// quantity nor DatosImpuestoEspecifico to compute it from (db/queries/receipts.ts).
 import type { Decimal } from 'decimal.js';
 import { CODIGOS_IMPUESTO, isOtherTaxCode, type OtherTaxCode, type TipoComprobante } from './codes.ts';
 import { D, r5, type Dec } from './decimal-input.ts';
@@ -84,10 +86,13 @@ const SNAKE: Record<string, string> = {
 /** Hacienda allows 1000 Impuesto per line; a line carries its IVA and at most 20 others here. */
 export const MAX_OTHER_TAXES = 20;
 
-/** The document types whose lines may carry taxes beside the IVA. */
+/** The document types whose lines may carry taxes beside the IVA (10: as stated shares only). */
 export function otherTaxesAllowed(docType: TipoComprobante): boolean {
-  return ['01', '02', '03', '04', '08'].includes(docType);
+  return ['01', '02', '03', '04', '08', '10'].includes(docType);
 }
+
+/** A recibo de pago states every tax's Monto: the payment's share of the factura's. */
+export const statedTaxesOnly = (docType: TipoComprobante): boolean => docType === '10';
 
 function decimal(
   add: Add,
@@ -186,6 +191,33 @@ export function validateOtherTaxes(
       );
       return;
     }
+    const need = (key: keyof OtherTaxInput) => {
+      if (o[key] === undefined) {
+        fail(`${tp}/${key}`, 'required', `${SNAKE[key] ?? key} is required for tax code ${code}`);
+        return false;
+      }
+      return true;
+    };
+    if (statedTaxesOnly(docType)) {
+      for (const key of Object.keys(o))
+        if (key !== 'code' && key !== 'amount' && !(code === '99' && key === 'codeOther'))
+          fail(`${tp}/${key}`, 'not_applicable', 'a recibo de pago states each tax as an amount');
+      const codeOther = code === '99' ? o.codeOther : null;
+      if (code === '99' && (typeof codeOther !== 'string' || [...codeOther].length < 5))
+        fail(`${tp}/codeOther`, 'required', 'CodigoImpuestoOTRO: 5 to 100 characters naming the tax');
+      const amount = need('amount') ? decimal(fail, `${tp}/amount`, o.amount, 13, 5, false) : null;
+      out.push({
+        code,
+        codeOther: typeof codeOther === 'string' ? codeOther : null,
+        rate: null,
+        amount,
+        unitQuantity: null,
+        alcoholPercent: null,
+        consumptionVolume: null,
+        taxPerUnit: null,
+      });
+      return;
+    }
     const allowed = FIELDS[code];
     for (const key of Object.keys(o)) {
       if (key === 'code') continue;
@@ -196,13 +228,6 @@ export function validateOtherTaxes(
           `${SNAKE[key] ?? key} does not apply to tax code ${code} (${CODIGOS_IMPUESTO[code]})`,
         );
     }
-    const need = (key: keyof OtherTaxInput) => {
-      if (o[key] === undefined) {
-        fail(`${tp}/${key}`, 'required', `${SNAKE[key] ?? key} is required for tax code ${code}`);
-        return false;
-      }
-      return true;
-    };
     const v: ValidOtherTax = {
       code,
       codeOther: null,

@@ -237,7 +237,9 @@ export function validateIvaExtras(
   if (line.ivaCollectedAtFactory !== undefined) {
     if (line.ivaCollectedAtFactory !== '01' && line.ivaCollectedAtFactory !== '02')
       issues.add(`${base}/ivaCollectedAtFactory`, 'unknown_code', 'IVACobradoFabrica is 01 or 02');
-    else if (!FACTORY_DOC_TYPES.has(docType))
+    // A recibo de pago writes no IVACobradoFabrica, but a line settling goods whose IVA the
+    // factory collected (02) carries no IVA there either.
+    else if (!FACTORY_DOC_TYPES.has(docType) && docType !== '10')
       issues.add(
         `${base}/ivaCollectedAtFactory`,
         'not_allowed',

@@ -4,7 +4,8 @@
 //   identification the clave carries); InformacionReferencia says what paper the supplier gave
 //   (TipoDocIR 16 "proveedor no domiciliado" with Codigo 11, or 14 / 99);
 // - a recibo electrónico de pago (10): the company to the client, name, identification and email
-//   only; its line is the payment, its reference the invoice it settles (Codigo 17).
+//   only; its lines the payment's share of the factura's taxes and charges (db/queries/receipts.ts),
+//   its reference the invoice it settles (Codigo 17).
 import type { Config } from '../config/index.ts';
 import type { Client, Company } from '../db/models/index.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
@@ -125,7 +126,7 @@ export function purchaseDocument(config: Config, invoice: InvoiceRow, company: C
   } as IssuedDocument;
 }
 
-/** The REP: company → client, one line (the payment), referencing the invoice it settles. */
+/** The REP: company → client, its lines the payment's shares, referencing the invoice it settles. */
 export function receiptDocument(
   config: Config,
   invoice: InvoiceRow,

@@ -180,6 +180,7 @@ export async function createPayment(
         input.receiptIssuer,
         invoice,
         { id: payment!.id, amount: input.amount, method: input.method },
+        { before: prior.paid, settles: plan.paymentStatus === 'paid' },
         opts.requestId,
       );
       payment!.receiptInvoiceId = receipt.id;

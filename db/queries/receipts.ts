@@ -2,14 +2,15 @@
 // payment's own transaction: numbered in its own series (tipo 10), referencing the factura it
 // settles (TipoDocIR 01, Codigo 17), named on the payment, and sent through the invoice flow.
 //
-// What it says: the payment, split like the factura's lines by tax (one receipt line per IVA
-// rate of the factura, and per exoneration rate within it), each line's SubTotal the payment's
-// share of that rate's net amount, its Impuesto/Monto at the rate and its ImpuestoNeto that less
-// the exonerated share (the REP has no Exoneracion element; its ImpuestoNeto is "Monto del
-// Impuesto menos Monto del Impuesto Exonerado", XSD) — so the receipt's total is the payment's
-// amount (to the fifth decimal) and carries the IVA that the payment settles (Art. 27 LIVA: the
-// IVA of a credit sale of up to 90 days is due when paid). CondicionVenta 09 pays a sale to the State on credit (08), 11 any other
-// credit sale (02, 10).
+// What it says: the payment's share of every tax of the factura (domain/receipt-lines.ts): one
+// line per tax signature of its lines (IVA rate, exoneration rate and each tax beside the IVA),
+// its SubTotal the payment's share of their SubTotal, the other taxes their shares, the IVA on
+// it at its rate (ImpuestoNeto less the exonerated and assumed shares: the REP has no
+// Exoneracion; its ImpuestoNeto is "Monto del Impuesto menos Monto del Impuesto Exonerado", XSD),
+// and one line per OtrosCargos (the REP has none) at IVA 11, 0 %. The receipt's total is the
+// payment's amount to the fifth decimal, and the receipts of a factura paid in full carry its
+// taxes (Art. 27 LIVA: the IVA of a credit sale of up to 90 days is due when paid). CondicionVenta
+// 09 pays a sale to the State on credit (08), 11 any other credit sale (02, 10).
 //
 // Accounting: the receipt books nothing. The payment's entry (cash against receivables) is the
 // payment's, and the sale was booked when the factura was issued; booking the receipt as a sale
@@ -21,6 +22,7 @@ import { invoiceObject } from '../public-objects.ts';
 import { CONDICIONES_VENTA_CREDITO, type CodigoReferencia } from '../../domain/codes.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
 import { formatId } from '../../domain/ids.ts';
+import { receiptLines as shareLines } from '../../domain/receipt-lines.ts';
 import { computeDocumentTotals } from '../../domain/totals.ts';
 import type { Tenant } from './clients.ts';
 import { enqueueOutbox, recordEvent } from './events.ts';
@@ -57,35 +59,30 @@ export function assertReceiptAllowed(invoice: InvoiceRow): void {
 }
 
 /**
- * The receipt's lines: the payment's share of each IVA rate of the invoice, and of each
- * exoneration rate within it. A recibo carries IVA only (Codigo 01): the special IVA computations
- * (07, 08) are settled at their rate code, and the taxes beside the IVA are not split out. A line
- * carries the exoneration of the factura's lines it stands for (the first one's; they share its
- * TarifaExonerada), so its ImpuestoNeto is the IVA less the exonerated share, as in the factura:
- * the receipt's total is the payment and its IVA what the payment settles, not the IVA the
- * exoneration forgave.
+ * The receipt's lines (domain/receipt-lines.ts): the payment's share of the factura's lines grouped
+ * by their taxes (IVA and each tax beside it), and of each of its OtrosCargos; they add up to the
+ * payment exactly.
  */
-export function receiptLines(invoice: InvoiceRow, amount: string): DocumentLine[] {
-  const ratio = new Decimal(amount).div(invoice.total);
-  const groups = new Map<string, { line: DocumentLine; subTotal: Decimal }>();
-  invoice.lines.forEach((l, i) => {
-    const key = `01|${l.input.ivaRateCode}|${l.input.exoneration?.rate ?? ''}`;
-    const subTotal = new Decimal(invoice.summary.lines[i]?.subTotal ?? 0);
-    const g = groups.get(key);
-    if (g) g.subTotal = g.subTotal.plus(subTotal);
-    else groups.set(key, { line: l.input, subTotal });
-  });
-  const label = `Pago de la factura ${invoice.consecutivo ?? formatId('invoice', invoice.id)}`;
-  return [...groups.values()].map(({ line, subTotal }) => ({
-    cabys: line.cabys,
-    description: label,
-    unit: line.unit,
-    quantity: '1',
-    unitPrice: subTotal.times(ratio).toFixed(5, Decimal.ROUND_HALF_UP),
-    taxCode: '01',
-    ivaRateCode: line.ivaRateCode,
-    ...(line.exoneration ? { exoneration: line.exoneration } : {}),
-  })) as DocumentLine[];
+export function receiptLines(
+  invoice: InvoiceRow,
+  amount: string,
+  paidBefore: string,
+  settles: boolean,
+): DocumentLine[] {
+  return shareLines(
+    {
+      lines: invoice.lines.map((l) => l.input),
+      lineTotals: invoice.summary.lines,
+      otherCharges: invoice.summary.otherCharges,
+      totalComprobante: invoice.summary.summary.totalComprobante,
+      currency: invoice.currency,
+      exchangeRate: invoice.exchangeRate,
+      label: `Pago de la factura ${invoice.consecutivo ?? formatId('invoice', invoice.id)}`,
+    },
+    amount,
+    paidBefore,
+    settles,
+  );
 }
 
 /**
@@ -98,15 +95,18 @@ export async function issueReceipt(
   company: Company,
   invoice: InvoiceRow,
   payment: { id: number; amount: string; method: string; paymentMethodOther?: string | null },
+  paid: { before: string; settles: boolean },
   requestId: string | null,
 ): Promise<InvoiceRow> {
   assertReceiptAllowed(invoice);
-  const lines = receiptLines(invoice, payment.amount);
+  const lines = receiptLines(invoice, payment.amount, paid.before, paid.settles);
   const totals = computeDocumentTotals(lines, {
     currency: invoice.currency as never,
     exchangeRate: invoice.exchangeRate,
     docType: '10',
   });
+  if (!new Decimal(totals.summary.totalComprobante).eq(payment.amount))
+    throw new Error(`receipt of payment ${payment.id}: its total differs from the payment`);
   const toState = invoice.condicionVenta === '08';
   const prepared: PreparedInvoice = {
     clientId: invoice.clientId,

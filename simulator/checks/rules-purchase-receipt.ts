@@ -5,12 +5,16 @@
 //   domestic one (01-04) has one; its InformacionReferencia says what the supplier gave (14, 16
 //   or 99), and 16 "proveedor no domiciliado" goes with Codigo 11 and a foreign supplier.
 // - Recibo electrónico de pago (10): it references the factura it settles (TipoDocIR 01, Codigo
-//   17, Numero a clave of a factura), and its reduced figures add up: each line's tax at its
-//   Tarifa, ImpuestoNeto at most that tax (less when the factura's sale was exonerated: the REP
-//   has no Exoneracion element, XSD), MontoTotalLinea = SubTotal + ImpuestoNeto, TotalVentaNeta = Σ SubTotal, TotalImpuesto
+//   17, Numero a clave of a factura), and its reduced figures add up: each line's IVA 01 at its
+//   Tarifa (08 at its FactorCalculoIVA) of SubTotal plus the taxes that enter the IVA's base (02,
+//   04, 05, 12); a tax beside the IVA, and IVA 07 whose base the REP does not carry, cannot be
+//   recomputed from the receipt (the payment's share of the factura's) and is only not negative;
+//   ImpuestoNeto at most Σ Monto (less when the factura's sale was exonerated or the tax assumed:
+//   the REP has no Exoneracion element, XSD), MontoTotalLinea = SubTotal + ImpuestoNeto, TotalVentaNeta = Σ SubTotal, TotalImpuesto
 //   = Σ ImpuestoNeto, TotalComprobante = TotalVentaNeta + TotalImpuesto, and the MedioPago amounts
 //   (when given) add up to TotalComprobante.
 // The wordings are the simulator's own (Hacienda's are not published); codes as rule-texts.ts.
+import { BASE_TAXES } from './totals.ts';
 import { f5, HALF_UNIT, num, row, sum, ZERO } from './rule-context.ts';
 import type { Rule } from './rule-context.ts';
 import { RULE_CODES as C } from './rule-texts.ts';
@@ -96,15 +100,31 @@ export const receiptRule: Rule = ({ root, tipo }) => {
   for (const line of children(child(root, 'DetalleServicio'), 'LineaDetalle')) {
     const n = text(line, 'NumeroLinea') ?? '?';
     const subTotal = num(line, 'SubTotal') ?? ZERO;
+    const impuestos = children(line, 'Impuesto');
+    // The IVA's base: SubTotal plus the taxes that enter it (02, 04, 05, 12).
+    const base = subTotal.plus(
+      sum(
+        impuestos.filter((t) => BASE_TAXES.has(text(t, 'Codigo') ?? '')).map((t) => num(t, 'Monto') ?? ZERO),
+      ),
+    );
     let taxes = ZERO;
-    for (const tax of children(line, 'Impuesto')) {
+    for (const tax of impuestos) {
+      const codigo = text(tax, 'Codigo') ?? '';
       const monto = num(tax, 'Monto') ?? ZERO;
       const tarifa = num(tax, 'Tarifa');
-      if (tarifa !== null) {
-        const exact = subTotal.times(tarifa).div(100);
-        if (monto.minus(exact).abs().gt(HALF_UNIT))
-          rows.push(row(C.totals, T.receiptLine(n, 'Impuesto/Monto', f5(exact), f5(monto))));
-      }
+      const factor = num(tax, 'FactorCalculoIVA');
+      // IVA 01 at its Tarifa and 08 at its factor follow from the line; IVA 07 (its base is not on
+      // the receipt) and the taxes beside the IVA (the factura's quantities are not either) do not.
+      const exact =
+        codigo === '01' && tarifa !== null
+          ? base.times(tarifa).div(100)
+          : codigo === '08' && factor !== null
+            ? base.times(factor)
+            : null;
+      if (exact !== null && monto.minus(exact).abs().gt(HALF_UNIT))
+        rows.push(row(C.totals, T.receiptLine(n, 'Impuesto/Monto', f5(exact), f5(monto))));
+      if (exact === null && monto.lt(0))
+        rows.push(row(C.totals, T.receiptLine(n, `Impuesto ${codigo}/Monto`, '≥ 0', f5(monto))));
       taxes = taxes.plus(monto);
     }
     // ImpuestoNeto is the tax less what the settled sale had exonerated (the REP carries no

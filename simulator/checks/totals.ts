@@ -32,8 +32,8 @@ const TOTALS_CODE = -111;
 
 // Units whose XSD label names a service (or a charge for one), plus units of time.
 const SERVICE_UNITS = new Set(['Sp', 'Spe', 'St', 'Os', 'Al', 'Alc', 'Cm', 'I', 'h', 'D', 'Min', 'S']);
-// Taxes added to the IVA base (XSD annotation of BaseImponible).
-const BASE_TAXES = new Set(['02', '04', '05', '12']);
+/** The taxes added to the IVA's BaseImponible (XSD annotation of BaseImponible). */
+export const BASE_TAXES: ReadonlySet<string> = new Set(['02', '04', '05', '12']);
 
 function num(el: XmlElement | null | undefined, ...path: string[]): D | null {
   const t = text(el, ...path);

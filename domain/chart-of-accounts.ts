@@ -5,6 +5,7 @@
 // CRC invoice exactly the API's `total`); each credit is rounded to centavos and the rounding
 // difference goes to the largest credit, so every entry balances by construction.
 import { Decimal } from 'decimal.js';
+import { isIvaTaxCode } from './codes.ts';
 
 export const ACCOUNT_ROLES = [
   'cash',
@@ -80,9 +81,6 @@ export interface InvoicePostingInput {
  * late-payment interest and other charges are the company's own revenue.
  */
 export const THIRD_PARTY_CHARGES: ReadonlySet<string> = new Set(['01', '02', '03', '04', '06', '07', '08']);
-
-/** The IVA of a line (general, cálculo especial, bienes usados); every other tax code is not IVA. */
-const IVA_CODES: ReadonlySet<string> = new Set(['01', '07', '08']);
 
 /** CRC's minor unit: the ledger, payments in colones and balances keep 2 decimals. */
 export const LEDGER_DECIMALS = 2;
@@ -177,7 +175,7 @@ export function invoicePostingFromTotals(
     if (l.kind === 'services') services = services.plus(l.subTotal);
     else goods = goods.plus(l.subTotal);
     const others = (l.taxes ?? [])
-      .filter((t) => !IVA_CODES.has(t.code))
+      .filter((t) => !isIvaTaxCode(t.code))
       .reduce((a, t) => a.plus(t.amount), new Decimal(0));
     const assumed = l.ivaCollectedAtFactory
       ? new Decimal(0)

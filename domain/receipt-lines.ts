@@ -30,7 +30,7 @@ import { D, type Dec, ZERO, r5, fmt5 } from './decimal-input.ts';
 import { computeDocumentTotals } from './totals.ts';
 import type { OtherTaxInput } from './other-taxes.ts';
 import type { LineTotals, ResolvedOtherCharge } from './totals-types.ts';
-import type { CodigoMoneda } from './codes.ts';
+import { isIvaTaxCode, type CodigoMoneda } from './codes.ts';
 
 export interface ReceiptSource {
   lines: readonly DocumentLine[];
@@ -101,7 +101,7 @@ export function receiptLines(
     if ((l.taxCode ?? '01') === '07') g.statedBase = (g.statedBase ?? ZERO).plus(t.baseImponible);
     g.assumed = g.assumed.plus(t.impuestoAsumidoEmisorFabrica);
     for (const tax of t.taxes) {
-      if (['01', '07', '08'].includes(tax.code)) continue;
+      if (isIvaTaxCode(tax.code)) continue;
       const k = `${tax.code}:${tax.codeOther ?? ''}`;
       const entry = g.taxes.get(k);
       if (entry) entry.amount = entry.amount.plus(tax.amount);

@@ -1,6 +1,6 @@
 // Service (catalogue item) schemas.
 import { Type } from 'typebox';
-import { IVA_RATE_CODES_FE, UNIDADES_MEDIDA } from '../../domain/codes.ts';
+import { IVA_RATE_CODES_FE, IVA_TAX_CODES, UNIDADES_MEDIDA } from '../../domain/codes.ts';
 import { Limit, Timestamp, nameSchemas } from './common.ts';
 import { OtherTax } from './invoices.ts';
 
@@ -15,7 +15,7 @@ export const CreateServiceBody = Type.Object(
     }),
     tax_code: Type.Optional(
       Type.String({
-        enum: ['01', '07', '08'],
+        enum: [...IVA_TAX_CODES],
         default: '01',
         description:
           "The item's IVA (Impuesto code): 01 IVA; 07 IVA cálculo especial (a line may state its `taxable_base`); 08 IVA régimen de bienes usados (each line states its `iva_factor`). Taxes beside the IVA go in `taxes`",

@@ -26,8 +26,16 @@ export interface DbObserver {
    * workers) and of the server's own processes (checkpointer, WAL writer…: no database).
    */
   servicePids(): Promise<number[]>;
+  /**
+   * Rows inserted, updated (HOT or not) and deleted so far, per table of the scratch database. It is
+   * read through a connection to that database, so a stage reads it before its first `counters()`
+   * and after its last, and the reading's own commit is outside the stage's figures.
+   */
+  tableWrites(): Promise<TableWrites>;
   close(): Promise<void>;
 }
+
+export type TableWrites = Record<string, { ins: number; upd: number; hot: number; del: number }>;
 
 export async function observeDatabase(databaseUrl: string): Promise<DbObserver> {
   const u = new URL(databaseUrl);
@@ -38,6 +46,7 @@ export async function observeDatabase(databaseUrl: string): Promise<DbObserver> 
     application_name: 'factura-bench-observer',
   });
   await client.connect();
+  let scratch: pg.Client | null = null;
   return {
     async counters(settle = false) {
       if (settle) await new Promise((r) => setTimeout(r, 1200));
@@ -56,8 +65,56 @@ export async function observeDatabase(databaseUrl: string): Promise<DbObserver> 
       );
       return (res.rows as { pid: number }[]).map((r) => Number(r.pid));
     },
-    close: () => client.end(),
+    async tableWrites() {
+      if (!scratch) {
+        scratch = new pg.Client({
+          connectionString: databaseUrl,
+          application_name: 'factura-bench-observer',
+        });
+        await scratch.connect();
+      }
+      await new Promise((r) => setTimeout(r, 1200));
+      const res = await scratch.query(
+        `select relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del from pg_stat_user_tables`,
+      );
+      return Object.fromEntries(
+        (res.rows as Record<string, string>[]).map((r) => [
+          r.relname!,
+          {
+            ins: Number(r.n_tup_ins),
+            upd: Number(r.n_tup_upd),
+            hot: Number(r.n_tup_hot_upd),
+            del: Number(r.n_tup_del),
+          },
+        ]),
+      );
+    },
+    close: async () => {
+      await scratch?.end();
+      await client.end();
+    },
   };
+}
+
+/** Rows written per unit, per table, between two readings (tables with no writes left out). */
+export function tableWritesPerUnit(
+  a: TableWrites,
+  b: TableWrites,
+  per: number,
+): Record<string, { ins: number; upd: number; hot: number; del: number }> {
+  const out: Record<string, { ins: number; upd: number; hot: number; del: number }> = {};
+  for (const [t, w] of Object.entries(b)) {
+    const o = a[t] ?? { ins: 0, upd: 0, hot: 0, del: 0 };
+    const d = { ins: w.ins - o.ins, upd: w.upd - o.upd, hot: w.hot - o.hot, del: w.del - o.del };
+    if (d.ins || d.upd || d.del)
+      out[t] = {
+        ins: round(d.ins / per, 2),
+        upd: round(d.upd / per, 2),
+        hot: round(d.hot / per, 2),
+        del: round(d.del / per, 2),
+      };
+  }
+  return out;
 }
 
 /** Differences between two readings, divided by `per` (e.g. invoices). */

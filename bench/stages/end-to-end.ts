@@ -19,7 +19,7 @@ import {
   serviceCpuMs,
   type RssSeries,
 } from '../lib/proc-stats.ts';
-import { perUnit } from '../lib/db-activity.ts';
+import { perUnit, tableWritesPerUnit } from '../lib/db-activity.ts';
 import { ratioTarget, type InfoRow } from '../lib/targets.ts';
 
 /** What `xact_commit` counts, printed beside the commits row. */
@@ -45,6 +45,7 @@ export async function endToEndStage(ctx: BenchContext): Promise<EndToEndResult> 
   );
   const backlog = await ctx.service.queuedJobs();
   const cpu0 = cpuSnapshot(await ctx.cpuGroups());
+  const tables0 = await ctx.observer.tableWrites();
   const db0 = await ctx.observer.counters();
   const run = `${process.pid}-${Date.now()}`;
   const sentAt = new Map<string, number>();
@@ -73,6 +74,7 @@ export async function endToEndStage(ctx: BenchContext): Promise<EndToEndResult> 
   const memory = rss.stop();
   const cpu = cpuBetween(cpu0, cpuSnapshot(await ctx.cpuGroups()));
   const db1 = await ctx.observer.counters(true);
+  const tables1 = await ctx.observer.tableWrites();
 
   const ids = [...sentAt.keys()];
   const arrivals = ids.map((id) => ctx.receiver.accepted.get(id)).filter((x): x is number => x !== undefined);
@@ -129,6 +131,7 @@ export async function endToEndStage(ctx: BenchContext): Promise<EndToEndResult> 
     cpu_ceiling: ceiling,
     other_processes_cpu_percent: cpu.percentOfMachine.other,
     postgres_per_invoice: pgWork,
+    postgres_rows_per_invoice_by_table: tableWritesPerUnit(tables0, tables1, delivered),
     postgres_commits_note: COMMITS_NOTE,
   };
   ctx.log(

@@ -4,8 +4,8 @@
 // Layout (NOTES §7.5): Clave, NombreEmisor, TipoIdentificacionEmisor, NumeroCedulaEmisor,
 // NombreReceptor?, TipoIdentificacionReceptor?, NumeroCedulaReceptor?, Mensaje (1|3),
 // EstadoMensaje (v4.4), DetalleMensaje, MontoTotalImpuesto?, TotalFactura, ds:Signature.
-import { DOMParser } from '@xmldom/xmldom';
-import type { Element as XmlElement } from '@xmldom/xmldom';
+import { parseXmlTree, XmlTreeError } from './xml-tree.ts';
+import type { XmlElement } from './xml-tree.ts';
 import { parseDetalleMensaje } from './detalle-mensaje.ts';
 import type { ParsedDetalle } from './detalle-mensaje.ts';
 
@@ -43,28 +43,21 @@ const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 
 /** Parses a MensajeHacienda XML string. Throws MensajeHaciendaParseError when it is not one. */
 export function parseMensajeHacienda(xml: string): MensajeHacienda {
-  let root: XmlElement | null;
+  let root: XmlElement;
   try {
-    const doc = new DOMParser({
-      onError: (level, msg) => {
-        if (level !== 'warning') throw new MensajeHaciendaParseError(`not well-formed XML: ${msg}`);
-      },
-    }).parseFromString(xml, 'text/xml');
-    root = doc.documentElement;
+    root = parseXmlTree(xml);
   } catch (err) {
-    if (err instanceof MensajeHaciendaParseError) throw err;
-    throw new MensajeHaciendaParseError(`not well-formed XML: ${(err as Error).message}`);
+    if (!(err instanceof XmlTreeError)) throw err;
+    throw new MensajeHaciendaParseError(`not well-formed XML: ${err.message}`);
   }
-  if (!root || root.localName !== 'MensajeHacienda') {
-    throw new MensajeHaciendaParseError(`expected a MensajeHacienda root element, got ${root?.localName}`);
+  if (root.localName !== 'MensajeHacienda') {
+    throw new MensajeHaciendaParseError(`expected a MensajeHacienda root element, got ${root.localName}`);
   }
   const fields = new Map<string, string>();
   let signed = false;
-  for (let n = root.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType !== 1) continue;
-    const el = n as XmlElement;
+  for (const el of root.children) {
     if (el.localName === 'Signature' && el.namespaceURI === DSIG_NS) signed = true;
-    else if (el.localName && !fields.has(el.localName)) fields.set(el.localName, el.textContent ?? '');
+    else if (el.localName && !fields.has(el.localName)) fields.set(el.localName, el.textContent);
   }
   const text = (name: string): string | null => {
     const v = fields.get(name);

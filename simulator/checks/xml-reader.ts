@@ -1,39 +1,30 @@
-// Minimal, namespace-agnostic reading of a received comprobante (by local name, like Hacienda's
-// business rules do once the schema has been checked). Written for the simulator alone so its
-// checks do not share a code path with the issuer's XML builder. XML 1.0 end-of-line rules:
-// U+0085, U+2028 and U+2029 are kept as the characters they are (xmldom's default is XML 1.1's).
-import { DOMParser } from '@xmldom/xmldom';
-import type { Element as XmlElement } from '@xmldom/xmldom';
+// Namespace-agnostic reading of a received comprobante (by local name, like Hacienda's business
+// rules do once the schema has been checked), over the element tree of hacienda/xml-tree.ts (a
+// strict XML 1.0 parser: what is not well-formed is refused, XML 1.0 end-of-line rules). It shares
+// no code path with the issuer's XML builder.
+import { parseXmlTree, XmlTreeError, type XmlElement } from '../../hacienda/xml-tree.ts';
 
 export type { XmlElement };
 
 export class NotWellFormedError extends Error {}
 
 export function parseXml(xml: string): XmlElement {
-  const doc = new DOMParser({
-    normalizeLineEndings: (source) => source.replace(/\r\n?/g, '\n'),
-    onError: (level, msg) => {
-      if (level !== 'warning') throw new NotWellFormedError(msg);
-    },
-  }).parseFromString(xml, 'text/xml');
-  const root = doc.documentElement;
-  if (!root) throw new NotWellFormedError('no root element');
-  return root;
+  try {
+    return parseXmlTree(xml);
+  } catch (err) {
+    if (err instanceof XmlTreeError) throw new NotWellFormedError(err.message);
+    throw err;
+  }
 }
 
 export function children(el: XmlElement | null | undefined, name: string): XmlElement[] {
-  const out: XmlElement[] = [];
-  if (!el) return out;
-  for (let n = el.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 1 && (n as XmlElement).localName === name) out.push(n as XmlElement);
-  }
-  return out;
+  return el ? el.children.filter((c) => c.localName === name) : [];
 }
 
 export function child(el: XmlElement | null | undefined, ...path: string[]): XmlElement | null {
   let cur: XmlElement | null | undefined = el;
   for (const name of path) {
-    cur = children(cur, name)[0];
+    cur = cur?.children.find((c) => c.localName === name);
     if (!cur) return null;
   }
   return cur ?? null;
@@ -42,16 +33,14 @@ export function child(el: XmlElement | null | undefined, ...path: string[]): Xml
 /** Trimmed text of the element at path, or null when absent. */
 export function text(el: XmlElement | null | undefined, ...path: string[]): string | null {
   const c = child(el, ...path);
-  return c ? (c.textContent ?? '').trim() : null;
+  return c ? c.textContent.trim() : null;
 }
 
 /** Every element below `el` (at any depth) with this local name, in document order. */
 export function descendants(el: XmlElement | null | undefined, name: string): XmlElement[] {
   const out: XmlElement[] = [];
   const walk = (node: XmlElement) => {
-    for (let n = node.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType !== 1) continue;
-      const e = n as XmlElement;
+    for (const e of node.children) {
       if (e.localName === name) out.push(e);
       walk(e);
     }

@@ -184,11 +184,20 @@ export function certificateInfo(der: Buffer): CertificateInfo {
  * (`CPF-01-0234-0567`, `CPJ-3-101-123456`, `DIMEX-…`, `NITE-…`), or null when there is none.
  */
 export function certificateIdentification(der: Buffer): CertificateIdentification | null {
+  // A signer sends thousands of documents under one certificate: its identification is read once.
+  const key = der.toString('base64');
+  const known = identifications.get(key);
+  if (known !== undefined) return known && { ...known };
   const cert = parseCertificate(der);
   const serial = cert.subjectAttributes.find((a) => a.oid === OID_SERIAL_NUMBER)?.value;
-  if (serial === undefined) return null;
-  return parseSubjectSerialNumber(serial);
+  const found = serial === undefined ? null : parseSubjectSerialNumber(serial);
+  if (identifications.size >= MAX_KNOWN_IDENTIFICATIONS) identifications.clear();
+  identifications.set(key, found);
+  return found && { ...found };
 }
+
+const identifications = new Map<string, CertificateIdentification | null>();
+const MAX_KNOWN_IDENTIFICATIONS = 512;
 
 /** Parses a subject serialNumber value such as `CPF-01-0234-0567`. */
 export function parseSubjectSerialNumber(value: string): CertificateIdentification | null {

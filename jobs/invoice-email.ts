@@ -57,13 +57,28 @@ export interface EmailContext {
   config: Config;
 }
 
-/** In the acceptance transaction: the automatic email, when the company emails accepted documents. */
-export async function scheduleAcceptanceEmail(trx: Knex.Transaction, invoice: InvoiceRow): Promise<void> {
-  const company = (await trx('companies').where({ id: invoice.companyId }).first('email_enabled')) as
-    { emailEnabled: boolean } | undefined;
-  if (!company?.emailEnabled) return;
-  const recipients = await defaultRecipients(trx, invoice);
-  await createInvoiceEmail(trx, { invoiceId: invoice.id, recipients, round: 0 });
+/**
+ * In the acceptance transaction: the automatic email of each accepted invoice whose company emails
+ * accepted documents (each company's setting read once).
+ */
+export async function scheduleAcceptanceEmails(
+  trx: Knex.Transaction,
+  invoices: readonly InvoiceRow[],
+): Promise<void> {
+  if (!invoices.length) return;
+  const companyIds = [...new Set(invoices.map((i) => i.companyId))];
+  const enabled = new Set(
+    (
+      (await trx('companies').whereIn('id', companyIds).where('email_enabled', true).pluck('id')) as (
+        string | number
+      )[]
+    ).map(Number),
+  );
+  for (const invoice of invoices) {
+    if (!enabled.has(Number(invoice.companyId))) continue;
+    const recipients = await defaultRecipients(trx, invoice);
+    await createInvoiceEmail(trx, { invoiceId: invoice.id, recipients, round: 0 });
+  }
 }
 
 async function finish(

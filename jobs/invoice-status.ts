@@ -9,7 +9,8 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
 import {
   invoicesAwaitingVerdict,
-  storeResponseXml,
+  storeResponseXmls,
+  transitionMany,
   updateHaciendaStates,
 } from '../db/queries/invoice-flow.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
@@ -18,7 +19,7 @@ import type { ReceptionClient, StatusResult } from '../hacienda/client/index.ts'
 import { explainMensajeHacienda } from '../hacienda/rejection-reasons.ts';
 import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
 import type { JobContext } from './context.ts';
-import { scheduleAcceptanceEmail } from './invoice-email.ts';
+import { scheduleAcceptanceEmails } from './invoice-email.ts';
 import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
 import { handleMissingClave } from './lost-document.ts';
 import { mapLimit } from './map-limit.ts';
@@ -119,23 +120,31 @@ export async function pollChunkStatus(
 }
 
 async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<void> {
+  // Acceptances, whatever their number, in a few multi-row statements: the answers, the state
+  // change with its events, the emails.
+  const acceptances = final.filter((f) => f.s.state === 'aceptado');
+  await storeResponseXmls(
+    trx,
+    acceptances.flatMap(({ invoice, s }) =>
+      s.responseXml ? [{ invoiceId: invoice.id, responseXml: s.responseXml }] : [],
+    ),
+  );
+  const accepted = await transitionMany(
+    trx,
+    acceptances.map((f) => f.invoice.id),
+    ['enviada'],
+    'aceptada',
+    { acceptedAt: trx.fn.now(), haciendaStatus: 'aceptado' },
+    'invoice.accepted',
+  );
+  // The receptor's email, recorded with the acceptance and sent by its own job: whatever
+  // becomes of it, the acceptance and its journal stand.
+  await scheduleAcceptanceEmails(trx, accepted);
+
   for (const { invoice, s } of final) {
+    if (s.state === 'aceptado') continue;
     const responseXml = s.responseXml ?? null;
-    if (responseXml) await storeResponseXml(trx, invoice.id, responseXml);
-    if (s.state === 'aceptado') {
-      const accepted = await transition(
-        trx,
-        invoice.id,
-        ['enviada'],
-        'aceptada',
-        { acceptedAt: trx.fn.now(), haciendaStatus: 'aceptado' },
-        'invoice.accepted',
-      );
-      // The receptor's email, recorded with the acceptance and sent by its own job: whatever
-      // becomes of it, the acceptance and its journal stand.
-      if (accepted) await scheduleAcceptanceEmail(trx, accepted);
-      continue;
-    }
+    if (responseXml) await storeResponseXmls(trx, [{ invoiceId: invoice.id, responseXml }]);
     const reason = responseXml
       ? explainMensajeHacienda(responseXml)
       : {

@@ -82,6 +82,7 @@ export async function transitionMany(
     .whereIn('status', from)
     .update({ ...patch, status: to, updatedAt: trx.fn.now() })
     .returning('*')) as InvoiceRow[];
+  rows.sort((a, b) => a.id - b.id);
   if (event) {
     await recordEvents(
       trx,
@@ -209,13 +210,16 @@ export async function updateHaciendaStates(
   );
 }
 
-/** Hacienda's answer (the signed MensajeHacienda) beside the invoice's signed document. */
-export async function storeResponseXml(
+/** Hacienda's answers (signed MensajeHacienda) beside their invoices' signed documents, in one statement. */
+export async function storeResponseXmls(
   trx: Knex.Transaction,
-  invoiceId: number,
-  responseXml: string,
+  answers: { invoiceId: number; responseXml: string }[],
 ): Promise<void> {
-  await trx('invoice_documents')
-    .where({ invoiceId })
-    .update({ responseXml, responseAt: trx.fn.now(), updatedAt: trx.fn.now() });
+  if (!answers.length) return;
+  await trx.raw(
+    `update invoice_documents d set response_xml = v.xml, response_at = now(), updated_at = now()
+       from (select * from unnest(?::bigint[], ?::text[]) as t(id, xml)) v
+      where d.invoice_id = v.id`,
+    [answers.map((a) => a.invoiceId), answers.map((a) => a.responseXml)],
+  );
 }

@@ -31,7 +31,7 @@ import {
   type ReceptionClient,
   type SubmitDocument,
 } from '../hacienda/client/index.ts';
-import { callbackToken } from './callback-token.ts';
+import { callbackQuery, type CallbackTarget } from './callback-token.ts';
 import type { JobContext } from './context.ts';
 
 /**
@@ -80,13 +80,17 @@ export async function buildSubmission(
 
 type Identification = { idType: string; idNumber: string };
 
-/** The reception request of an issued, signed invoice, from what the caller loaded. */
+/**
+ * The reception request of an issued, signed invoice, from what the caller loaded; `wake`: the
+ * status job Hacienda's callback should wake (named in the callback URL).
+ */
 export function submissionOf(
   config: Pick<JobContext['config'], 'publicUrl' | 'secretsKey'>,
   invoice: InvoiceRow,
   emisor: Identification,
   receptor: Identification | null,
   signedXml: Buffer,
+  wake?: CallbackTarget,
 ): SubmitDocument {
   const clave = invoice.clave!;
   return {
@@ -96,7 +100,7 @@ export function submissionOf(
     ...(receptor
       ? { receptor: { tipoIdentificacion: receptor.idType, numeroIdentificacion: receptor.idNumber } }
       : {}),
-    callbackUrl: `${config.publicUrl}/hacienda/callback?t=${callbackToken(config.secretsKey, clave)}`,
+    callbackUrl: `${config.publicUrl}/hacienda/callback?${callbackQuery(config.secretsKey, clave, wake)}`,
     comprobanteXml: signedXml.toString('base64'),
   };
 }

@@ -20,7 +20,7 @@ import {
   submitAndConfirm,
   type ReceptionClient,
 } from '../hacienda/client/index.ts';
-import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
+import { chunkInvoiceIds, chunkJobId, invoiceJobId, type StepJobData } from './catalogue.ts';
 import { MissingCredentialsError, type JobContext } from './context.ts';
 import { SUBMISSION_LEASE_MS, submissionFailure, submissionOf } from './hacienda-send.ts';
 import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
@@ -100,7 +100,13 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
               via: 'status',
               end: { outcome: 'received', httpStatus: 200, detail: 'status' },
             };
-          const doc = submissionOf(ctx.config, w.invoice, w.emisor, w.receptor, w.signedXml!);
+          // Hacienda's callback wakes this flow's status job, named in the callback URL.
+          const statusJobId =
+            job.data.v === 2 ? chunkJobId(job.data.chunk, 'status') : invoiceJobId(invoiceId, 'status');
+          const doc = submissionOf(ctx.config, w.invoice, w.emisor, w.receptor, w.signedXml!, {
+            companyId: Number(w.invoice.companyId),
+            jobId: statusJobId,
+          });
           const c = await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc));
           const duplicate = c.via === 'duplicate';
           return {

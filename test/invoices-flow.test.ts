@@ -7,6 +7,7 @@ import { testCaCertificate } from '../hacienda/test-certificates.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
 import { api, flowJobId, seedIssuer, startE2E, type E2E, waitForDocumentStatus } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
+import { callbackQuery } from '../jobs/callback-token.ts';
 
 let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;
@@ -213,15 +214,27 @@ describe('waiting and callbacks', () => {
     expect(Date.now() - sleptAt).toBeLessThan(10_000);
     const doc = e.sim.simulator.document(res.json.clave);
     expect(doc?.callback).toBe('delivered');
-    expect(doc?.callbackUrl).toMatch(/\/hacienda\/callback\?t=/);
-    // A callback without the right token changes nothing.
-    const forged = await fetch(`${e.apiUrl}/hacienda/callback?t=nope`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ clave: res.json.clave, 'ind-estado': 'rechazado' }),
-    });
-    expect(forged.status).toBe(202);
-    expect(await forged.json()).toEqual({ received: false });
+    // The URL names the chunk's status job, under the same HMAC as the clave.
+    expect(doc?.callbackUrl).toMatch(/\/hacienda\/callback\?t=redacted&c=redacted&j=redacted$/);
+    const jobId = (await flowJobId(e.db, invoiceId, 'status'))!;
+    const row = (await e.db('invoices').where({ id: invoiceId }).first('company_id')) as {
+      companyId: number;
+    };
+    const query = `?${callbackQuery(e.config.secretsKey, res.json.clave, { companyId: Number(row.companyId), jobId })}`;
+    expect(query).toMatch(/^\?t=[\w-]{32}&c=\d+&j=chunk-[\w-]+-status$/);
+    const post = (q: string, clave = res.json.clave) =>
+      fetch(`${e.apiUrl}/hacienda/callback${q}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clave, 'ind-estado': 'aceptado' }),
+      }).then((r) => r.json());
+    expect(await post(query)).toEqual({ received: true });
+    // A callback without the right token changes nothing: a wrong token, another job or company
+    // named under the clave's token, the URL of one clave used for another.
+    expect(await post('?t=nope')).toEqual({ received: false });
+    expect(await post(query.replace(/j=[^&]+/, 'j=chunk-other-status'))).toEqual({ received: false });
+    expect(await post(query.replace(/c=\d+/, 'c=999999'))).toEqual({ received: false });
+    expect(await post(query, '5'.repeat(50))).toEqual({ received: false });
     await e.stopWorkers();
     await e.startWorkers();
   });

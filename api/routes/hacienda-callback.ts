@@ -1,6 +1,7 @@
 // POST /hacienda/callback: Hacienda's (or the simulator's) notice that a clave reached a final
 // state. It is a hint, never trusted as the verdict: the invoice's delayed status job is promoted
-// so it asks Hacienda at once. The URL carries an HMAC of the clave so strangers cannot prod it.
+// so it asks Hacienda at once. The URL carries an HMAC of the clave (and of the status job it
+// names, jobs/callback-token.ts) so strangers cannot prod it.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -27,26 +28,39 @@ export default async function haciendaCallbackRoute(app: FastifyInstance, deps: 
         tags: ['operations'],
         summary: "Hacienda's result callback (a hint: the status is confirmed by polling)",
         body: Body,
-        querystring: Type.Object({ t: Type.Optional(Type.String({ maxLength: 64 })) }),
+        querystring: Type.Object({
+          t: Type.Optional(Type.String({ maxLength: 64 })),
+          c: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$' })),
+          j: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+        }),
         response: { 202: Type.Object({ received: Type.Boolean() }) },
       },
     },
     async (request, reply) => {
       const { clave } = request.body as { clave: string };
-      const given = Buffer.from((request.query as { t?: string }).t ?? '');
-      const expected = Buffer.from(callbackToken(deps.config.secretsKey, clave));
+      const q = request.query as { t?: string; c?: string; j?: string };
+      const target =
+        q.c !== undefined && q.j !== undefined ? { companyId: Number(q.c), jobId: q.j } : undefined;
+      const given = Buffer.from(q.t ?? '');
+      const expected = Buffer.from(callbackToken(deps.config.secretsKey, clave, target));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         return reply.code(202).send({ received: false });
       }
+      if (!deps.statusQueue) return reply.code(202).send({ received: true });
+      const queueOf = (companyId: number) =>
+        typeof deps.statusQueue === 'function' ? deps.statusQueue(companyId) : deps.statusQueue!;
+      if (target) {
+        // The URL names the chunk's status job (signed with the clave): no database read.
+        await wakeStatusJob(queueOf(target.companyId), deps.redis, target.jobId);
+        return reply.code(202).send({ received: true });
+      }
       const invoice = await flowOfClave(deps.db, clave);
-      if (invoice && deps.statusQueue) {
+      if (invoice) {
         // The status job of the chunk that carries the invoice (or of its own flow, before chunks).
         const jobId = invoice.flowChunk
           ? chunkJobId(invoice.flowChunk, 'status')
           : invoiceJobId(invoice.id, 'status');
-        const queue =
-          typeof deps.statusQueue === 'function' ? deps.statusQueue(invoice.companyId) : deps.statusQueue;
-        await wakeStatusJob(queue, deps.redis, jobId);
+        await wakeStatusJob(queueOf(invoice.companyId), deps.redis, jobId);
       }
       return reply.code(202).send({ received: true });
     },

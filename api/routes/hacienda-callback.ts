@@ -29,9 +29,13 @@ export default async function haciendaCallbackRoute(app: FastifyInstance, deps: 
         summary: "Hacienda's result callback (a hint: the status is confirmed by polling)",
         body: Body,
         querystring: Type.Object({
-          t: Type.Optional(Type.String({ maxLength: 64 })),
-          c: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$' })),
-          j: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          t: Type.Optional(Type.String({ maxLength: 64, description: 'HMAC of the clave (and of c and j)' })),
+          c: Type.Optional(
+            Type.String({ pattern: '^[0-9]{1,18}$', description: 'the company whose status job to wake' }),
+          ),
+          j: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 100, description: 'the status job to wake' }),
+          ),
         }),
         response: { 202: Type.Object({ received: Type.Boolean() }) },
       },

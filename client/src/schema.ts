@@ -1762,7 +1762,12 @@ export interface paths {
     post: {
       parameters: {
         query?: {
+          /** @description HMAC of the clave (and of c and j) */
           t?: string;
+          /** @description the company whose status job to wake */
+          c?: string;
+          /** @description the status job to wake */
+          j?: string;
         };
         header?: never;
         path?: never;

@@ -7,6 +7,7 @@ import type { CredentialSummary } from './queries/companies.ts';
 import { redactedKey } from '../domain/api-key-secret.ts';
 import { formatId } from '../domain/ids.ts';
 import { IVA_RATES, isCodigoTarifaIVA, isUnidadMedida, unitKind } from '../domain/codes.ts';
+import { ivaReturnedByLine } from '../domain/totals.ts';
 import type { InvoiceRow, PublicInvoiceRow } from './queries/invoices.ts';
 import type { PaymentRow } from './queries/payments.ts';
 import type { DeliveryWithAttempts, EndpointRow } from './queries/webhooks.ts';
@@ -162,6 +163,7 @@ function supplierObject(s: Supplier | null) {
 export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
   const t = row.summary;
   const s = t.summary;
+  const returned = ivaReturnedByLine(t);
   const reason = row.rejectionReason as {
     summary: { es: string; en: string };
     items: {
@@ -266,7 +268,7 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
           : {}),
       })),
       assumed_tax: l.impuestoAsumidoEmisorFabrica,
-      ...(l.ivaReturned ? { iva_returned: l.ivaReturned } : {}),
+      ...(returned[i] ? { iva_returned: returned[i] } : {}),
       total: l.montoTotalLinea,
     })),
     tax_breakdown: s.totalDesgloseImpuesto.map((x) => ({

@@ -245,6 +245,29 @@ export function returnedIvaShare(
   };
 }
 
+/**
+ * The IVA each line returns, as the document returns it: all of a returned line's IVA when the whole
+ * IVA of those lines is returned, else (a sale paid partly by card, a note returning such a sale's
+ * share) each line's part of TotalIVADevuelto in proportion to its IVA, with cumulative rounding so
+ * the parts add up to TotalIVADevuelto exactly. Null for a line that returns none.
+ */
+export function ivaReturnedByLine(t: Pick<DocumentTotals, 'lines' | 'summary'>): (Amount | null)[] {
+  const total = t.summary.totalIVADevuelto;
+  const own = t.lines.map((l) => (l.ivaReturned ? new D(l.ivaReturned) : null));
+  const iva = sum(own.filter((x): x is Dec => x !== null));
+  if (!total || new D(total).eq(iva) || iva.isZero()) return own.map((x) => (x === null ? null : fmt5(x)));
+  let cum = ZERO;
+  let given = ZERO;
+  return own.map((x) => {
+    if (x === null) return null;
+    cum = cum.plus(x);
+    const upTo = r5(cum.times(total).div(iva));
+    const part = upTo.minus(given);
+    given = upTo;
+    return fmt5(part);
+  });
+}
+
 /** A note's IVA devuelto: the referenced document's share of the IVA, applied to the note's lines. */
 function noteIvaReturned(iva: Dec, of: { returned: string; iva: string }): Dec {
   const docIva = new D(of.iva);

@@ -11,7 +11,7 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClave } from '../domain/clave.ts';
 import { parseId } from '../domain/ids.ts';
-import { computeDocumentTotals, type LineInput } from '../domain/totals.ts';
+import { computeDocumentTotals, ivaReturnedByLine, type LineInput } from '../domain/totals.ts';
 import { DomainValidationError } from '../domain/errors.ts';
 import { createService } from '../db/queries/services.ts';
 import { buildFacturaXml } from '../hacienda/xml/factura.ts';
@@ -272,6 +272,31 @@ describe('the totals of the other taxes', () => {
     expect(messages(wrong)).toMatch(
       /TotalIVADevuelto \(1800.00000\) no coincide con el monto pagado con tarjeta/,
     );
+  });
+
+  it("shares a mixed sale's IVA devuelto among its returned lines, adding up to the total", () => {
+    const lines: LineInput[] = [
+      { quantity: '1', unitPrice: '45000', unit: 'Sp', ivaRateCode: '04', ivaReturned: true },
+      { quantity: '3', unitPrice: '10000.33333', unit: 'Sp', ivaRateCode: '04', ivaReturned: true },
+      { quantity: '2', unitPrice: '3000', unit: 'Unid', ivaRateCode: '08' },
+    ];
+    const card = '20000.00001';
+    const t = computeDocumentTotals(lines, {
+      currency: 'CRC',
+      exchangeRate: '1',
+      payments: [{ type: '02', amount: card }, { type: '01' }],
+    });
+    const parts = ivaReturnedByLine(t);
+    expect(parts[2]).toBeNull();
+    const [a, b] = [new D(parts[0]!), new D(parts[1]!)];
+    expect(f5(a.plus(b))).toBe(t.summary.totalIVADevuelto);
+    // Each part in proportion to the line's IVA, to the last unit of rounding.
+    const iva = t.lines.slice(0, 2).map((l) => new D(l.ivaReturned!));
+    const want = iva[0]!.times(t.summary.totalIVADevuelto!).div(iva[0]!.plus(iva[1]!));
+    expect(a.minus(want).abs().lte('0.00001')).toBe(true);
+    // Paid by card alone, every returned line returns all of its IVA.
+    const byCard = computeDocumentTotals(lines, { currency: 'CRC', exchangeRate: '1' });
+    expect(ivaReturnedByLine(byCard)).toEqual([...byCard.lines.slice(0, 2).map((l) => l.ivaReturned), null]);
   });
 
   it('refuses every invalid combination with its code and path', () => {
@@ -636,6 +661,11 @@ describe('through the API', () => {
       ['01', f5(total.minus(card))],
     ]);
     expect(inv.total).toBe(total.toFixed(2));
+    // The line shows the IVA it returns: the card share, not its whole IVA.
+    expect(inv.lines.map((l: { iva_returned?: string }) => l.iva_returned ?? null)).toEqual([
+      f5(devuelto),
+      null,
+    ]);
     expect(booked('iva_payable')).toBe(new D(whole.totalImpuesto).toFixed(2));
 
     // Its credit note returns the same IVA (the card share), states the card and credits the total.

@@ -589,7 +589,10 @@ export const InvoiceLineObject = Type.Object({
   taxes: Type.Array(TaxLine),
   assumed_tax: Type.String({ description: 'ImpuestoAsumidoEmisorFabrica' }),
   iva_returned: Type.Optional(
-    Type.String({ description: 'The IVA of this line returned (TotalIVADevuelto)' }),
+    Type.String({
+      description:
+        "The IVA this line returns, its part of TotalIVADevuelto: all of its IVA when the sale is paid by card alone, else in proportion to its IVA (the parts add up to the document's total)",
+    }),
   ),
   total: Type.String({ description: 'MontoTotalLinea' }),
 });

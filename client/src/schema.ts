@@ -3690,7 +3690,7 @@ export interface components {
       taxes: components['schemas']['TaxLine'][];
       /** @description ImpuestoAsumidoEmisorFabrica */
       assumed_tax: string;
-      /** @description The IVA of this line returned (TotalIVADevuelto) */
+      /** @description The IVA this line returns, its part of TotalIVADevuelto: all of its IVA when the sale is paid by card alone, else in proportion to its IVA (the parts add up to the document's total) */
       iva_returned?: string;
       /** @description MontoTotalLinea */
       total: string;

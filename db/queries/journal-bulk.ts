@@ -1,8 +1,8 @@
 // The issue entries of a chunk of invoices in five statements whatever its size: the entries
 // (exactly once each: unique invoice + kind), their lines, the clients' balances, the invoices'
-// `accounted_at`; then the cash sales among the invoices just booked are settled by their payment
-// at issue (payments-at-issue.ts), in the same transaction. The caller's transaction holds the
-// invoices locked.
+// `accounted_at`; the cash sales among the invoices just booked are settled by their payment at
+// issue (payments-at-issue.ts), which marks them booked in the same row update, in the same
+// transaction. The caller's transaction holds the invoices locked.
 import type { Knex } from 'knex';
 import { documentPosting, receivableChange } from '../../domain/chart-of-accounts.ts';
 import { documentLabel } from '../../domain/document-notes.ts';
@@ -19,6 +19,7 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
     ]),
   );
   const toBook = invoices.filter((i) => postings.get(i.id)!.length > 0);
+  const marked = new Set<number>();
   let booked = 0;
   if (toBook.length) {
     const entries = (await trx.raw(
@@ -78,7 +79,7 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
           where c.id = v.id`,
         [clientIds.flatMap((id) => owed.get(id)!.map(() => id)), clientIds.flatMap((id) => owed.get(id)!)],
       );
-      await settleAtIssue(
+      for (const id of await settleAtIssue(
         trx,
         written.map((w) => byId.get(w.invoiceId)!),
         (invoice, role) => {
@@ -86,15 +87,16 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
           if (!id) throw new Error(`company ${invoice.companyId} has no ${role} account`);
           return id;
         },
-      );
+      ))
+        marked.add(id);
     }
   }
-  await trx('invoices')
-    .whereIn(
-      'id',
-      invoices.map((i) => i.id),
-    )
-    .whereNull('accounted_at')
-    .update({ accountedAt: trx.fn.now() });
+  // The settled cash sales were marked with their settlement (one update of each row).
+  const unmarked = invoices.map((i) => i.id).filter((id) => !marked.has(id));
+  if (unmarked.length)
+    await trx('invoices')
+      .whereIn('id', unmarked)
+      .whereNull('accounted_at')
+      .update({ accountedAt: trx.fn.now() });
   return booked;
 }

@@ -36,14 +36,17 @@ function methodsOf(invoice: InvoiceRow): AtIssueMethod[] {
   return medios.map((m, i) => ({ method: name(i), total: m.total }));
 }
 
-/** Settles the cash sales among invoices whose issue entries were just written. Returns how many. */
+/**
+ * Settles the cash sales among invoices whose issue entries were just written, and marks those
+ * invoices booked (`accounted_at`) in the same row update. Returns the ids of the invoices it wrote.
+ */
 export async function settleAtIssue(
   trx: Knex.Transaction,
   booked: InvoiceRow[],
   accountOf: AccountOf,
-): Promise<number> {
+): Promise<Set<number>> {
   const due = booked.filter((i) => i.paidAtIssue);
-  if (!due.length) return 0;
+  if (!due.length) return new Set();
   // What was already paid through the API between intake and booking is not paid twice.
   const prior = (await trx('payments')
     .whereIn(
@@ -70,7 +73,7 @@ export async function settleAtIssue(
     );
     for (const pay of pays) plans.push({ invoice, pay });
   }
-  if (!plans.length) return 0;
+  if (!plans.length) return new Set();
 
   // 1. The payments, 2. their entries and lines, 3. the invoices and clients, 4. the events.
   const payments = (await trx('payments')
@@ -128,7 +131,8 @@ export async function settleAtIssue(
   // Each invoice ends where its last payment leaves it.
   const final = new Map(plans.map((p) => [p.invoice.id, p.pay.plan]));
   await trx.raw(
-    `update invoices i set balance_due = v.balance, payment_status = v.status, updated_at = now()
+    `update invoices i set balance_due = v.balance, payment_status = v.status, updated_at = now(),
+            accounted_at = coalesce(i.accounted_at, now())
        from (select * from unnest(?::bigint[], ?::numeric[], ?::text[]) as t(id, balance, status)) v
       where i.id = v.id`,
     [
@@ -175,7 +179,7 @@ export async function settleAtIssue(
       });
   }
   await recordEvents(trx, events);
-  return payments.length;
+  return new Set(final.keys());
 }
 
 /**

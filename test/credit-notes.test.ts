@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { validateXml } from './helpers/xsd.ts';
-import { api, seedIssuer, startE2E, type E2E, waitForDocumentStatus } from './helpers/e2e.ts';
+import {
+  api,
+  seedIssuer,
+  startE2E,
+  type E2E,
+  waitForDocumentStatus,
+  storedSignedXml,
+} from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 
 let e: E2E;
@@ -59,13 +66,7 @@ async function written() {
   return [Number(inv!.n), Number(series!.n), Number(events!.n)];
 }
 
-async function signedXml(id: string) {
-  const row = await e
-    .db('invoice_documents')
-    .where({ invoiceId: num(id) })
-    .first();
-  return (row.signedXml as Buffer).toString('utf8');
-}
+const signedXml = (id: string) => storedSignedXml(e.db, id);
 
 describe('credit notes', () => {
   let a: any;

@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { validateXml } from './helpers/xsd.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
-import { api, seedIssuer, startE2E, type E2E, waitForDocumentStatus } from './helpers/e2e.ts';
+import {
+  api,
+  seedIssuer,
+  startE2E,
+  type E2E,
+  waitForDocumentStatus,
+  storedSignedXml,
+} from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 import { parseXml } from '../simulator/checks/xml-reader.ts';
 import { purchaseRule, receiptRule } from '../simulator/checks/rules-purchase-receipt.ts';
@@ -30,13 +37,7 @@ afterAll(async () => {
 const waitForStatus = (id: string, statuses: string[], timeoutMs = 30_000) =>
   waitForDocumentStatus(e, s.key, id, statuses, timeoutMs);
 
-async function signedXml(id: string) {
-  const row = await e
-    .db('invoice_documents')
-    .where({ invoiceId: num(id) })
-    .first();
-  return (row.signedXml as Buffer).toString('utf8');
-}
+const signedXml = (id: string) => storedSignedXml(e.db, id);
 
 async function entries(invoiceId: number) {
   return e

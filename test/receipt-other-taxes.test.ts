@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { validateXml } from './helpers/xsd.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
-import { api, seedIssuer, startE2E, type E2E, waitForDocumentStatus } from './helpers/e2e.ts';
+import {
+  api,
+  seedIssuer,
+  startE2E,
+  type E2E,
+  waitForDocumentStatus,
+  storedSignedXml,
+} from './helpers/e2e.ts';
 import { child, children, parseXml, text } from '../simulator/checks/xml-reader.ts';
 import type { XmlElement } from '../simulator/checks/xml-reader.ts';
 import { receiptRule } from '../simulator/checks/rules-purchase-receipt.ts';
@@ -24,7 +31,6 @@ let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;
 const srv = (id: number) => `srv_${String(id).padStart(12, '0')}`;
 const cli = (id: number) => `cli_${String(id).padStart(12, '0')}`;
-const num = (id: string) => Number(id.slice(4));
 const TOLERANCE = new Decimal('0.00005');
 
 beforeAll(async () => {
@@ -35,13 +41,7 @@ afterAll(async () => {
   await e.close();
 });
 
-async function signedXml(id: string) {
-  const row = await e
-    .db('invoice_documents')
-    .where({ invoiceId: num(id) })
-    .first();
-  return (row.signedXml as Buffer).toString('utf8');
-}
+const signedXml = (id: string) => storedSignedXml(e.db, id);
 
 function receiptRows(xml: string) {
   const ctx: RuleContext = {

@@ -253,6 +253,14 @@ export async function api(
 }
 
 /** The id of the job that carries an invoice's step: its chunk's (null until the relay added it). */
+/** The signed XML stored for an issued document (`inv_…`), as the service wrote it. */
+export async function storedSignedXml(db: Db, id: string): Promise<string> {
+  const row = (await db('invoice_documents')
+    .where({ invoiceId: Number(id.slice(4)) })
+    .first('signed_xml')) as { signedXml: Buffer };
+  return row.signedXml.toString('utf8');
+}
+
 export async function flowJobId(db: Db, invoiceId: number, step: InvoiceStep): Promise<string | null> {
   const row = (await db('invoices').where({ id: invoiceId }).first('flow_chunk')) as
     { flowChunk: string | null } | undefined;

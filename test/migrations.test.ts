@@ -26,4 +26,27 @@ describe('migrations', () => {
     const res = await t.db.raw(`select reloptions from pg_class where relname = 'clients_search_name_idx'`);
     expect(res.rows[0].reloptions).toEqual(['fastupdate=off']);
   });
+
+  it('compresses large stored values with lz4 when the server has it, and they read back whole', async () => {
+    const has = await t.db.raw(
+      `select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'`,
+    );
+    const col = await t.db.raw(
+      `select attcompression from pg_attribute
+        where attrelid = 'invoice_documents'::regclass and attname = 'signed_xml'`,
+    );
+    expect(col.rows[0].attcompression).toBe(has.rows[0].ok ? 'l' : '');
+    const value = Buffer.from('<FacturaElectronica>' + 'x'.repeat(20_000) + '</FacturaElectronica>');
+    // One connection for the temporary table: a transaction, rolled back.
+    const back = await t.db.transaction(async (trx) => {
+      await trx.raw('create temp table lz4_probe (like invoice_documents including all) on commit drop');
+      await trx.raw(`insert into lz4_probe (invoice_id, signed_xml) values (1, ?)`, [value]);
+      const res = await trx.raw(
+        `select signed_xml, pg_column_compression(signed_xml) as method from lz4_probe`,
+      );
+      return res;
+    });
+    expect(Buffer.compare(back.rows[0].signed_xml, value)).toBe(0);
+    expect(back.rows[0].method).toBe(has.rows[0].ok ? 'lz4' : 'pglz');
+  });
 });

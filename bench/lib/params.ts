@@ -28,6 +28,8 @@ export interface BenchParams {
   latencyWarmupSeconds: number;
   latencyTimeoutSeconds: number;
   e2eInvoices: number;
+  /** Invoices carried end to end before the measured ones, not counted. */
+  e2eWarmupInvoices: number;
   /** Connections creating the end-to-end invoices. */
   e2eConcurrency: number;
   e2eTimeoutSeconds: number;
@@ -100,6 +102,7 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     latencyWarmupSeconds: num(env, 'BENCH_LATENCY_WARMUP_SECONDS', full ? 3 : 0),
     latencyTimeoutSeconds: num(env, 'BENCH_LATENCY_TIMEOUT_SECONDS', 60),
     e2eInvoices: num(env, 'BENCH_E2E_INVOICES', full ? 3000 : 12),
+    e2eWarmupInvoices: num(env, 'BENCH_E2E_WARMUP_INVOICES', full ? 1000 : 4),
     e2eConcurrency: num(env, 'BENCH_E2E_CONCURRENCY', full ? 16 : 4),
     e2eTimeoutSeconds: num(env, 'BENCH_E2E_TIMEOUT_SECONDS', full ? 150 : 60),
     signSeconds: num(env, 'BENCH_SIGN_SECONDS', full ? 3 : 0.3),

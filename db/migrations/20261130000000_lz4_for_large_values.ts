@@ -13,6 +13,7 @@ const COLUMNS: [table: string, column: string][] = [
   ['idempotency_keys', 'response_body'],
   ['batch_items', 'request'],
   ['invoices', 'lines'],
+  ['invoices', 'summary'],
   ['received_documents', 'signed_xml'],
   ['received_documents', 'answer_signed_xml'],
   ['received_documents', 'answer_response_xml'],

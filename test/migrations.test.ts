@@ -37,7 +37,7 @@ describe('migrations', () => {
     );
     expect(col.rows[0].attcompression).toBe(has.rows[0].ok ? 'l' : '');
     const value = Buffer.from('<FacturaElectronica>' + 'x'.repeat(20_000) + '</FacturaElectronica>');
-    // One connection for the temporary table: a transaction, rolled back.
+    // One connection for the temporary table: a transaction (the table goes at its commit).
     const back = await t.db.transaction(async (trx) => {
       await trx.raw('create temp table lz4_probe (like invoice_documents including all) on commit drop');
       await trx.raw(`insert into lz4_probe (invoice_id, signed_xml) values (1, ?)`, [value]);

@@ -27,7 +27,7 @@ async function lz4Available(knex: Knex): Promise<boolean> {
   return Boolean(res.rows[0]?.ok);
 }
 
-async function setCompression(knex: Knex, method: 'lz4' | 'pglz'): Promise<void> {
+async function setCompression(knex: Knex, method: 'lz4' | 'default'): Promise<void> {
   for (const [table, column] of COLUMNS)
     await knex.raw('alter table ?? alter column ?? set compression ' + method, [table, column]);
 }
@@ -37,5 +37,5 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await setCompression(knex, 'pglz');
+  await setCompression(knex, 'default');
 }

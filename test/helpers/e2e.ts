@@ -252,7 +252,6 @@ export async function api(
   return { status: res.status, headers: res.headers, json, text };
 }
 
-/** The id of the job that carries an invoice's step: its chunk's (null until the relay added it). */
 /** The signed XML stored for an issued document (`inv_…`), as the service wrote it. */
 export async function storedSignedXml(db: Db, id: string): Promise<string> {
   const row = (await db('invoice_documents')
@@ -261,6 +260,7 @@ export async function storedSignedXml(db: Db, id: string): Promise<string> {
   return row.signedXml.toString('utf8');
 }
 
+/** The id of the job that carries an invoice's step: its chunk's (null until the relay added it). */
 export async function flowJobId(db: Db, invoiceId: number, step: InvoiceStep): Promise<string | null> {
   const row = (await db('invoices').where({ id: invoiceId }).first('flow_chunk')) as
     { flowChunk: string | null } | undefined;

@@ -16,13 +16,18 @@
 // bench/results.json (BENCH_RESULTS=<path> elsewhere). BENCH_SCALE=tiny runs every stage with a
 // handful of invoices (the smoke test); BENCH_STAGES=intake,reads picks stages; BENCH_WORKERS=N
 // runs N worker processes; BENCH_PROFILE=api,worker runs those processes under --cpu-prof
-// (.local/bench/profiles). Every knob is in bench/lib/params.ts. Child processes, the database
-// and the Redis keys are removed at the end, on errors and on Ctrl-C.
+// (.local/bench/profiles). The processes run the compiled build with plain node, as the Procfile
+// runs them: the bench compiles into a folder of its own first (.local/bench/build-<pid>);
+// BENCH_COMPILED=0 runs the sources through tsx instead. Every knob is in bench/lib/params.ts.
+// Child processes, the build, the database and the Redis keys are removed at the end, on errors
+// and on Ctrl-C.
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, projectRoot } from '../config/index.ts';
 import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { buildService } from '../scripts/build.ts';
 import type { BenchContext, StageResult } from './lib/context.ts';
 import { observeDatabase, type DbObserver } from './lib/db-activity.ts';
 import { httpClient, request, round } from './lib/http-load.ts';
@@ -53,6 +58,7 @@ const base = loadConfig();
 const params = benchParams(process.env, join(projectRoot, 'bench/results.json'));
 const prefix = `{bench${process.pid}}`;
 const secretsKey = randomBytes(32);
+const buildDir = params.compiled ? join(benchDir, `build-${process.pid}`) : null;
 const redis = createRedis(base.redisUrl, 'api');
 let scratch: Scratch | null = null;
 let observer: DbObserver | null = null;
@@ -71,6 +77,7 @@ function cleanup(): Promise<void> {
     await receiver?.close().catch(() => {});
     await observer?.close().catch(() => {});
     await scratch?.drop().catch((err: unknown) => console.error('dropping the scratch database:', err));
+    if (buildDir) rmSync(buildDir, { recursive: true, force: true });
     try {
       await deletePrefixKeys(redis, prefix);
     } catch (err) {
@@ -99,6 +106,11 @@ async function main(): Promise<void> {
     `scale ${params.scale}; stages ${[...params.stages].join(', ')}; ${params.workers} worker process(es); load average ${loadAtStart}; logs in ${benchDir}`,
   );
   await waitForRedis(redis);
+  if (buildDir) {
+    const tb = performance.now();
+    await buildService(buildDir);
+    log(`compiled build in ${round((performance.now() - tb) / 1000, 1)} s (${buildDir})`);
+  }
   scratch = await createScratchDatabase(base.databaseUrl);
   observer = await observeDatabase(scratch.url);
   log(`scratch database ${scratch.name}, queue prefix ${prefix}`);
@@ -110,6 +122,7 @@ async function main(): Promise<void> {
   // 1. The service: simulator and API now, the workers after intake.
   const service = await startService({
     params,
+    buildDir,
     databaseUrl: scratch.url,
     redisUrl: base.redisUrl,
     queuePrefix: prefix,

@@ -1,6 +1,7 @@
 // Environment of the standalone simulator (npm run sandbox): the only simulator module that reads
 // process.env. The simulator is a program of its own (a stand-in for Hacienda), so it does not load
-// the service's configuration: it needs none of its database, Redis or secrets.
+// the service's configuration (only the project's folder, for the XSDs): it needs none of its
+// database, Redis or secrets.
 // Every knob can be set as SIMULATOR_<KNOB_IN_SCREAMING_SNAKE_CASE>, e.g. processingDelayMs →
 // SIMULATOR_PROCESSING_DELAY_MS, serverErrorRate → SIMULATOR_SERVER_ERROR_RATE. Also:
 //   SIMULATOR_USERS  "user:password,user2:password2" (default: accept any credentials)
@@ -15,16 +16,11 @@
 //   SIMULATOR_ADMIN_TOKEN  bearer token for the /_simulator endpoints (at least 16 characters);
 //                    required when NODE_ENV=production, where those endpoints (which change knobs
 //                    and forget documents) must not be open to whoever reaches the port
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { projectRoot } from '../config/index.ts';
 import { readCabysCatalogue, readPemCertificates } from './catalogue-files.ts';
 import { KNOB_NAMES, knobKind, validateKnobs } from './knobs.ts';
 import type { SimulatorKnobs } from './knobs.ts';
-
-// The folder with package.json: `simulator/..` under tsx, `dist/simulator/../..` when compiled.
-const here = dirname(fileURLToPath(import.meta.url));
-const projectRoot = existsSync(join(here, '../package.json')) ? resolve(here, '..') : resolve(here, '../..');
 
 export class SimulatorConfigError extends Error {
   constructor(

@@ -17,7 +17,10 @@ export interface BenchParams {
   rawPgSeconds: number;
   rsaSeconds: number;
   /** Worker processes (the Procfile's `worker` scaled), all counted in CPU and memory. */
-  /** Run the compiled build (`npm run build`, dist/) with plain node, as production does. */
+  /**
+   * Run the compiled build with plain node, as the Procfile does in production (the default; the
+   * bench compiles into a folder of its own first). BENCH_COMPILED=0 runs the sources through tsx.
+   */
   compiled: boolean;
   /** What the stages send: facturas only (default) or four document kinds in turn (bench/lib/issuer.ts). */
   docMix: DocMix;
@@ -117,7 +120,7 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
     profile: new Set(list(env, 'BENCH_PROFILE') ?? []),
     simulatorSchema: ['1', 'true', 'yes'].includes((env.BENCH_SIMULATOR_SCHEMA ?? '').toLowerCase()),
-    compiled: ['1', 'true', 'yes'].includes((env.BENCH_COMPILED ?? '').toLowerCase()),
+    compiled: !['0', 'false', 'no'].includes((env.BENCH_COMPILED ?? '').toLowerCase()),
     docMix: docMix(env.BENCH_DOC_MIX),
   };
 }

@@ -1,13 +1,14 @@
-// The service's own processes, started the way the Procfile runs them (`node --import tsx <entry>`,
-// one process each) with the bench's environment: the API (`web`), the worker and the Hacienda
-// simulator (`sandbox`). Output goes to .local/bench/<name>.log; BENCH_PROFILE=api,worker adds
-// `--cpu-prof`: profiles are written when the process exits, into .local/bench/profiles/<name>-<ms>/,
-// one file per thread (the largest is the main thread; the small one is tsx's loader thread).
+// The service's own processes, started the way the Procfile runs them (`node <compiled entry>`,
+// or `node --import tsx <entry>` for the sources; one process each) with the bench's environment:
+// the API (`web`), the worker and the Hacienda simulator (`sandbox`). Output goes to
+// .local/bench/<name>.log; BENCH_PROFILE=api,worker adds `--cpu-prof`: profiles are written when
+// the process exits, into .local/bench/profiles/<name>-<ms>/, one file per thread (the largest is
+// the main thread; under tsx, the small one is its loader thread).
 // Every child is stopped on exit, on an error and on Ctrl-C (see stopAll).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { projectRoot } from '../../config/index.ts';
 
 export const benchDir = join(projectRoot, '.local/bench');
@@ -52,7 +53,7 @@ export function startChild(
     ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, `${name}-${Date.now()}`)}`] : []),
     // TypeScript through tsx; a compiled entry (dist/…/*.js) with plain node.
     ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []),
-    join(projectRoot, entry),
+    resolve(projectRoot, entry),
   ];
   const proc = spawn(process.execPath, args, {
     cwd: projectRoot,

@@ -2,6 +2,7 @@
 // Procfile starts them), the Hacienda simulator's entry, URLs and environment, and the queues
 // the bench watches. A moved entry point or a renamed queue is updated here and nowhere else.
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { BATCH_QUEUE, QUEUES } from '../../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../../jobs/webhook-deliver.ts';
 
@@ -18,9 +19,12 @@ export const ENTRY = {
  */
 export const WORKER_NODE_OPTIONS = '--max-old-space-size=192';
 
-/** An entry of the compiled build (`npm run build`), which the Procfile runs with plain node. */
-export function compiledEntry(entry: string): string {
-  return `dist/${entry.replace(/\.ts$/, '.js')}`;
+/**
+ * An entry of a compiled build (`npm run build` writes dist/, which the Procfile runs with plain
+ * node; the bench builds into `buildDir`, a folder of its own).
+ */
+export function compiledEntry(entry: string, buildDir = 'dist'): string {
+  return join(buildDir, entry.replace(/\.ts$/, '.js'));
 }
 
 /** The simulator's paths: readiness, and the two base URLs the service is pointed at. */

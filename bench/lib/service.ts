@@ -33,6 +33,8 @@ export interface Service {
 
 export interface ServiceOptions {
   params: BenchParams;
+  /** The compiled build to run (`params.compiled`), or null for the sources through tsx. */
+  buildDir: string | null;
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
@@ -61,7 +63,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     RECONCILE_STALE_MS: '86400000',
   };
   const profile = (name: string) => ({ profile: o.params.profile.has(name) });
-  const entry = (file: string) => (o.params.compiled ? compiledEntry(file) : file);
+  const entry = (file: string) => (o.buildDir ? compiledEntry(file, o.buildDir) : file);
   const simulator = startChild('sandbox', entry(ENTRY.simulator), env, profile('sandbox'));
   const api = startChild('api', entry(ENTRY.api), env, profile('api'));
   await waitUntil(

@@ -53,3 +53,20 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     e.message ?? '',
   );
 }
+
+/**
+ * SQLSTATEs of a statement that may well succeed when run again, whatever its data: a
+ * serialization failure or deadlock (40001, 40P01), a lock not available (55P03), a cancelled
+ * statement (57014: statement_timeout), the server short of resources (class 53).
+ */
+const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03', '57014', '53000', '53100', '53200', '53300']);
+
+/**
+ * A failure of the database rather than of what was written (unreachable, restarting, a deadlock,
+ * a timeout): the work is to be tried again, never recorded as the data's own failure.
+ */
+export function isTransientDatabaseError(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && TRANSIENT_SQLSTATES.has(code);
+}

@@ -5,11 +5,13 @@
 // written together, so a batch interrupted anywhere resumes with exactly the items still pending,
 // and a second run of the same batch waits for the first one's items and finds them recorded.
 // One bad item never stops the others; if a whole chunk cannot be written, its items are recorded
-// one by one.
+// one by one. A failure of the database itself (unreachable, restarting, a deadlock) is never an
+// item's failure: the job throws and BullMQ runs it again, for the items still pending.
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { invoiceObject } from '../db/public-objects.ts';
+import { isTransientDatabaseError } from '../db/connection.ts';
 import { getCompany } from '../db/queries/companies.ts';
 import {
   IdempotencyRecordExists,
@@ -127,7 +129,11 @@ async function prepareChunk(
   return { batchId, items, failed };
 }
 
-/** Records a chunk in one transaction; if that fails as a whole, item by item. */
+/**
+ * Records a chunk in one transaction; if that fails as a whole because of an item, item by item.
+ * A transient database failure throws at once, at the chunk or at any item: what was committed
+ * stays, and the job's next attempt records exactly the items still pending.
+ */
 async function recordChunk(
   db: Knex,
   tenant: Tenant,
@@ -140,6 +146,7 @@ async function recordChunk(
     await run(chunk);
     return;
   } catch (err) {
+    if (isTransientDatabaseError(err)) throw err;
     if (!(err instanceof IdempotencyRecordExists))
       log.warn(
         { err, batchId: chunk.batchId },
@@ -156,6 +163,7 @@ async function recordChunk(
         throw err;
       });
     } catch (itemErr) {
+      if (isTransientDatabaseError(itemErr)) throw itemErr;
       await run({
         batchId: chunk.batchId,
         items: [],

@@ -274,6 +274,56 @@ describe('a batch recording that dies mid-way', () => {
       await e.startWorkers();
     }
   }, 60_000);
+
+  it('a database that comes back between the chunk and its items fails no item: the job runs again', async () => {
+    await e.stopWorkers();
+    const flaky = createDb({ url: e.config.databaseUrl, applicationName: 'batch-flaky', poolMax: 2 });
+    try {
+      const run = Date.now();
+      const items = Array.from({ length: 12 }, (_, i) => item({ idempotency_key: `flaky-${run}-${i}` }));
+      const res = await api(e, 'POST', '/api/v1/invoices/batch', s.key, { invoices: items });
+      const batchId = Number(res.json.id.slice(4));
+      const job = (db: unknown) =>
+        [
+          { data: { v: 1, batchId, requestId: `flaky-${run}` }, updateProgress: async () => {} },
+          { db, log: pino({ level: 'silent' }), config: e.config },
+        ] as unknown as [Job<BatchJobData>, JobContext];
+
+      // The chunk's connection is lost (terminated while it waits), and so is the next statement
+      // on a new connection; then the database is back. Before the fix the second loss was written
+      // as that item's own failure (internal_error) and the batch completed without its invoice.
+      const locker = await e.db.transaction();
+      await locker.raw('lock table events in exclusive mode');
+      const first = processBatch(...job(flaky));
+      let settled = false;
+      void first.catch(() => {}).finally(() => (settled = true));
+      let cut = 0;
+      while (!settled && cut < 2) {
+        const waiting = await e.db.raw(
+          `select pid from pg_stat_activity where application_name = 'batch-flaky' and wait_event_type = 'Lock'`,
+        );
+        for (const w of waiting.rows as { pid: number }[]) {
+          await e.db.raw('select pg_terminate_backend(?)', [w.pid]);
+          cut++;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await locker.commit();
+      await expect(first).rejects.toThrow(/ECONNRESET|terminat|Connection/i);
+      expect(cut).toBe(1);
+      const afterFirst = await e.db('batch_items').where({ batchId }).select('status');
+      expect(afterFirst.map((x) => x.status)).toEqual(items.map(() => 'pending'));
+
+      // The job's next attempt records every item.
+      await processBatch(...job(e.db));
+      const outcome = await e.db('batch_items').where({ batchId }).orderBy('position');
+      expect(outcome.map((x) => x.status)).toEqual(items.map(() => 'created'));
+      expect(await e.db('invoices').where('request_id', 'like', `flaky-${run}#%`)).toHaveLength(12);
+    } finally {
+      await flaky.destroy().catch(() => {});
+      await e.startWorkers();
+    }
+  }, 60_000);
 });
 
 describe('npm run cli -- import', () => {

@@ -20,10 +20,10 @@ export const ENTRY = {
 export const WORKER_NODE_OPTIONS = '--max-old-space-size=192';
 
 /**
- * An entry of a compiled build (`npm run build` writes dist/, which the Procfile runs with plain
- * node; the bench builds into `buildDir`, a folder of its own).
+ * An entry in a compiled build: the bench's own `buildDir`, laid out as the dist/ of
+ * `npm run build` that the Procfile runs with plain node.
  */
-export function compiledEntry(entry: string, buildDir = 'dist'): string {
+export function compiledEntry(entry: string, buildDir: string): string {
   return join(buildDir, entry.replace(/\.ts$/, '.js'));
 }
 

@@ -157,6 +157,47 @@ describe('POST /api/v1/invoices/batch', () => {
     const other = await seedIssuer(e.db, e.config, '3101888001');
     expect((await api(e, 'GET', `/api/v1/batches/${mine.json.id}`, other.key)).status).toBe(404);
   });
+
+  it('drafts, facturas and tiquetes in one batch are recorded in one transaction, each series numbered from 1', async () => {
+    const mixed = await seedIssuer(e.db, e.config, '3101888002');
+    const c = `cli_${pad(mixed.client.id)}`;
+    const sv = `srv_${pad(mixed.consulting.id)}`;
+    const run = Date.now();
+    const shapes = [
+      { client_id: c },
+      { client_id: c, send: false },
+      { document_type: '04' },
+      { document_type: '04', send: false },
+    ];
+    const invoices = Array.from({ length: 12 }, (_, i) => ({
+      ...shapes[i % 4],
+      lines: [{ service_id: sv, qty: 1 }],
+      idempotency_key: `mixed-${run}-${i}`,
+    }));
+    const res = await api(e, 'POST', '/api/v1/invoices/batch', mixed.key, { invoices });
+    expect(res.status).toBe(202);
+    let b: any;
+    await waitFor(async () => {
+      b = (await api(e, 'GET', `/api/v1/batches/${res.json.id}`, mixed.key)).json;
+      return b.status === 'completed';
+    }, 30_000);
+    expect(b.counts).toEqual({ pending: 0, created: 12, replayed: 0, failed: 0 });
+    const rows = await e
+      .db('invoices')
+      .where({ companyId: mixed.company.id })
+      .select('docType', 'number', 'situacion', 'createdAt', 'requestId')
+      .orderBy('id');
+    expect(rows).toHaveLength(12);
+    // A shared transaction gives every row the same created_at (now() is the transaction's time):
+    // the chunk was not split into one transaction per item.
+    expect(new Set(rows.map((r) => new Date(r.createdAt).getTime())).size).toBe(1);
+    const numbers = (docType: string) =>
+      rows.filter((r) => r.docType === docType && r.number !== null).map((r) => Number(r.number));
+    expect(numbers('01').sort()).toEqual([1, 2, 3]);
+    expect(numbers('04').sort()).toEqual([1, 2, 3]);
+    expect(rows.filter((r) => r.number === null)).toHaveLength(6);
+    expect(rows.every((r) => r.situacion === '1')).toBe(true);
+  });
 });
 
 describe('the batch processor', () => {

@@ -28,6 +28,8 @@ export interface BulkItem {
   prepared: PreparedInvoice;
   idempotency: IdempotencyInput | null;
   send: boolean;
+  /** The request's W3C trace context as stored text (absent or null: none). */
+  traceContext?: string | null;
 }
 
 export interface ItemProblem {
@@ -92,7 +94,9 @@ export function invoiceRecord(
 ): Record<string, unknown> {
   const issue =
     number === undefined
-      ? { status: 'borrador' }
+      ? // situacion is the column's default, given so that drafts and issued invoices can share
+        // one insert of records (jsonb_populate_record leaves a missing key null, not default).
+        { status: 'borrador', situacion: '1' }
       : (() => {
           const consecutivo = buildConsecutivo({
             branch: p.branch,
@@ -273,13 +277,16 @@ async function claimAndRead(trx: Knex.Transaction, tenant: Tenant, chunk: BatchC
   return res.rows[0] as LockRead;
 }
 
-/** Statement 2: the invoices, numbered by their series' reservations. */
-async function insertNumbered(
+/**
+ * Statement 2 of a batch chunk and of a group of single creates: the invoices, in `todo`'s order,
+ * numbered by their series' reservations (several series at once, locked in key order).
+ */
+export async function insertNumbered(
   trx: Knex.Transaction,
   tenant: Tenant,
   todo: BulkItem[],
   now: Date,
-  opts: BulkOptions,
+  emisorId: string,
   tag: (position: number) => string,
 ): Promise<InvoiceRow[]> {
   // Each series reserves as many numbers as it has issued invoices; an invoice's number is the
@@ -298,7 +305,8 @@ async function insertNumbered(
   const columns = new Set<string>();
   const records = todo.map((item) => {
     const p = item.prepared;
-    const row = invoiceRecord(tenant, p, item.send ? 1 : undefined, now, opts.emisorId, tag(item.position));
+    const row = invoiceRecord(tenant, p, item.send ? 1 : undefined, now, emisorId, tag(item.position));
+    if (item.traceContext) row.traceContext = item.traceContext;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(row)) {
       const col = snakeCase(k);
@@ -352,7 +360,7 @@ async function insertNumbered(
     ],
   );
   const rows = (res.rows as Record<string, unknown>[]).map(camelRow);
-  for (const r of rows) if (r.number !== null) checkNumbered(r, opts.emisorId, now);
+  for (const r of rows) if (r.number !== null) checkNumbered(r, emisorId, now);
   return rows;
 }
 
@@ -408,7 +416,7 @@ export async function recordBatchChunk(
   const todo = items.filter((i) => !outcomes.has(i.position));
   const now = (opts.now ?? (() => new Date()))();
   const tag = (position: number) => `${opts.requestId ?? 'batch'}#${position}`;
-  const inserted = todo.length ? await insertNumbered(trx, tenant, todo, now, opts, tag) : [];
+  const inserted = todo.length ? await insertNumbered(trx, tenant, todo, now, opts.emisorId, tag) : [];
   const byTag = new Map(inserted.map((r) => [r.requestId, r]));
   const made = todo.map((item) => {
     const row = byTag.get(tag(item.position));

@@ -160,6 +160,62 @@ describe('group commit', () => {
     expect(groups).toBeLessThan(50);
     expect(statements.length - replayReads).toBeLessThanOrEqual(5 * groups);
   });
+
+  it('a burst over four series (facturas and tiquetes on two terminals) shares transactions and numbers each series without gaps', async () => {
+    const seeded = await seedIssuer(e.db, e.config, '3101999105');
+    const c = `cli_${pad(seeded.client.id)}`;
+    const sv = `srv_${pad(seeded.consulting.id)}`;
+    const kinds = [
+      { document_type: '01', client_id: c, terminal: '00001' },
+      { document_type: '04', terminal: '00001' },
+      { document_type: '01', client_id: c, terminal: '00002' },
+      { document_type: '04', terminal: '00002' },
+    ];
+    const results = await Promise.all(
+      Array.from({ length: 80 }, (_, i) =>
+        api(
+          e,
+          'POST',
+          '/api/v1/invoices',
+          seeded.key,
+          { ...kinds[i % 4], lines: [{ service_id: sv, qty: 1 }] },
+          { 'idempotency-key': `series-${i}` },
+        ),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(80).fill(201));
+    // Each series numbers its 20 invoices 1..20, and the consecutivo says which series it is.
+    kinds.forEach((k, n) => {
+      const mine = results.filter((_, i) => i % 4 === n);
+      for (const r of mine) {
+        expect(r.json.document_type).toBe(k.document_type);
+        expect(r.json.consecutivo.slice(0, 10)).toBe(`001${k.terminal}${k.document_type}`);
+        expect(r.json.clave.slice(21, 41)).toBe(r.json.consecutivo);
+      }
+      const numbers = mine.map((r) => Number(r.json.consecutivo.slice(10))).sort((a, b) => a - b);
+      expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    });
+    const series = await e
+      .db('numbering_series')
+      .where({ companyId: seeded.company.id, livemode: false })
+      .orderBy(['docType', 'terminal']);
+    expect(series.map((x) => [x.docType, x.terminal, Number(x.lastNumber)])).toEqual([
+      ['01', '00001', 20],
+      ['01', '00002', 20],
+      ['04', '00001', 20],
+      ['04', '00002', 20],
+    ]);
+    // Rows written by one transaction share its xmin: some transaction recorded several series,
+    // and the 80 requests took far fewer transactions.
+    const tx = await e.db.raw(
+      `select xmin::text as x, count(distinct doc_type || terminal)::int as series
+         from invoices where company_id = ? group by 1`,
+      [seeded.company.id],
+    );
+    const perTx = (tx.rows as { x: string; series: number }[]).map((r) => r.series);
+    expect(Math.max(...perTx)).toBeGreaterThan(1);
+    expect(perTx.length).toBeLessThan(40);
+  });
 });
 
 describe('idempotency', () => {

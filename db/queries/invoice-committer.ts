@@ -1,43 +1,38 @@
 // Group commit for single invoice creates. Every create on a series must hold that series' row
 // lock until its COMMIT, and each COMMIT waits for its WAL flush: one transaction per request
-// would serialise the whole series behind one disk flush per invoice. Instead, requests for the
-// same series that arrive while a transaction is in flight are recorded together in the next one,
-// with no added wait when the series is idle. Each request still gets exactly its own outcome; if
-// a shared transaction fails as a whole, its requests are retried one by one so one bad request
-// cannot fail the others.
+// would serialise the whole series behind one disk flush per invoice. Instead, requests of the
+// same company and mode that arrive while a transaction is in flight are recorded together in the
+// next one, whatever their series (document type, branch, terminal), with no added wait when the
+// company is idle. Each request still gets exactly its own outcome; if a shared transaction fails
+// as a whole, its requests are retried one by one so one bad request cannot fail the others.
 //
 // A request reaches the committer parsed but not yet looked up: the catalogue rows it names are
 // read inside the group's transaction, for the whole group at once. One group costs five
-// statements whatever its size:
+// statements whatever its size and however many series it numbers:
 //   BEGIN
 //   1. the idempotency keys' advisory locks (try: a key held elsewhere is 409), the finished
 //      requests under those keys, the clients and services the requests name, the
 //      external_ids already used and the rejected invoices the requests replace;
 //   2. the invoices, one multi-row insert that also reserves their numbers (last_number + n on
-//      the series row, which stays locked until COMMIT), so only the issued invoices that are
-//      recorded take numbers and numbering stays gapless;
+//      each series row, taken in key order like every other multi-series writer, and locked
+//      until COMMIT), so only the issued invoices that are recorded take numbers and numbering
+//      stays gapless (insertNumbered in invoice-bulk.ts, shared with batch chunks);
 //   3. their invoice.created events, one event.dispatch and one invoice.flow outbox row, the
 //      idempotency records, the replaced invoices' `replaced_by_id` (guarded: still rejected and
 //      not replaced) and the outbox notification;
 //   COMMIT.
-// Up to DEPTH groups of a series are in flight: the next one does its reads while the previous
-// one holds the series row, and waits for the row at its insert. Statement 1 reads the
+// Up to DEPTH groups of a company are in flight: the next one does its reads while the previous
+// one holds the series rows, and waits for them at its insert. Statement 1 reads the
 // idempotency records in the snapshot taken before its locks: a request with the same key
 // committed in between is caught by statement 3, which never overwrites a fresh record; the
 // group then fails as a whole and each request is retried on its own (and then replayed).
 import type { OtherTaxInput } from '../../domain/other-taxes.ts';
 import type { Knex } from 'knex';
 import type { Client, Company, Service } from '../models/index.ts';
-import type { InvoiceRequest, IssuedDocumentType } from '../../domain/invoice-request.ts';
+import type { InvoiceRequest } from '../../domain/invoice-request.ts';
 import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
-import {
-  checkNumbered,
-  CLAVE_HEAD,
-  duplicateExternalId,
-  invoiceInsertRow,
-  type ItemProblem,
-} from './invoice-bulk.ts';
+import { duplicateExternalId, insertNumbered, type ItemProblem } from './invoice-bulk.ts';
 import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 import { CREATED_ROWS_SQL, createdItem, createdRowsBindings } from './created-rows.ts';
@@ -52,7 +47,7 @@ export class InvoiceReplacedMeanwhile extends Error {}
 
 /** Most invoices one shared transaction records. */
 const MAX_GROUP = 64;
-/** Groups of one series in flight at once (the next one waits for the series row at its insert). */
+/** Groups of one company in flight at once (the next one waits for the series rows at its insert). */
 const DEPTH = 2;
 
 export type GroupedOutcome =
@@ -80,25 +75,8 @@ export interface GroupedRequest {
 interface Pending extends GroupedRequest {
   position: number;
   tenant: Tenant;
-  series: Series;
   resolve: (o: GroupedOutcome) => void;
   reject: (err: unknown) => void;
-}
-
-interface Series {
-  /** Each document type has its own consecutivo series (tipo in positions 9-10). */
-  docType: IssuedDocumentType;
-  branch: string;
-  terminal: string;
-}
-
-/** The series an invoice request is numbered on. */
-function seriesOf(company: Company, req: InvoiceRequest): Series {
-  return {
-    docType: req.documentType,
-    branch: req.branch ?? company.defaultBranch,
-    terminal: req.terminal ?? company.defaultTerminal,
-  };
 }
 
 /** A fresh idempotency record of another request was found when writing ours. */
@@ -205,28 +183,10 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
   return res.rows[0] as ReadResult;
 }
 
-/**
- * The number, consecutivo and clave of an issued row as SQL over the series' reservation `n`
- * (the row's number is the reserved last_number minus `offset`); `row` was built with number 1.
- */
-function numberedBySql(trx: Knex.Transaction, row: Record<string, unknown>, offset: number) {
-  const consecutivo = row.consecutivo as string;
-  const clave = row.clave as string;
-  if (clave.slice(CLAVE_HEAD, CLAVE_HEAD + 20) !== consecutivo) throw new Error('unexpected clave layout');
-  const number = `((select last_number from n) - ${Number(offset)})`;
-  const digits = `lpad(${number}::text, 10, '0')`;
-  return {
-    number: trx.raw(number),
-    consecutivo: trx.raw(`? || ${digits}`, [consecutivo.slice(0, 10)]),
-    clave: trx.raw(`? || ${digits} || ?`, [clave.slice(0, CLAVE_HEAD + 10), clave.slice(CLAVE_HEAD + 20)]),
-  };
-}
-
 /** Records one group in the caller's transaction; one outcome per member, in order. */
 async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<GroupedOutcome[]> {
   const first = members[0]!;
   const tenant = first.tenant;
-  const series = first.series;
   const read = await readGroup(trx, tenant, members);
   const outcomes = new Map<number, GroupedOutcome>();
 
@@ -328,40 +288,23 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   const todo = members.filter((m) => prepared.has(m.position));
   if (!todo.length) return members.map((m) => outcomes.get(m.position)!);
 
-  // 2. The invoices, numbered in the same statement.
-  const now = new Date();
+  // 2. The invoices, numbered in the same statement (each series of the group reserves its count).
   const tag = (m: Pending) => m.requestId ?? `${first.requestId ?? 'group'}#${m.position}`;
-  const emisorId = first.company.idNumber;
-  const issued = todo.filter((m) => m.send);
-  const offsets = new Map(issued.map((m, i) => [m.position, issued.length - 1 - i]));
-  const rows = todo.map((m) => {
-    const offset = offsets.get(m.position);
-    const row = invoiceInsertRow(
-      tenant,
-      prepared.get(m.position)!,
-      offset === undefined ? undefined : 1,
-      now,
-      emisorId,
-      tag(m),
-    );
-    if (m.traceContext) row.traceContext = m.traceContext;
-    return offset === undefined ? row : { ...row, ...numberedBySql(trx, row, offset) };
-  });
-  const insert = trx.queryBuilder();
-  if (issued.length)
-    insert.with(
-      'n',
-      trx.raw(
-        `insert into numbering_series (company_id, livemode, doc_type, branch, terminal, last_number)
-         values (?, ?, ?, ?, ?, ?)
-         on conflict (company_id, livemode, doc_type, branch, terminal)
-         do update set last_number = numbering_series.last_number + excluded.last_number
-         returning last_number`,
-        [tenant.companyId, tenant.livemode, series.docType, series.branch, series.terminal, issued.length],
-      ),
-    );
-  const inserted = (await insert.insert(rows).into('invoices').returning('*')) as InvoiceRow[];
-  for (const r of inserted) if (r.number !== null) checkNumbered(r, emisorId, now);
+  const tags = new Map(todo.map((m) => [m.position, tag(m)]));
+  const inserted = await insertNumbered(
+    trx,
+    tenant,
+    todo.map((m) => ({
+      position: m.position,
+      prepared: prepared.get(m.position)!,
+      idempotency: m.idempotency,
+      send: m.send,
+      traceContext: m.traceContext ?? null,
+    })),
+    new Date(),
+    first.company.idNumber,
+    (position) => tags.get(position)!,
+  );
   const byTag = new Map(inserted.map((r) => [r.requestId, r]));
   const made = todo.map((m) => {
     const row = byTag.get(tag(m))!;
@@ -404,7 +347,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   return members.map((m) => outcomes.get(m.position)!);
 }
 
-interface SeriesState {
+interface CompanyState {
   queue: Pending[];
   /** Groups in flight (at most DEPTH). */
   running: number;
@@ -414,34 +357,34 @@ interface SeriesState {
   exts: Set<string>;
 }
 
-class SeriesCommitter {
-  private readonly series = new Map<string, SeriesState>();
+class GroupCommitter {
+  private readonly companies = new Map<string, CompanyState>();
   private seq = 0;
 
   constructor(private readonly db: Knex) {}
 
   submit(tenant: Tenant, r: GroupedRequest): Promise<GroupedOutcome> {
     const t = tenantOnly(tenant);
-    const series = seriesOf(r.company, r.request);
-    const key = `${t.companyId}|${t.livemode}|${series.docType}|${series.branch}|${series.terminal}|${r.company.idNumber}`;
+    // The emisor's identification is part of the key: it is in every clave the group writes.
+    const key = `${t.companyId}|${t.livemode}|${r.company.idNumber}`;
     return new Promise((resolve, reject) => {
-      let state = this.series.get(key);
+      let state = this.companies.get(key);
       if (!state) {
         state = { queue: [], running: 0, keys: new Set(), ids: new Set(), exts: new Set() };
-        this.series.set(key, state);
+        this.companies.set(key, state);
       }
-      state.queue.push({ ...r, position: ++this.seq, tenant: t, series, resolve, reject });
+      state.queue.push({ ...r, position: ++this.seq, tenant: t, resolve, reject });
       this.pump(key, state);
     });
   }
 
   /**
    * Starts groups while fewer than DEPTH are in flight. A second group reads and prepares while
-   * the first holds the series row; it takes the row (and its numbers) when the first commits.
+   * the first holds its series rows; it takes them (and its numbers) when the first commits.
    * One request per idempotency key, request id and external_id among the groups in flight; the
    * others wait for a later group (and then see the first one committed).
    */
-  private pump(key: string, state: SeriesState): void {
+  private pump(key: string, state: CompanyState): void {
     while (state.running < DEPTH && state.queue.length) {
       const group: Pending[] = [];
       const rest: Pending[] = [];
@@ -472,7 +415,7 @@ class SeriesCommitter {
           if (p.requestId !== null) state.ids.delete(p.requestId);
           if (p.request.externalId !== null) state.exts.delete(p.request.externalId);
         }
-        if (!state.running && !state.queue.length) this.series.delete(key);
+        if (!state.running && !state.queue.length) this.companies.delete(key);
         else this.pump(key, state);
       });
     }
@@ -503,13 +446,13 @@ class SeriesCommitter {
   }
 }
 
-const committers = new WeakMap<Knex, SeriesCommitter>();
+const committers = new WeakMap<Knex, GroupCommitter>();
 
-/** Records one invoice request through its series' group committer. */
+/** Records one invoice request through its company's group committer. */
 export function createInvoiceGrouped(db: Knex, tenant: Tenant, r: GroupedRequest): Promise<GroupedOutcome> {
   let c = committers.get(db);
   if (!c) {
-    c = new SeriesCommitter(db);
+    c = new GroupCommitter(db);
     committers.set(db, c);
   }
   return c.submit(tenant, r);

@@ -235,7 +235,8 @@ async function claimAndRead(trx: Knex.Transaction, tenant: Tenant, chunk: BatchC
     ...new Set(chunk.items.flatMap((i) => (i.prepared.externalId ? [i.prepared.externalId] : []))),
   ];
   // The key locks read the claimed items (a sort, so every item lock is taken first) and come in
-  // key order, so two transactions never wait on each other's keys.
+  // key order, so two transactions never wait on each other's keys. Finished requests and used
+  // external_ids are looked up one index probe per key (LOOKUP_NOTE in invoice-committer.ts).
   const res = await trx.raw(
     `with c as (
        select position from batch_items
@@ -248,14 +249,19 @@ async function claimAndRead(trx: Knex.Transaction, tenant: Tenant, chunk: BatchC
              from unnest(?::int[], ?::text[]) as u(position, key) join c using (position)
              order by 1) k),
      d as (
-       select key, route, encode(request_hash, 'hex') as hash, response_status as status,
-              response_body as body
-       from idempotency_keys
-       where company_id = ? and livemode = ? and key in (select key from l)
-         and created_at > now() - interval '24 hours'),
+       select i.key, i.route, encode(i.request_hash, 'hex') as hash, i.response_status as status,
+              i.response_body as body
+       from l cross join lateral (
+         select * from idempotency_keys
+         where company_id = ? and livemode = ? and key = l.key
+           and created_at > now() - interval '24 hours'
+         limit 1) i),
      x as (
-       select id, external_id as "externalId" from invoices
-       where company_id = ? and livemode = ? and external_id = any(?::text[]))
+       select i.id, i.external_id as "externalId"
+       from unnest(?::text[]) as u(ext) cross join lateral (
+         select id, external_id from invoices
+         where company_id = ? and livemode = ? and external_id = u.ext
+         limit 1) i)
      select (select json_agg(position) from c) as claimed,
             (select count(*) from l) as locked,
             (select json_agg(d) from d) as done,
@@ -269,9 +275,9 @@ async function claimAndRead(trx: Knex.Transaction, tenant: Tenant, chunk: BatchC
       keyed.map((i) => i.idempotency!.key),
       tenant.companyId,
       tenant.livemode,
+      exts,
       tenant.companyId,
       tenant.livemode,
-      exts,
     ],
   );
   return res.rows[0] as LockRead;

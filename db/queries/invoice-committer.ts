@@ -113,7 +113,16 @@ interface ReadResult {
 
 const NO_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** Statement 1 (see the header). */
+/**
+ * Statement 1 (see the header).
+ *
+ * LOOKUP_NOTE: idempotency keys and external_ids are looked up with a LATERAL subquery per key
+ * (its LIMIT keeps the planner from turning it into a join), so each is one probe of the unique
+ * index whatever the table's statistics say. Written as `key = any(...)`, a plan made while the
+ * statistics were stale (a busy new company: autovacuum analyzes about once a minute) scanned all
+ * of the company's keys and compared each with every key of the group: 1.6 s for a 1,000-item
+ * batch chunk against 8,000 keys.
+ */
 async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending[]): Promise<ReadResult> {
   const uniq = <T>(xs: T[]) => [...new Set(xs)];
   const keys = uniq(members.flatMap((m) => (m.idempotency ? [m.idempotency.key] : [])));
@@ -136,10 +145,13 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
        select k, pg_try_advisory_xact_lock(?::int, hashtext(? || k)) as ok
        from (select unnest(?::text[]) as k order by 1) s),
      d as (
-       select key, route, encode(request_hash, 'hex') as hash, response_status as status, response_body as body
-       from idempotency_keys
-       where company_id = ? and livemode = ? and key = any(?::text[])
-         and created_at > now() - interval '24 hours'),
+       select i.key, i.route, encode(i.request_hash, 'hex') as hash, i.response_status as status,
+              i.response_body as body
+       from unnest(?::text[]) as u(k) cross join lateral (
+         select * from idempotency_keys
+         where company_id = ? and livemode = ? and key = u.k
+           and created_at > now() - interval '24 hours'
+         limit 1) i),
      c as (
        select id, uuid::text as uuid, id_type as "idType", foreign_address as "foreignAddress" from clients
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
@@ -150,8 +162,11 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
        from services
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
      x as (
-       select id, external_id as "externalId" from invoices
-       where company_id = ? and livemode = ? and external_id = any(?::text[])),
+       select i.id, i.external_id as "externalId"
+       from unnest(?::text[]) as u(ext) cross join lateral (
+         select id, external_id from invoices
+         where company_id = ? and livemode = ? and external_id = u.ext
+         limit 1) i),
      rp as (
        select id, status, doc_type as "docType", replaced_by_id as "replacedById", clave, issued_at as "issuedAt" from invoices
        where company_id = ? and livemode = ? and id = any(?::bigint[]))
@@ -166,16 +181,16 @@ async function readGroup(trx: Knex.Transaction, tenant: Tenant, members: Pending
       tenant.companyId % 2_147_483_647,
       `${tenant.livemode ? 'live' : 'test'}:`,
       keys,
-      ...t,
       keys,
+      ...t,
       ...t,
       clientIds,
       clientUuids.length ? clientUuids : [NO_UUID],
       ...t,
       serviceIds,
       serviceUuids.length ? serviceUuids : [NO_UUID],
-      ...t,
       exts,
+      ...t,
       ...t,
       replaces,
     ],

@@ -1,5 +1,5 @@
 // Intake: sustained POST /api/v1/invoices on one series (3-line invoices, a new Idempotency-Key
-// each) from a fixed number of keep-alive connections, with the worker process not running
+// each; with BENCH_DOC_MIX=mixed, four document types on four series) from a fixed number of keep-alive connections, with the worker process not running
 // (intake is about recording: the flows wait in the outbox). Beside it, the raw Postgres rate
 // of one-row insert-and-commit transactions from Node at the same concurrency, measured just
 // before. Afterwards the intake invoices' flows are taken out of the outbox so that the later
@@ -47,7 +47,7 @@ export async function intakeStage(ctx: BenchContext): Promise<StageResult> {
   const p50 = round(percentile(loop.latenciesMs, 50), 1);
   const p99 = round(percentile(loop.latenciesMs, 99), 1);
 
-  // Sanity: every answer was a real issue on the one series.
+  // Sanity: every answer was a real issue on the series.
   const series = await ctx.db('numbering_series').where({ companyId: ctx.issuer.companyId, livemode: false });
   // The flows of the intake invoices are dropped (the worker was not running; see header).
   const dropped = await ctx.db('outbox').del();
@@ -86,7 +86,7 @@ export async function intakeStage(ctx: BenchContext): Promise<StageResult> {
       ratioTarget(
         {
           id: 'intake.rate',
-          figure: 'invoices recorded per second (one series)',
+          figure: `invoices recorded per second (${p.docMix === 'mixed' ? 'four series' : 'one series'})`,
           value: rate,
           unit: '/s',
           limit: raw_,

@@ -1,9 +1,10 @@
 // Intake: sustained POST /api/v1/invoices on one series (3-line invoices, a new Idempotency-Key
-// each; with BENCH_DOC_MIX=mixed, four document types on four series) from a fixed number of keep-alive connections, with the worker process not running
-// (intake is about recording: the flows wait in the outbox). Beside it, the raw Postgres rate
-// of one-row insert-and-commit transactions from Node at the same concurrency, measured just
-// before. Afterwards the intake invoices' flows are taken out of the outbox so that the later
-// stages start with an empty pipeline (those invoices stay `pendiente` in the scratch database).
+// each; with BENCH_DOC_MIX=mixed, four document types on four series) from a fixed number of
+// keep-alive connections, with the worker process not running (intake is about recording: the flows
+// wait in the outbox). Beside it, the raw Postgres rate of one-row insert-and-commit transactions
+// from Node at the same concurrency, measured just before. Afterwards the intake invoices' flows
+// are taken out of the outbox so that the later stages start with an empty pipeline (those invoices
+// stay `pendiente` in the scratch database).
 import { closedLoop, percentile, request, round } from '../lib/http-load.ts';
 import type { BenchContext, StageResult } from '../lib/context.ts';
 import { rawPgCommitRate } from '../lib/limits.ts';

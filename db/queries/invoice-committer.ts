@@ -304,8 +304,9 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   if (!todo.length) return members.map((m) => outcomes.get(m.position)!);
 
   // 2. The invoices, numbered in the same statement (each series of the group reserves its count).
-  const tag = (m: Pending) => m.requestId ?? `${first.requestId ?? 'group'}#${m.position}`;
-  const tags = new Map(todo.map((m) => [m.position, tag(m)]));
+  const tags = new Map(
+    todo.map((m) => [m.position, m.requestId ?? `${first.requestId ?? 'group'}#${m.position}`]),
+  );
   const inserted = await insertNumbered(
     trx,
     tenant,
@@ -322,7 +323,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
   );
   const byTag = new Map(inserted.map((r) => [r.requestId, r]));
   const made = todo.map((m) => {
-    const row = byTag.get(tag(m))!;
+    const row = byTag.get(tags.get(m.position)!)!;
     return { m, row, body: m.render(row) };
   });
 

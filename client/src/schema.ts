@@ -3344,7 +3344,7 @@ export interface components {
        * @enum {string}
        */
       iva_rate_code: '10' | '11' | '01' | '02' | '03' | '04' | '08' | '09';
-      /** @description Default unit price (decimal string) */
+      /** @description Default unit price (decimal string, up to 13 integer digits and 5 decimals, like PrecioUnitario); kept and returned as given, with at least 2 decimals */
       price: string;
       commercial_code?: string;
       /** @description Taxes beside the IVA (Impuesto 02-06, 12, 99) its invoice lines carry unless a line gives its own `taxes` */
@@ -4153,6 +4153,11 @@ export interface components {
       taxes: {
         [key: string]: unknown;
       }[];
+      /**
+       * @description Default unit price as given: up to 5 decimals, at least 2
+       * @example 50000.00
+       * @example 1234.56789
+       */
       price: string;
       commercial_code: string | null;
       livemode: boolean;

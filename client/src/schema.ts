@@ -2450,7 +2450,7 @@ export interface paths {
     put?: never;
     /**
      * Store a supplier's signed document addressed to the company
-     * @description The signed XML as sent by the supplier: the body itself (`Content-Type: application/xml`) or JSON `{ "xml_base64": … }`. The signature must verify with a certificate of the emisor, the clave must agree with the document and the receptor must be this company. The same bytes again: 200 with the stored document. Requires the `write:invoices` scope.
+     * @description The signed XML as sent by the supplier: the body itself (`Content-Type: application/xml`) or JSON `{ "xml_base64": … }`. The signature must verify with a certificate of the emisor, the clave must agree with the document and the receptor must be this company. The signature's policy must be Hacienda's v4.4 one with its SHA-256 digest (`signature_policy_invalid`). The same bytes again: 200 with the stored document. Requires the `write:invoices` scope.
      */
     post: {
       parameters: {
@@ -3957,6 +3957,7 @@ export interface components {
         | 'receipt_not_applicable'
         | 'invalid_xml'
         | 'signature_invalid'
+        | 'signature_policy_invalid'
         | 'receptor_mismatch'
         | 'webhook_endpoint_limit'
         | 'rate_limited'

@@ -46,6 +46,15 @@ export function clientObject(c: Client) {
   };
 }
 
+/**
+ * A service's default price as given, normalised: its decimals up to the 5 of PrecioUnitario,
+ * at least 2 (`50000.00`, `1234.56789`, `0.125`→`0.125`, `7.50000`→`7.50`).
+ */
+function servicePrice(price: string): string {
+  const d = new Decimal(price);
+  return d.decimalPlaces() <= 2 ? d.toFixed(2) : d.toFixed();
+}
+
 export function serviceObject(s: Service) {
   return {
     id: formatId('service', s.id),
@@ -62,7 +71,7 @@ export function serviceObject(s: Service) {
         Object.entries(t).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
       ),
     ),
-    price: new Decimal(s.price).toFixed(2),
+    price: servicePrice(s.price),
     commercial_code: s.commercialCode,
     livemode: s.livemode,
     created_at: s.createdAt.toISOString(),

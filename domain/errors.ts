@@ -39,6 +39,7 @@ export const ERROR_CATALOGUE = {
   receipt_not_applicable: { status: 422, title: 'A payment receipt applies only to a credit sale' },
   invalid_xml: { status: 422, title: 'Not a readable comprobante' },
   signature_invalid: { status: 422, title: 'Invalid signature' },
+  signature_policy_invalid: { status: 422, title: "Signature policy is not Hacienda's v4.4 policy" },
   receptor_mismatch: { status: 422, title: 'The document is not addressed to this company' },
   webhook_endpoint_limit: { status: 422, title: 'Too many webhook endpoints' },
   rate_limited: { status: 429, title: 'Too many requests' },

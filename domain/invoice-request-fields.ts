@@ -16,6 +16,7 @@ import {
   type TipoDocumentoExoneracion,
   type TipoOtroCargo,
 } from './codes.ts';
+import { formatCrDateTime } from './cr-time.ts';
 import type { FieldError } from './errors.ts';
 import { isIvaTaxCode, type IvaTaxCode } from './codes.ts';
 import { MAX_OTHER_TAXES, validateOtherTaxes, type OtherTaxInput } from './other-taxes.ts';
@@ -197,10 +198,35 @@ const EXONERATION_FIELDS = [
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/**
+ * The date part names a real day: Date would roll 2026-02-30 over to March 2 (and 24:00 to the
+ * next day) instead of refusing it.
+ */
+function isCalendarDay(value: string): boolean {
+  const [y, m, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return m >= 1 && m <= 12 && day >= 1 && day <= daysInMonth && !/T24:/.test(value);
+}
+
+/** FechaEmisionEX is written in Costa Rica time with a four-digit year (1000-9999). */
+function writableDate(when: Date): boolean {
+  try {
+    formatCrDateTime(when);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `now`: the moment the request is judged. The document is dated when it is numbered, never
+ * earlier, so an exoneration issued after `now` would be dated after the document (Hacienda -50).
+ */
 export function parseExoneration(
   errors: FieldError[],
   base: string,
   raw: unknown,
+  now: Date = new Date(),
 ): ExonerationRequest | undefined {
   const before = errors.length;
   const r = readObject(errors, base, raw, EXONERATION_FIELDS, 'an exoneration');
@@ -255,8 +281,23 @@ export function parseExoneration(
     });
   } else {
     const when = new Date(DATE_ONLY.test(d) ? `${d}T00:00:00-06:00` : d);
-    if (Number.isNaN(when.getTime()))
+    if (Number.isNaN(when.getTime()) || !isCalendarDay(d))
       errors.push({ path: r.path('issued_at'), code: 'invalid_date', message: 'is not a calendar date' });
+    else if (!writableDate(when))
+      errors.push({
+        path: r.path('issued_at'),
+        code: 'invalid_date',
+        message: 'el año debe estar entre 1000 y 9999 (the year must be 1000 to 9999, Costa Rica time)',
+      });
+    else if (when.getTime() > now.getTime())
+      errors.push({
+        path: r.path('issued_at'),
+        code: 'exoneration_after_document',
+        message:
+          'la fecha de emisión del documento de exoneración (FechaEmisionEX) es posterior a la del ' +
+          'comprobante, que se fecha al numerarlo (the exoneration is dated after the document, which ' +
+          'is dated when it is numbered)',
+      });
     else issuedAt = when.toISOString();
   }
   const rate = checkDecimal(errors, r.path('rate'), o.rate, RATE);

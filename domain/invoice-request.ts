@@ -63,6 +63,8 @@ export interface InvoiceRequest {
   condition: { code: CondicionVenta; creditDays: number | null; name: string; other: string | null };
   currency: string | null;
   exchangeRate: string | null;
+  /** How the body spelled the exchange rate (for errors found once the currency is known). */
+  exchangeRateKey: 'exchange_rate' | 'exchangeRate';
   paymentMethod: PaymentMethodName | null;
   /** MedioPagoOtros: the description payment method `otros` (99) needs. */
   paymentMethodOther: string | null;
@@ -148,14 +150,16 @@ const LINE_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * `replaces` (a rejected invoice to replace) is a field of single creates only (`allowReplaces`);
- * the batch API and the command-line tool refuse it as an unknown field.
+ * the batch API and the command-line tool refuse it as an unknown field. `now` (default: the
+ * clock) is when the request is judged: a document is dated when it is numbered, later still.
  */
 export function parseInvoiceRequest(
   body: Body,
-  opts: { allowReplaces?: boolean } = {},
+  opts: { allowReplaces?: boolean; now?: Date } = {},
 ): { ok: true; value: InvoiceRequest } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const err = (path: string, code: string, message: string) => errors.push({ path, code, message });
+  const now = opts.now ?? new Date();
 
   // 1. The shape: decided by how the client is named, then enforced everywhere.
   let shape: 'A' | 'B';
@@ -256,7 +260,7 @@ export function parseInvoiceRequest(
     const exoneration =
       line.exoneration === undefined
         ? undefined
-        : parseExoneration(errors, `${base}/exoneration`, line.exoneration);
+        : parseExoneration(errors, `${base}/exoneration`, line.exoneration, now);
     const taxFields = parseLineTaxFields(errors, base, line);
     const description = checkText(errors, `${base}/description`, line.description, TEXT_FACETS.detalle);
     const tariff = line.tariff_code;
@@ -433,6 +437,7 @@ export function parseInvoiceRequest(
       condition,
       currency,
       exchangeRate,
+      exchangeRateKey: rateKey as 'exchange_rate' | 'exchangeRate',
       paymentMethod,
       paymentMethodOther: pmOther,
       payments,

@@ -3,9 +3,11 @@
 // the clave must be well formed (domain/clave.ts) and agree with the NumeroConsecutivo, the emisor's
 // identification and the root's document type (NOTES §1); the emisor, receptor and ResumenFactura
 // totals are read; and the XAdES signature must verify (fast-verify.ts, xadesjs otherwise) with a
-// certificate of the emisor. Every fault is a ReceivedDocumentError naming what is wrong.
+// certificate of the emisor, under Hacienda's v4.4 signature policy (signature-policy.ts). Every
+// fault is a ReceivedDocumentError naming what is wrong.
 import { ClaveError, parseClave } from '../domain/clave.ts';
 import { verifySignature } from './fast-verify.ts';
+import { signaturePolicyProblem } from './signature-policy.ts';
 import { certificateBelongsTo } from './signing-key.ts';
 import { XmlDocumentError, parseXmlStrict } from './xades-env.ts';
 import { NAMESPACE_BASE } from './xml/document-types.ts';
@@ -33,10 +35,12 @@ export interface ReceivedDocumentData {
 
 export class ReceivedDocumentError extends Error {
   constructor(
-    readonly code: 'invalid_xml' | 'signature_invalid',
+    readonly code: 'invalid_xml' | 'signature_invalid' | 'signature_policy_invalid',
     message: string,
     /** The element at fault (a path of local names), when one is. */
     readonly element: string | null = null,
+    /** The reason in English, when `message` is the Spanish one. */
+    readonly messageEn: string | null = null,
   ) {
     super(message);
     this.name = 'ReceivedDocumentError';
@@ -147,7 +151,8 @@ export function readReceivedDocument(xml: string): ReceivedDocumentData {
 
 /**
  * The document's XAdES signature verifies and its certificate is the emisor's; otherwise a
- * ReceivedDocumentError('signature_invalid') with the verifier's reasons.
+ * ReceivedDocumentError('signature_invalid') with the verifier's reasons. Then its policy is
+ * Hacienda's v4.4 one; otherwise ReceivedDocumentError('signature_policy_invalid'), Spanish first.
  */
 export async function verifyReceivedSignature(
   xml: string,
@@ -165,5 +170,13 @@ export async function verifyReceivedSignature(
       'signature_invalid',
       'The document is not signed with a certificate of its emisor',
       'Signature',
+    );
+  const policy = signaturePolicyProblem(xml);
+  if (policy)
+    throw new ReceivedDocumentError(
+      'signature_policy_invalid',
+      policy.es,
+      'Signature/Object/QualifyingProperties/SignedProperties/SignedSignatureProperties/SignaturePolicyIdentifier',
+      policy.en,
     );
 }

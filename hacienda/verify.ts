@@ -7,7 +7,7 @@
 // number match the KeyInfo certificate. Whether the signer is the emisor is a separate question:
 // pass `signingCertificate` to certificateBelongsTo (signing-key.ts).
 import { createHash, webcrypto, X509Certificate } from 'node:crypto';
-import type { Element } from '@xmldom/xmldom';
+import type { Document, Element } from '@xmldom/xmldom';
 import { certificateInfo } from './signing-key.ts';
 import {
   NS_DS,
@@ -115,11 +115,8 @@ async function verifyInto(xml: string, result: XadesVerification): Promise<void>
       (r) => r.getAttribute('Type') === SIGNED_PROPERTIES_TYPE && id && r.getAttribute('URI') === `#${id}`,
     );
     if (!covered) errors.push('xades:SignedProperties are not covered by a signed reference');
-    const target = qualifying[0]!.getAttribute('Target');
-    const signatureId = signature.getAttribute('Id');
-    if (!signatureId || target !== `#${signatureId}`) {
-      errors.push('xades:QualifyingProperties do not target this signature');
-    }
+    const targetProblem = qualifyingTargetProblem(doc, qualifying[0]!, signature);
+    if (targetProblem) errors.push(targetProblem);
     const time = first(signedProperties.getElementsByTagNameNS(NS_XADES, 'SigningTime'))?.textContent;
     if (time) {
       const parsed = new Date(time.trim());
@@ -211,6 +208,32 @@ async function verifyInto(xml: string, result: XadesVerification): Promise<void>
   } catch (err) {
     errors.push(errorMessage(err));
   }
+}
+
+/**
+ * QualifyingProperties/@Target names the signature they qualify (ETSI TS 101 903 §6.2): `#<Id>`
+ * of this ds:Signature. The attribute is not signed, and here the properties sit inside this
+ * signature's own ds:Object with their SignedProperties covered by its signed reference, which is
+ * what binds them to it. So a Target naming no element of the document is accepted: xadesjs
+ * writes one whenever the signer sets the Signature's Id (it targets the `id-…` it generated
+ * first, e.g. `Target="#id-0a43…"` beside `Id="xmldsig-f72e…"`, as @dojocoding/hacienda-sdk 0.2.0
+ * signs). A Target naming another element, or none at all, says the properties belong elsewhere.
+ */
+function qualifyingTargetProblem(doc: Document, qualifying: Element, signature: Element): string | null {
+  const target = (qualifying.getAttribute('Target') ?? '').trim();
+  const signatureId = signature.getAttribute('Id');
+  if (!target.startsWith('#')) return 'xades:QualifyingProperties have no Target naming this signature';
+  let id = target.slice(1);
+  try {
+    id = decodeURIComponent(id);
+  } catch {
+    // Not percent-encoding: the fragment as written.
+  }
+  if (signatureId && id === signatureId) return null;
+  const named = elements(doc.getElementsByTagName('*')).find(
+    (e) => e.getAttribute('Id') === id || e.getAttribute('ID') === id || e.getAttribute('id') === id,
+  );
+  return named ? `xades:QualifyingProperties target another element (${target}), not this signature` : null;
 }
 
 /** xmldsigjs throws XmlError objects that are not Error instances. */

@@ -48,11 +48,41 @@ describe('services', () => {
         price: '7500.12345',
       },
     });
-    expect(goods.json()).toMatchObject({ kind: 'goods', price: '7500.12' });
+    expect(goods.json()).toMatchObject({ kind: 'goods', price: '7500.12345' });
     const list = await call(t.app, 'GET', '/api/v1/services', { key });
     expect(list.json().data.map((x: { id: string }) => x.id)).toEqual([goods.json().id, s.id]);
     const byCabys = await call(t.app, 'GET', '/api/v1/services', { key, query: { cabys: service.cabys } });
     expect(byCabys.json().data.map((x: { id: string }) => x.id)).toEqual([s.id]);
+  });
+
+  it('keeps up to 5 decimals of a price, stored and returned as given (at least 2 decimals)', async () => {
+    const uuids: string[] = [];
+    for (const [given, shown] of [
+      ['1234.56789', '1234.56789'],
+      ['1234.5', '1234.50'],
+      ['0.12300', '0.123'],
+      ['99', '99.00'],
+    ]) {
+      const res = await call(t.app, 'POST', '/api/v1/services', { key, body: { ...service, price: given } });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().price).toBe(shown);
+      uuids.push(res.json().uuid);
+      expect((await call(t.app, 'GET', `/api/v1/services/${res.json().id}`, { key })).json().price).toBe(
+        shown,
+      );
+    }
+    const row = await t.db('services').where({ uuid: uuids[0] }).first();
+    expect(row.price).toBe('1234.56789');
+    const before = Number((await t.db('services').count('* as n'))[0]!.n);
+    const tooFine = await call(t.app, 'POST', '/api/v1/services', {
+      key,
+      body: { ...service, price: '1.123456' },
+    });
+    expect(tooFine.statusCode).toBe(422);
+    expect(tooFine.json().errors).toContainEqual(
+      expect.objectContaining({ path: '/price', code: 'invalid_format' }),
+    );
+    expect(Number((await t.db('services').count('* as n'))[0]!.n)).toBe(before);
   });
 
   it.each([

@@ -3,6 +3,7 @@
 // code and the field, and nothing is written (no number spent). Then the last line behind them:
 // a document that fails the XSD anyway (its data changed under the API) is stopped before signing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildClave, buildConsecutivo } from '../domain/clave.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -48,6 +49,48 @@ const newService = (patch: Record<string, unknown>) => ({
   ...patch,
 });
 
+/** An exoneration of the line's whole IVA (13 %), issued on `issued_at`. */
+const exoneration = (issued_at: string) => ({
+  doc_type: '03',
+  number: 'AL-00012345-24',
+  institution: '01',
+  issued_at,
+  rate: '13',
+});
+/** Two days ahead: after any document numbered today, in any time zone. */
+const LATER = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+const supplier = {
+  name: 'Cloud Tools LLC',
+  identification: 'US4455667788',
+  identification_type: '05',
+  foreign_address: '500 Market St, San Francisco, CA, USA',
+};
+const purchase = (patch: Record<string, unknown>) => ({
+  document_type: '08',
+  supplier,
+  lines: [line()],
+  ...patch,
+});
+/** A credit note of a factura issued before the company used the service. */
+const externalNote = (patch: Record<string, unknown>) => {
+  const issuedAt = new Date(Date.now() - 30 * 86_400_000);
+  const consecutivo = buildConsecutivo({ branch: '001', terminal: '00001', docType: '01', number: 77 });
+  const clave = buildClave({
+    date: issuedAt,
+    emisorId: '3101123456',
+    consecutivo,
+    situacion: '1',
+    securityCode: '12345678',
+  });
+  return {
+    reference: { clave, issue_date: issuedAt.toISOString() },
+    reason: 'Devolución de un documento anterior',
+    client_id: 'CLI',
+    lines: [line()],
+    ...patch,
+  };
+};
+
 // [rule, route, body, field, code, message pattern]
 type Case = [string, string, Record<string, unknown>, string, string, RegExp?];
 const CASES: Case[] = [
@@ -76,6 +119,18 @@ const CASES: Case[] = [
   ['PlazoCredito 1 to 99999 days (-46)', 'invoices', invoice({ condition: 'credito_0' }), '/condition', 'invalid_condition'],
   ['TipoCambio 1 for CRC (-45)', 'invoices', invoice({ currency: 'CRC', exchange_rate: '2' }), '/exchange_rate', 'invalid_exchange_rate'],
   ['TipoCambio required for other currencies (-45)', 'invoices', invoice({ currency: 'USD' }), '/exchange_rate', 'required'],
+  ['TipoCambio 1 for a document in colones by default (-45)', 'invoices', invoice({ exchange_rate: '500' }), '/exchange_rate', 'invalid_exchange_rate', /colones \(CRC\).*es 1, no 500/],
+  ['TipoCambio 1 for a CRC tiquete (-45)', 'invoices', invoice({ document_type: '04', exchangeRate: 500 }), '/exchangeRate', 'invalid_exchange_rate'],
+  ['TipoCambio 1 for a CRC export (-45)', 'invoices', invoice({ document_type: '09', exchange_rate: '505.20' }), '/exchange_rate', 'invalid_exchange_rate'],
+  ['TipoCambio 1 for a CRC purchase (-45)', 'invoices', purchase({ exchange_rate: '500' }), '/exchange_rate', 'invalid_exchange_rate'],
+  ['FechaEmisionEX not after the document (-50)', 'invoices', invoice({ lines: [line({ exoneration: exoneration(LATER) })] }), '/lines/0/exoneration/issued_at', 'exoneration_after_document', /posterior/],
+  ['FechaEmisionEX not after the document, as a date-time (-50)', 'invoices', invoice({ lines: [line({ exoneration: exoneration(`${LATER}T08:00:00-06:00`) })] }), '/lines/0/exoneration/issued_at', 'exoneration_after_document'],
+  ['FechaEmisionEX not after a purchase (-50)', 'invoices', purchase({ lines: [line({ exoneration: exoneration(LATER) })] }), '/lines/0/exoneration/issued_at', 'exoneration_after_document'],
+  ['FechaEmisionEX a real day', 'invoices', invoice({ lines: [line({ exoneration: exoneration('2025-02-30') })] }), '/lines/0/exoneration/issued_at', 'invalid_date'],
+  ['FechaEmisionEX of a four-digit year', 'invoices', invoice({ lines: [line({ exoneration: exoneration('0999-12-31') })] }), '/lines/0/exoneration/issued_at', 'invalid_date'],
+  // Credit notes of documents issued outside the service: lines and terms as an invoice's.
+  ['FechaEmisionEX not after a credit note (-50)', 'credit_notes', externalNote({ lines: [line({ exoneration: exoneration(LATER) })] }), '/lines/0/exoneration/issued_at', 'exoneration_after_document'],
+  ['TipoCambio 1 for a CRC credit note (-45)', 'credit_notes', externalNote({ exchange_rate: '500' }), '/exchange_rate', 'invalid_exchange_rate'],
   // Clients (the Receptor).
   ['Canton in the territorial division (-38)', 'clients', address({ canton: '99' }), '/addresses/0/canton', 'unknown_location', /99 is not a cantón of San José/],
   ['Distrito in the territorial division (-38)', 'clients', address({ distrito: '99' }), '/addresses/0/distrito', 'unknown_location'],
@@ -185,4 +240,75 @@ describe('the XSD check before signing', () => {
       await e.db('clients').where({ id: s.client.id }).update({ name: 'Juana Pérez Mora' });
     }
   });
+});
+
+describe('an exoneration dated after the document, a CRC rate other than 1: no number spent', () => {
+  const numberOf = (r: { json: { consecutivo: string } }) => Number(r.json.consecutivo.slice(10));
+  const accepted = async (id: string) => {
+    let inv: any;
+    await waitFor(
+      async () => {
+        inv = (await api(e, 'GET', `/api/v1/invoices/${id}`, s.key)).json;
+        return inv.status === 'aceptada' || inv.status === 'rechazada';
+      },
+      30_000,
+      100,
+      'Hacienda to answer',
+    );
+    expect(inv.status, JSON.stringify(inv.rejection_reason)).toBe('aceptada');
+  };
+  const body = (raw: Record<string, unknown>) =>
+    JSON.parse(JSON.stringify(raw).replaceAll('"SRV"', `"${service}"`).replaceAll('"CLI"', `"${client}"`));
+
+  it.each([
+    ['factura', (p: Record<string, unknown>) => invoice(p)],
+    ['factura de compra', (p: Record<string, unknown>) => purchase(p)],
+  ] as const)(
+    '%s: the next accepted document takes the number the refused ones would have',
+    async (_t, doc) => {
+      const past = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      const first = await api(
+        e,
+        'POST',
+        '/api/v1/invoices',
+        s.key,
+        body(doc({ lines: [line({ exoneration: exoneration(past) })] })),
+      );
+      expect(first.status, first.text).toBe(201);
+      await accepted(first.json.id);
+      const before = await counts();
+      for (const refused of [
+        doc({ lines: [line({ exoneration: exoneration(LATER) })] }),
+        doc({ exchange_rate: '500' }),
+        doc({ currency: 'CRC', exchange_rate: '500' }),
+      ]) {
+        const res = await api(e, 'POST', '/api/v1/invoices', s.key, body(refused));
+        expect(res.status, res.text).toBe(422);
+        expect(res.json.code).toBe('validation_failed');
+      }
+      const batch = await api(e, 'POST', '/api/v1/invoices/batch', s.key, {
+        invoices: [{ ...body(doc({ exchange_rate: '500' })), idempotency_key: `crc-${_t}` }],
+      });
+      expect(batch.status, batch.text).toBe(202);
+      await waitFor(
+        async () =>
+          (await api(e, 'GET', `/api/v1/batches/${batch.json.id}`, s.key)).json.status === 'completed',
+        30_000,
+        100,
+        'the batch to complete',
+      );
+      expect(await counts()).toEqual(before);
+      const next = await api(
+        e,
+        'POST',
+        '/api/v1/invoices',
+        s.key,
+        body(doc({ lines: [line({ exoneration: exoneration(past) })] })),
+      );
+      expect(next.status, next.text).toBe(201);
+      expect(next.json.consecutivo.slice(0, 10)).toBe(first.json.consecutivo.slice(0, 10));
+      expect(numberOf(next)).toBe(numberOf(first) + 1);
+      await accepted(next.json.id);
+    },
+  );
 });

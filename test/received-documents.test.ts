@@ -11,7 +11,14 @@ import { createCompany } from '../db/queries/companies.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { clientFor, pollUntilTerminal, replaceElementText, submission } from './helpers/hacienda-fixtures.ts';
-import { SUPPLIER, supplierInvoice as supplierInvoiceTo, type Party } from './helpers/supplier-documents.ts';
+import {
+  POLICY_V41,
+  POLICY_V44,
+  SUPPLIER,
+  supplierInvoice as supplierInvoiceTo,
+  xadesjsSupplierInvoice,
+  type Party,
+} from './helpers/supplier-documents.ts';
 import { waitFor } from './helpers/wait.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
@@ -400,4 +407,87 @@ describe('received documents', () => {
     });
     expect(answer.status).toBe(404);
   });
+});
+
+describe('signatures of other signers and their policy', () => {
+  const toCompany = () => ({ idType: '02', idNumber: s.company.idNumber, name: s.company.legalName! });
+
+  it('stores a factura signed by xadesjs with its own Signature Id (QualifyingProperties target the Id xadesjs generated first)', async () => {
+    const f = await xadesjsSupplierInvoice(30, toCompany(), POLICY_V44, 'Emisor');
+    const signatureId = /<ds:Signature Id="(xmldsig-[0-9a-f]{16})"/.exec(f.xml)?.[1];
+    const target = /<xades:QualifyingProperties[^>]* Target="#(id-[0-9a-f]{12})"/.exec(f.xml)?.[1];
+    // The shape @dojocoding/hacienda-sdk 0.2.0 writes: the Target names no element of the document.
+    expect(signatureId).toBeDefined();
+    expect(target).toBeDefined();
+    expect(f.xml).not.toContain(`Id="${target}"`);
+    expect(await verifyWithXmlsec(f.xml)).toMatchObject({ valid: true });
+    await supplierSends(f);
+    const res = await postXml(f.xml);
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(res.json).toMatchObject({ clave: f.clave, emisor: { cedula: SUPPLIER.idNumber } });
+  });
+
+  it('refuses QualifyingProperties that target another element of the document', async () => {
+    const before = await written();
+    const f = await xadesjsSupplierInvoice(31, toCompany());
+    const referenceId = /<ds:Reference Id="(r-[0-9a-f]{16})"/.exec(f.xml)![1]!;
+    const elsewhere = f.xml.replace(/ Target="#id-[0-9a-f]{12}"/, ` Target="#${referenceId}"`);
+    const res = await postXml(elsewhere);
+    expect(res.status).toBe(422);
+    expect(res.json.code).toBe('signature_invalid');
+    expect(res.json.detail).toMatch(/target another element/);
+    expect(await written()).toEqual(before);
+  });
+
+  it.each([
+    ['no SignaturePolicyIdentifier', null, /no tiene el Policy Id/, /has no Policy Id/],
+    [
+      "the v4.1 policy with a SHA-1 digest (the SDK's)",
+      POLICY_V41,
+      /sigue otra política.*DGT-R-48-2016/,
+      /follows another policy/,
+    ],
+    [
+      'the v4.4 policy with another digest',
+      { ...POLICY_V44, digest: 'DWxin1xWOel8OuWQXazh4VjLWAaCLAA954em7DMh0h8=' },
+      /SigPolicyHash.*se esperaba SHA-256 DWxin1xWOeI8/,
+      /digest/,
+    ],
+    [
+      'the v4.4 policy with a SHA-1 digest',
+      { ...POLICY_V44, hash: 'SHA-1' as const, digest: 'Ohixl6upD6av8N7pEvDABhEL6hM=' },
+      /se recibió SHA-1 Ohixl6upD6av8N7pEvDABhEL6hM=/,
+      /got SHA-1/,
+    ],
+  ] as const)(
+    'refuses a signature with %s, with its reason in Spanish (English on request), storing nothing',
+    async (_l, policy, es, en) => {
+      const before = await written();
+      const signed = await xadesjsSupplierInvoice(40 + Math.floor(Math.random() * 1000), toCompany(), policy);
+      // Target set to the Signature's Id (it is not signed): a signature right but for its policy.
+      const signatureId = /<ds:Signature Id="([^"]+)"/.exec(signed.xml)![1]!;
+      const f = { ...signed, xml: signed.xml.replace(/ Target="#[^"]+"/, ` Target="#${signatureId}"`) };
+      expect(f.xml).toContain(`Target="#${signatureId}"`);
+      const res = await postXml(f.xml);
+      expect(res.status).toBe(422);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(res.json.code).toBe('signature_policy_invalid');
+      expect(res.json.detail).toMatch(es);
+      expect(res.json.errors).toEqual([
+        { path: '/xml_base64', code: 'signature_policy_invalid', message: res.json.detail },
+      ]);
+      const english = await fetch(`${e.apiUrl}/api/v1/received_documents`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${s.key}`,
+          'content-type': 'application/xml',
+          'accept-language': 'en',
+        },
+        body: f.xml,
+      });
+      expect(english.status).toBe(422);
+      expect(((await english.json()) as any).detail).toMatch(en);
+      expect(await written()).toEqual(before);
+    },
+  );
 });

@@ -28,7 +28,9 @@ export const CreateServiceBody = Type.Object(
     }),
     price: Type.String({
       pattern: '^\\d{1,13}(\\.\\d{1,5})?$',
-      description: 'Default unit price (decimal string)',
+      description:
+        'Default unit price (decimal string, up to 13 integer digits and 5 decimals, like PrecioUnitario); ' +
+        'kept and returned as given, with at least 2 decimals',
     }),
     commercial_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
     taxes: Type.Optional(
@@ -68,7 +70,10 @@ export const ServiceObject = Type.Object({
   taxes: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
     description: 'Default taxes beside the IVA, as given (snake_case keys)',
   }),
-  price: Type.String(),
+  price: Type.String({
+    description: 'Default unit price as given: up to 5 decimals, at least 2',
+    examples: ['50000.00', '1234.56789'],
+  }),
   commercial_code: Type.Union([Type.String(), Type.Null()]),
   livemode: Type.Boolean(),
   created_at: Timestamp,

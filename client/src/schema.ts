@@ -2450,7 +2450,7 @@ export interface paths {
     put?: never;
     /**
      * Store a supplier's signed document addressed to the company
-     * @description The signed XML as sent by the supplier: the body itself (`Content-Type: application/xml`) or JSON `{ "xml_base64": … }`. The signature must verify with a certificate of the emisor, the clave must agree with the document and the receptor must be this company. The same bytes again: 200 with the stored document. Requires the `write:invoices` scope.
+     * @description The signed XML as sent by the supplier: the body itself (`Content-Type: application/xml`) or JSON `{ "xml_base64": … }`. The signature must verify with a certificate of the emisor, the clave must agree with the document and the receptor must be this company. The signature's policy must be Hacienda's v4.4 one with its SHA-256 digest (`signature_policy_invalid`). The same bytes again: 200 with the stored document. Requires the `write:invoices` scope.
      */
     post: {
       parameters: {
@@ -3344,7 +3344,7 @@ export interface components {
        * @enum {string}
        */
       iva_rate_code: '10' | '11' | '01' | '02' | '03' | '04' | '08' | '09';
-      /** @description Default unit price (decimal string) */
+      /** @description Default unit price (decimal string, up to 13 integer digits and 5 decimals, like PrecioUnitario); kept and returned as given, with at least 2 decimals */
       price: string;
       commercial_code?: string;
       /** @description Taxes beside the IVA (Impuesto 02-06, 12, 99) its invoice lines carry unless a line gives its own `taxes` */
@@ -3957,6 +3957,7 @@ export interface components {
         | 'receipt_not_applicable'
         | 'invalid_xml'
         | 'signature_invalid'
+        | 'signature_policy_invalid'
         | 'receptor_mismatch'
         | 'webhook_endpoint_limit'
         | 'rate_limited'
@@ -4153,6 +4154,11 @@ export interface components {
       taxes: {
         [key: string]: unknown;
       }[];
+      /**
+       * @description Default unit price as given: up to 5 decimals, at least 2
+       * @example 50000.00
+       * @example 1234.56789
+       */
       price: string;
       commercial_code: string | null;
       livemode: boolean;

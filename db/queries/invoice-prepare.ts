@@ -64,7 +64,7 @@ export function mapTotalsPath(path: string, req: InvoiceRequest): string {
         `/${chargesKey}${k ? `/${k}` : ''}${f ? `/${snake(f)}` : ''}`,
     )
     .replace(/^\/payments\/(\d+)\/type$/, '/payments/$1/method')
-    .replace(/^\/exchangeRate$/, req.shape === 'A' ? '/exchange_rate' : '/exchangeRate')
+    .replace(/^\/exchangeRate$/, `/${req.exchangeRateKey}`)
     .replace(/^\/currency$/, '/currency');
 }
 
@@ -186,6 +186,8 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
   const currency = req.currency ?? company.defaultCurrency;
   if (!isCodigoMoneda(currency))
     errors.push({ path: '/currency', code: 'invalid_value', message: `${currency} is not an ISO 4217 code` });
+  const crcRate = crcExchangeRateProblem(req, currency);
+  if (crcRate) errors.push(crcRate);
   if (errors.length) throw new DomainValidationError(errors);
 
   // 3. Totals, computed once, exactly.
@@ -245,6 +247,23 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
     externalId: req.externalId,
     metadata: req.metadata,
     emailRecipients: req.emailRecipients,
+  };
+}
+
+/**
+ * A document in colones has TipoCambio 1 (Hacienda -45): a CRC document, whether the request or
+ * the company's default currency made it one, with another exchange_rate is refused, never
+ * rewritten to 1.
+ */
+function crcExchangeRateProblem(req: InvoiceRequest, currency: string): FieldError | null {
+  if (currency !== 'CRC' || req.exchangeRate === null || Number(req.exchangeRate) === 1) return null;
+  return {
+    path: mapTotalsPath('/exchangeRate', req),
+    code: 'invalid_exchange_rate',
+    message:
+      `el tipo de cambio de un documento en colones (CRC) es 1, no ${req.exchangeRate}; indique currency ` +
+      `para otra moneda (a colones (CRC) document's exchange rate is 1, not ${req.exchangeRate}; give ` +
+      'currency for another one)',
   };
 }
 

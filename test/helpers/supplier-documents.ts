@@ -1,8 +1,19 @@
 // A supplier's signed Factura Electrónica addressed to a company, for the received-documents
 // tests: built by the project's own builder (hacienda/xml) with totals from domain/totals, signed
-// by the real signer under the supplier's own sandbox certificate (or another's, to test refusals).
+// by the real signer under the supplier's own sandbox certificate (or another's, to test refusals),
+// or by xadesjs in the layout other signers write (xadesjsSupplierInvoice).
+import { randomBytes, webcrypto } from 'node:crypto';
 import { buildClave, buildConsecutivo } from '../../domain/clave.ts';
 import { computeDocumentTotals } from '../../domain/totals.ts';
+import type { SigningMaterial } from '../../hacienda/signing-key.ts';
+import { createTestCertificate } from '../../hacienda/test-certificates.ts';
+import {
+  POLICY_DIGEST_SHA256,
+  POLICY_URL,
+  parseXmlStrict,
+  serializeXml,
+  xades,
+} from '../../hacienda/xades-env.ts';
 import { buildFacturaXml } from '../../hacienda/xml/factura.ts';
 import type { DocumentLine, FacturaDocument } from '../../hacienda/xml/types.ts';
 import { signerFor } from './hacienda-fixtures.ts';
@@ -47,6 +58,94 @@ export async function supplierInvoice(
   receptor: Party,
   signedBy: Party = SUPPLIER,
 ): Promise<SupplierInvoice> {
+  const unsigned = unsignedSupplierInvoice(number, receptor);
+  const xml = await (await signerFor(signedBy)).sign(unsigned.xml);
+  return { ...unsigned, xml };
+}
+
+/** The SignaturePolicyIdentifier an xadesjs signer writes: Identifier, digest algorithm, digest. */
+export interface PolicyShape {
+  identifier: string;
+  hash: 'SHA-1' | 'SHA-256';
+  digest: string;
+}
+
+/** Hacienda's v4.4 policy, as a signer should name it. */
+export const POLICY_V44: PolicyShape = {
+  identifier: POLICY_URL,
+  hash: 'SHA-256',
+  digest: POLICY_DIGEST_SHA256,
+};
+/** The v4.1-4.3 policy (DGT-R-48-2016) with the SHA-1 digest @dojocoding/hacienda-sdk 0.2.0 configures. */
+export const POLICY_V41: PolicyShape = {
+  identifier:
+    'https://tribunet.hacienda.go.cr/docs/esquemas/2016/v4.1/Resolucion_Comprobantes_Electronicos_DGT-R-48-2016.pdf',
+  hash: 'SHA-1',
+  digest: 'Ohixl6upD6av8N7pEvDABhEL6hM=',
+};
+
+const materials = new Map<string, Promise<SigningMaterial>>();
+
+function materialFor(who: Party): Promise<SigningMaterial> {
+  let m = materials.get(who.idNumber);
+  if (!m) {
+    m = createTestCertificate(who).then((c) => c.material);
+    materials.set(who.idNumber, m);
+  }
+  return m;
+}
+
+/**
+ * The supplier's factura signed by xadesjs the way a signer that names its ds:Signature writes it
+ * (@dojocoding/hacienda-sdk 0.2.0 does): `Id="xmldsig-<hex>"` on the Signature while
+ * QualifyingProperties keep `Target="#id-<hex>"`, the Id xadesjs generated before the signer's
+ * replaced it; two references (the document with the enveloped and inclusive C14N transforms, and
+ * the SignedProperties, `Id="xades-id-<hex>"`); KeyInfo with the certificate only; SigningTime in
+ * UTC; the policy given (`null`: none, a XAdES-BES signature) and no SignerRole unless one is
+ * given. The document is re-serialised.
+ */
+export async function xadesjsSupplierInvoice(
+  number: number,
+  receptor: Party,
+  policy: PolicyShape | null = POLICY_V44,
+  /** SignerRole/ClaimedRoles (the SDK writes none; Hacienda's simulator wants "Emisor"). */
+  claimedRole: string | null = null,
+): Promise<SupplierInvoice> {
+  const unsigned = unsignedSupplierInvoice(number, receptor);
+  const material = await materialFor(SUPPLIER);
+  const x = xades();
+  const doc = parseXmlStrict(unsigned.xml);
+  const key = await webcrypto.subtle.importKey(
+    'pkcs8',
+    material.privateKeyPkcs8,
+    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const certificate = material.certificateChain[0]!.toString('base64');
+  const hex = () => randomBytes(8).toString('hex');
+  const signed = await new x.SignedXml().Sign({ name: 'RSASSA-PKCS1-v1_5' }, key as never, doc as never, {
+    id: `xmldsig-${hex()}`,
+    references: [{ id: `r-${hex()}`, uri: '', hash: 'SHA-256', transforms: ['enveloped', 'c14n'] }],
+    signingCertificate: certificate,
+    signingTime: { value: new Date() },
+    x509: [certificate],
+    ...(claimedRole ? { signerRole: { claimed: [claimedRole] } } : {}),
+    ...(policy
+      ? {
+          policy: {
+            identifier: { qualifier: 'OIDAsURN', value: policy.identifier },
+            hash: policy.hash,
+            digestValue: policy.digest,
+          },
+        }
+      : {}),
+  });
+  doc.documentElement!.appendChild(signed.GetXml() as never);
+  return { ...unsigned, xml: serializeXml(doc) };
+}
+
+function unsignedSupplierInvoice(number: number, receptor: Party): SupplierInvoice {
   const issuedAt = new Date(Date.now() - 60_000);
   const consecutivo = buildConsecutivo({ branch: '001', terminal: '00001', docType: '01', number });
   const clave = buildClave({
@@ -76,6 +175,5 @@ export async function supplierInvoice(
     lines: SUPPLIER_LINES,
     totals: computeDocumentTotals(SUPPLIER_LINES, { currency: 'CRC', exchangeRate: '1' }),
   };
-  const xml = await (await signerFor(signedBy)).sign(buildFacturaXml(doc));
-  return { clave, issuedAt, xml };
+  return { clave, issuedAt, xml: buildFacturaXml(doc) };
 }

@@ -2,7 +2,9 @@
 // as the XML itself (application/xml, text/xml) or as JSON `{ xml_base64 }`. Read and checked
 // (hacienda/received-document.ts): a readable FE/ND/NC/TE whose clave agrees with it (422
 // invalid_xml), addressed to this company (422 receptor_mismatch), signed by its emisor with a
-// signature that verifies (422 signature_invalid); then stored once per clave with
+// signature that verifies (422 signature_invalid) under Hacienda's v4.4 signature policy (422
+// signature_policy_invalid, the reason in Spanish or, with Accept-Language: en, English); then
+// stored once per clave with
 // `received_document.created`. The same bytes again answer 200 with the stored document
 // (Idempotent-Replayed: true); other bytes under a stored clave are 409 received_document_exists.
 // Nothing is written unless every check passed.
@@ -18,6 +20,7 @@ import {
 } from '../../../hacienda/received-document.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
+import { requestLanguage } from '../../idempotency.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import { CreateReceivedDocumentBody, ReceivedDocumentObject } from '../../schemas/received-documents.ts';
 import type { AppDeps } from '../../app.ts';
@@ -26,9 +29,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const sameId = (a: string, b: string) =>
   a.replace(/^0+/, '').toUpperCase() === b.replace(/^0+/, '').toUpperCase();
 
-function refused(err: ReceivedDocumentError): ApiError {
-  return new ApiError(err.code, err.message, {
-    errors: [{ path: '/xml_base64', code: err.code, message: err.message }],
+/** Reasons given in Spanish and English are answered in the request's language (Spanish first). */
+function refused(err: ReceivedDocumentError, lang: 'es' | 'en'): ApiError {
+  const message = lang === 'en' && err.messageEn ? err.messageEn : err.message;
+  return new ApiError(err.code, message, {
+    errors: [{ path: '/xml_base64', code: err.code, message }],
   });
 }
 
@@ -52,7 +57,8 @@ export default async function createReceivedDocumentRoute(
         description:
           'The signed XML as sent by the supplier: the body itself (`Content-Type: application/xml`) or JSON ' +
           '`{ "xml_base64": … }`. The signature must verify with a certificate of the emisor, the clave must ' +
-          'agree with the document and the receptor must be this company. The same bytes again: 200 with the ' +
+          "agree with the document and the receptor must be this company. The signature's policy must be " +
+          "Hacienda's v4.4 one with its SHA-256 digest (`signature_policy_invalid`). The same bytes again: 200 with the " +
           'stored document.',
         body: CreateReceivedDocumentBody,
         response: {
@@ -77,7 +83,7 @@ export default async function createReceivedDocumentRoute(
       try {
         data = readReceivedDocument(xml);
       } catch (err) {
-        if (err instanceof ReceivedDocumentError) throw refused(err);
+        if (err instanceof ReceivedDocumentError) throw refused(err, requestLanguage(request));
         throw err;
       }
       const company = (await getCompany(db, auth.companyId))!;
@@ -98,7 +104,7 @@ export default async function createReceivedDocumentRoute(
       try {
         await verifyReceivedSignature(xml, data.emisor);
       } catch (err) {
-        if (err instanceof ReceivedDocumentError) throw refused(err);
+        if (err instanceof ReceivedDocumentError) throw refused(err, requestLanguage(request));
         throw err;
       }
       // 3. Stored once per clave.

@@ -104,4 +104,62 @@ describe('a chunk with one unbookable member', () => {
       await e.stopWorkers();
     }
   }, 90_000);
+
+  // A member whose result one step cannot write (a check tied to its row, made here for this
+  // database only) fails alone at that step; the others are accepted and booked once each.
+  it.each([
+    ['sign', 'invoice_documents', 'invoice_id <> ?', 'pendiente', 'signed_not_stored'],
+    ['submit', 'invoices', "status <> 'enviada' or id <> ?", 'pendiente', 'result_not_recorded'],
+    ['status', 'invoices', "status <> 'aceptada' or id <> ?", 'enviada', 'verdict_not_recorded'],
+  ])(
+    'a member whose %s result cannot be written fails alone',
+    async (step, table, check, stays, code) => {
+      const good = {
+        client_id: `cli_${pad(s.client.id)}`,
+        lines: [{ service_id: `srv_${pad(s.consulting.id)}`, qty: 3 }],
+      };
+      const ids = await createWaiting(Array.from({ length: 6 }, () => good));
+      const bad = ids[2]!;
+      const others = ids.filter((id) => id !== bad).sort((a, b) => a - b);
+      const constraint = `${table}_refuses_one_test`;
+      // DDL takes no parameters: the id (a number) is written into the check.
+      const refuses = check.replace('?', String(Number(bad)));
+      await e.db.raw(`alter table ${table} add constraint ${constraint} check (${refuses}) not valid`);
+      await e.startWorkers();
+      try {
+        await waitFor(
+          async () =>
+            (await e.db('invoices').whereIn('id', others).pluck('status')).every((st) => st === 'aceptada'),
+          60_000,
+          100,
+          'every other member accepted',
+        );
+        await waitFor(
+          async () => (await e.db('invoices').where({ id: bad }).first()).processingError !== null,
+          10_000,
+        );
+        const after = await e.db('invoices').where({ id: bad }).first();
+        expect(after.status).toBe(stays);
+        expect(after.processingError).toMatchObject({ step, code, permanent: true });
+        expect(after.processingError.message).toMatch(/violates check constraint .* \(SQLSTATE 23514\)/);
+        const entries = (await e
+          .db('journal_entries')
+          .whereIn('invoice_id', others)
+          .where({ kind: 'invoice' })
+          .pluck('invoice_id')) as number[];
+        expect(entries.map(Number).sort((a, b) => a - b)).toEqual(others);
+        const failedEvents = await e.db('events').where({ type: 'invoice.processing_failed' }).pluck('data');
+        expect(failedEvents.map((d: { id: string }) => d.id)).toContain(`inv_${pad(bad)}`);
+        // The step's job over the chunk completed (not retried over and over for its bad member).
+        const job = await e.runtime!.queues[step as 'sign' | 'submit' | 'status'].getJob(
+          (await flowJobId(e.db, bad, step as 'sign'))!,
+        );
+        await waitFor(async () => (await job?.isCompleted()) ?? false, 10_000);
+      } finally {
+        await e.stopWorkers();
+        await e.db.raw(`alter table ${table} drop constraint ${constraint}`);
+      }
+    },
+    90_000,
+  );
 });

@@ -15,8 +15,18 @@ export type Dec = InstanceType<typeof D>;
 
 export const ZERO = new D(0);
 export const HUNDRED = new D(100);
-/** Largest DecimalDineroType value (13 integer digits, 5 decimals). */
-export const MAX_AMOUNT = new D('9999999999999.99999');
+/**
+ * Every money figure the service writes has the same shape, and this is its one limit: Hacienda's
+ * DecimalDineroType (v4.4 XSD: totalDigits 18, fractionDigits 5) and every amount column of the
+ * database, `numeric(18,5)` (invoices.total and balance_due, journal_lines.debit and credit,
+ * payments.amount_crc, clients.balance, …; db/migrations). A value that does not fit is refused
+ * before a number is taken: Postgres would refuse it later with "numeric field overflow".
+ */
+export const AMOUNT_DIGITS = { total: 18, fraction: 5 } as const;
+/** Largest amount of that shape: 13 integer digits, 5 decimals (9999999999999.99999). */
+export const MAX_AMOUNT = new D(10)
+  .pow(AMOUNT_DIGITS.total - AMOUNT_DIGITS.fraction)
+  .minus(new D(10).pow(-AMOUNT_DIGITS.fraction));
 /** Hacienda's limits: 1000 lines per document, 5 discounts per line, 15 other charges. */
 export const MAX_LINES = 1000;
 export const MAX_DISCOUNTS = 5;

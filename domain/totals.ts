@@ -44,6 +44,7 @@ import {
   type CodigoTarifaIVA,
   type LineKind,
 } from './codes.ts';
+import { invoicePostingFromTotals } from './chart-of-accounts.ts';
 import { DomainValidationError } from './errors.ts';
 import {
   D,
@@ -194,7 +195,7 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
   if (issues.list.length > 0) throw new DomainValidationError(issues.list);
 
   const opt = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
-  return {
+  const totals: DocumentTotals = {
     lines: computed.map((c) => c.result),
     otherCharges: other.resolved,
     summary: {
@@ -229,6 +230,31 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
     },
     total: fmt2(totalComprobante),
   };
+  checkColones(totals, options.currency, exchangeRate);
+  return totals;
+}
+
+/**
+ * The document's entry is booked in colones (its amounts × TipoCambio) into columns of the same
+ * shape as its amounts (MAX_AMOUNT): a document whose entry would not fit there is refused now,
+ * before it is numbered, never left to fail its booking after Hacienda has it. The largest figure
+ * of an entry is the sum of its credits (receivable plus the tax the issuer assumes).
+ */
+function checkColones(totals: DocumentTotals, currency: string, exchangeRate: Dec): void {
+  const posting = invoicePostingFromTotals(totals, fmt5(exchangeRate));
+  const credits = posting.reduce((a, l) => a.plus(l.credit), ZERO);
+  const largest = posting.reduce((a, l) => D.max(a, l.debit, l.credit), credits);
+  if (largest.lte(MAX_AMOUNT)) return;
+  const amount = largest.toFixed(2);
+  throw new DomainValidationError([
+    {
+      path: currency === 'CRC' ? '/lines' : '/exchangeRate',
+      code: 'amount_too_large',
+      message:
+        `el asiento en colones (montos × TipoCambio) supera 13 dígitos enteros: ₡${amount} / ` +
+        `the entry in colones (amounts × TipoCambio) exceeds 13 integer digits: ₡${amount}`,
+    },
+  ]);
 }
 
 /**

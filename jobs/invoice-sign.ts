@@ -1,6 +1,7 @@
 // invoice.sign over a chunk: builds each FacturaElectronica and signs it with its company's key
 // (XAdES-EPES). The signed bytes are stored once and never re-serialised; invoices already signed
-// are not loaded at all, so a retried or re-created chunk signs only what is left.
+// are not loaded at all, so a retried or re-created chunk signs only what is left. A document that
+// cannot be signed or stored is its own permanent processing error; the others go on.
 import { UnrecoverableError, type Job } from 'bullmq';
 import { invoicesToSign, storeSignedDocuments } from '../db/queries/invoice-flow.ts';
 import { Client, Company } from '../db/models/index.ts';
@@ -14,6 +15,8 @@ import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
 import { MissingCredentialsError, type JobContext } from './context.ts';
 import { buildInvoiceXml, DocumentDataError, facturaDocument } from './invoice-document.ts';
 import { recordProcessingError } from '../db/queries/processing-error.ts';
+import { isTransientDatabaseError } from '../db/connection.ts';
+import { lastAttempt, memberError, writeIsolating } from './isolate.ts';
 
 /** Why a document can never be signed as it stands (recorded on the invoice, not retried). */
 function permanentCode(err: unknown): string | undefined | null {
@@ -39,6 +42,7 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
       .modifiers({ ordered: (b) => b.orderBy('position') }),
   ]);
   const companyById = new Map(companies.map((c) => [Number(c.id), c]));
+  const byId = new Map(invoices.map((i) => [i.id, i]));
   const clientById = new Map(clients.map((c) => [Number(c.id), c]));
   const signers = new Map<string, Promise<XadesSigner>>();
   const signerOf = (invoice: InvoiceRow) => {
@@ -59,7 +63,7 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
   // 2. Build and sign each; a document that can never be signed is its own problem.
   const signed: { invoiceId: number; xml: string }[] = [];
   const failed: { invoice: InvoiceRow; err: unknown; code: string | undefined }[] = [];
-  let transient: unknown = null;
+  const unknown: { invoice: InvoiceRow; err: unknown }[] = [];
   for (const invoice of invoices) {
     // Between documents the event loop turns: the job's lock renewal and the other jobs' I/O
     // never wait for a whole chunk's signatures.
@@ -77,18 +81,36 @@ export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise
       signed.push({ invoiceId: invoice.id, xml: await signer.sign(xml, { signingTime: ctx.now() }) });
     } catch (err) {
       const code = permanentCode(err);
-      if (code === null) transient ??= err;
+      if (code === null) unknown.push({ invoice, err });
       else failed.push({ invoice, err, code });
     }
   }
+  // An error of no known kind is retried with the chunk when it may be nobody's (the database's
+  // own, or every document of the run failing alike); it is the document's own when others of its
+  // chunk were signed, or when it still fails on the job's last attempt.
+  let transient: unknown = null;
+  const own = signed.length > 0 || lastAttempt(job);
+  for (const u of unknown)
+    if (!own || isTransientDatabaseError(u.err)) transient ??= u.err;
+    else failed.push({ invoice: u.invoice, err: u.err, code: 'sign_failed' });
 
-  // 3. Store the exact bytes in one transaction (the first writer wins), then the failures.
-  if (signed.length) await db.transaction((trx) => storeSignedDocuments(trx, signed));
+  // 3. Store the exact bytes in one transaction (the first writer wins), then the failures; a
+  //    document whose bytes cannot be stored fails alone (jobs/isolate.ts).
+  const unstored = await writeIsolating(signed, (part) =>
+    db.transaction((trx) => storeSignedDocuments(trx, [...part])),
+  );
+  for (const u of unstored)
+    failed.push({
+      invoice: byId.get(u.member.invoiceId)!,
+      err: memberError(u.err),
+      code: 'signed_not_stored',
+    });
   for (const f of failed) await recordProcessingError(db, f.invoice.id, 'sign', f.err, true, f.code);
   if (transient) throw transient; // retried: the next run signs only what is still unsigned
-  if (!signed.length && failed.length === ids.length) {
+  if (signed.length === unstored.length && failed.length === ids.length) {
     // No invoice of the chunk can go on: its flow ends here, visibly.
     throw new UnrecoverableError((failed[0]!.err as Error).message);
   }
-  return `signed ${signed.length}${failed.length ? `, ${failed.length} failed for good` : ''}`;
+  const stored = signed.length - unstored.length;
+  return `signed ${stored}${failed.length ? `, ${failed.length} failed for good` : ''}`;
 }

@@ -4,7 +4,9 @@
 // rejection are business outcomes: the chunk's verdicts are recorded with their events in one
 // transaction, never thrown. A rejection writes the reversing entry and lowers the client's
 // balance in the same transaction. A clave Hacienda answers 404 for after receiving it is sent
-// again, and past a bound reported as that invoice's processing error (jobs/lost-document.ts).
+// again, and past a bound reported as that invoice's processing error (jobs/lost-document.ts). A
+// verdict that cannot be recorded (its reversal does not fit the ledger, …) is that invoice's
+// permanent processing error; the chunk's other verdicts are recorded.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
 import {
@@ -22,7 +24,9 @@ import type { JobContext } from './context.ts';
 import { scheduleAcceptanceEmails } from './invoice-email.ts';
 import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
 import { handleMissingClave } from './lost-document.ts';
+import { memberError, writeIsolating } from './isolate.ts';
 import { mapLimit } from './map-limit.ts';
+import { recordProcessingError } from '../db/queries/processing-error.ts';
 import { inInvoiceTrace } from './tracing.ts';
 
 /** Status requests of one chunk in flight at once. */
@@ -84,9 +88,21 @@ export async function pollChunkStatus(
   // Nobody answered at all: Hacienda (or its network) is away; retried with the job's backoff.
   if (!polled.length) throw unanswered;
 
-  // 3. The verdicts, in one transaction.
-  const final = polled.filter(isFinal);
-  if (final.length) await db.transaction((trx) => recordVerdicts(trx, final));
+  // 3. The verdicts, in one transaction; one that cannot be recorded fails alone (jobs/isolate.ts).
+  const verdicts = polled.filter(isFinal);
+  const unrecorded = await writeIsolating(verdicts, (part) =>
+    db.transaction((trx) => recordVerdicts(trx, [...part])),
+  );
+  for (const u of unrecorded)
+    await recordProcessingError(
+      db,
+      u.member.invoice.id,
+      'status',
+      memberError(u.err),
+      true,
+      'verdict_not_recorded',
+    );
+  const final = verdicts.filter((v) => !unrecorded.some((u) => u.member === v));
   const waiting = polled.filter((p) => !isFinal(p) && !p.gaveUp);
   const moved: { invoiceId: number; state: string }[] = [];
   for (const p of waiting)
@@ -116,6 +132,7 @@ export async function pollChunkStatus(
   if (invoices.length === 1 && final.length === 1) return final[0]!.s.state;
   const summary = [...counts].map(([state, n]) => `${state} ${n}`);
   if (lost.length) summary.push(`lost ${lost.length}`);
+  if (unrecorded.length) summary.push(`not recorded ${unrecorded.length}`);
   return summary.join(', ');
 }
 

@@ -5,8 +5,11 @@
 // outcome — a 5xx, a timeout, or this job's worker killed mid-POST — the next attempt asks
 // Hacienda for the clave before sending. One invoice's trouble never holds the others: a refusal
 // is recorded on that invoice; a transient failure is retried with the chunk, which then finds
-// only the invoices still `pendiente`.
+// only the invoices still `pendiente`; an outcome that cannot be written (a check refusing that
+// row) is that invoice's permanent processing error (jobs/isolate.ts), the others are recorded.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import type { Knex } from 'knex';
+import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { invoicesToSubmit, transitionMany, type SubmitWork } from '../db/queries/invoice-flow.ts';
 import {
   beginSubmissions,
@@ -27,6 +30,7 @@ import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
 import { mapLimit } from './map-limit.ts';
 import { isPermanentError, recordProcessingError } from '../db/queries/processing-error.ts';
 import { inInvoiceTrace } from './tracing.ts';
+import { memberError, writeIsolating } from './isolate.ts';
 
 /** POSTs of one chunk in flight at once. */
 const SUBMIT_CONCURRENCY = 16;
@@ -130,51 +134,25 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
   }
 
   // 5. What came of it, in one transaction: attempts finished, `enviada` with its events, refusals.
-  const received = sent.filter((s) => s.ok).map((s) => s.invoiceId);
-  const refused = sent.filter((s) => !s.ok && s.err instanceof HaciendaRejectedError);
+  //    An invoice whose outcome cannot be recorded fails alone (jobs/isolate.ts).
   const byId = new Map(work.map((w) => [w.invoice.id, w.invoice]));
-  await db.transaction(async (trx) => {
-    await finishSubmissions(
-      trx,
-      sent.map((s) => ({ id: s.attemptId, ...s.end })),
-    );
-    await transitionMany(
-      trx,
-      received,
-      ['pendiente'],
-      'enviada',
-      { submittedAt: trx.fn.now(), haciendaStatus: 'recibido', processingError: null },
-      'invoice.sent',
+  const unrecorded = await writeIsolating(sent, (part) =>
+    db.transaction((trx) => recordOutcomes(trx, [...part], byId)),
+  );
+  for (const u of unrecorded)
+    await recordProcessingError(
+      db,
+      u.member.invoiceId,
+      'submit',
+      memberError(u.err),
       true,
+      'result_not_recorded',
     );
-    for (const r of refused) {
-      // Refused at reception (HTTP 400, not a repeat): the document will never be processed.
-      const message = (r as { err: Error }).err.message;
-      const row = await transition(
-        trx,
-        r.invoiceId,
-        ['pendiente'],
-        'rechazada',
-        {
-          rejectedAt: trx.fn.now(),
-          hacienda_status: 'rechazado',
-          balanceDue: 0,
-          rejectionReason: JSON.stringify({
-            summary: {
-              es: `Hacienda no recibió el comprobante: ${message}`,
-              en: `Hacienda refused to receive the document: ${message}`,
-            },
-            items: [],
-            raw: message,
-          }),
-        },
-        'invoice.rejected',
-        byId.get(r.invoiceId)?.requestId ?? null,
-      );
-      if (row) await reverseInvoice(trx, row);
-    }
-  });
-  const failed = sent.filter((s) => !s.ok && !(s.err instanceof HaciendaRejectedError)) as Extract<
+  failedForGood += unrecorded.length;
+  const recorded = sent.filter((x) => !unrecorded.some((u) => u.member === x));
+  const received = recorded.filter((x) => x.ok).map((x) => x.invoiceId);
+  const refused = recorded.filter((x) => !x.ok && x.err instanceof HaciendaRejectedError);
+  const failed = recorded.filter((s) => !s.ok && !(s.err instanceof HaciendaRejectedError)) as Extract<
     Sent,
     { ok: false }
   >[];
@@ -196,4 +174,53 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
     throw new UnrecoverableError(first);
   }
   return `received ${received.length}${refused.length ? `, refused ${refused.length}` : ''}`;
+}
+
+/** Finishes the attempts of `sent` and moves their invoices: `enviada`, or `rechazada` when refused. */
+async function recordOutcomes(
+  trx: Knex.Transaction,
+  sent: Sent[],
+  byId: Map<number, InvoiceRow>,
+): Promise<void> {
+  const received = sent.filter((s) => s.ok).map((s) => s.invoiceId);
+  const refused = sent.filter((s) => !s.ok && s.err instanceof HaciendaRejectedError);
+  await finishSubmissions(
+    trx,
+    sent.map((s) => ({ id: s.attemptId, ...s.end })),
+  );
+  await transitionMany(
+    trx,
+    received,
+    ['pendiente'],
+    'enviada',
+    { submittedAt: trx.fn.now(), haciendaStatus: 'recibido', processingError: null },
+    'invoice.sent',
+    true,
+  );
+  for (const r of refused) {
+    // Refused at reception (HTTP 400, not a repeat): the document will never be processed.
+    const message = (r as { err: Error }).err.message;
+    const row = await transition(
+      trx,
+      r.invoiceId,
+      ['pendiente'],
+      'rechazada',
+      {
+        rejectedAt: trx.fn.now(),
+        hacienda_status: 'rechazado',
+        balanceDue: 0,
+        rejectionReason: JSON.stringify({
+          summary: {
+            es: `Hacienda no recibió el comprobante: ${message}`,
+            en: `Hacienda refused to receive the document: ${message}`,
+          },
+          items: [],
+          raw: message,
+        }),
+      },
+      'invoice.rejected',
+      byId.get(r.invoiceId)?.requestId ?? null,
+    );
+    if (row) await reverseInvoice(trx, row);
+  }
 }

@@ -6,6 +6,9 @@
 // 2. Redis killed and restarted empty under a backlog of thousands of invoices in flight (batches
 //    still being recorded among them), with the default stale threshold: everything in flight
 //    must be moving again within 30 s of Redis's return, re-created by one reconciler.
+// The load carries one document that cannot be booked (its entry overflows a ledger narrowed for
+// this database only: the API refuses one that would overflow numeric(18,5) itself): it must fail
+// alone and visibly, every other document accepted and booked once.
 // After each, the invariants are checked and their counts printed.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -61,6 +64,10 @@ beforeAll(async () => {
   await ensureDatabase(dbUrl);
   db = createDb({ url: dbUrl, poolMax: 5 });
   await migrateLatest(db);
+  // The ledger narrowed to numeric(12,2): an entry of ₡10,000,000,000 or more fails with Postgres's
+  // own "numeric field overflow", as numeric(18,5) does at ₡10^13.
+  await db.raw(`alter table journal_lines add constraint journal_lines_narrow_test
+    check (debit::numeric(12, 2) is not null and credit::numeric(12, 2) is not null)`);
   redisPort = await freePort();
   redis = await startRedisServer(redisPort);
   sim = await buildSimulator({
@@ -149,6 +156,16 @@ const invoiceBody = () => ({
   ],
 });
 
+/** 100 laptops at 450,000 USD + IVA, × 500: ₡25,425,000,000, beyond the narrowed ledger. */
+const unbookableBody = () => ({
+  client_id: `cli_${pad(s.client.id)}`,
+  currency: 'USD',
+  exchange_rate: '500',
+  lines: [{ service_id: `srv_${pad(s.laptop.id)}`, qty: 100 }],
+});
+/** The unbookable documents of the load (numeric ids). */
+const unbookable: number[] = [];
+
 /** Every invoice final and every subscribed event delivered; then the invariants, over all invoices. */
 async function settleAndCheck(timeoutMs: number) {
   const terminal = async () => {
@@ -164,20 +181,35 @@ async function settleAndCheck(timeoutMs: number) {
   await waitFor(() => eventIds.every((id) => received.has(id)), timeoutMs, 500, 'every event delivered');
 
   const invoices = await db!('invoices').select('id', 'status', 'number', 'clave', 'total');
-  // Every invoice reached a terminal state, all accepted (no rejection was forced).
+  // Every invoice reached a terminal state, all accepted (no rejection was forced), the unbookable
+  // one too: Hacienda's verdict is recorded whatever became of its booking.
   expect(invoices.filter((i) => i.status === 'aceptada').length).toBe(invoices.length);
   // Consecutivos gapless and unique on the one series.
   const numbers = invoices.map((i) => Number(i.number)).sort((a, b) => a - b);
   expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
-  // Exactly one journal entry per issued invoice; the ledger balances.
+  // The unbookable document failed alone and visibly: its permanent processing error and event,
+  // nothing booked, nothing paid.
+  expect(unbookable).toHaveLength(1);
+  const failed = await db!('invoices')
+    .whereIn('id', unbookable)
+    .select('id', 'processing_error', 'accounted_at');
+  for (const f of failed) {
+    expect(f.processingError).toMatchObject({ step: 'accounting', code: 'booking_failed', permanent: true });
+    expect(f.processingError.message).toMatch(/numeric field overflow/);
+    expect(f.accountedAt).toBeNull();
+  }
+  const failedEvents = await db!('events').where({ type: 'invoice.processing_failed' }).pluck('data');
+  expect(failedEvents.map((d: { id: string }) => d.id)).toEqual(unbookable.map((id) => `inv_${pad(id)}`));
+  const booked = invoices.filter((i) => !unbookable.includes(Number(i.id)));
+  // Exactly one journal entry per other issued invoice; the ledger balances.
   const entries = await db!('journal_entries').where({ kind: 'invoice' }).select('invoice_id');
-  expect(entries.length).toBe(invoices.length);
-  expect(new Set(entries.map((e) => e.invoiceId)).size).toBe(invoices.length);
+  expect(entries.length).toBe(booked.length);
+  expect(new Set(entries.map((e) => Number(e.invoiceId)))).toEqual(new Set(booked.map((i) => Number(i.id))));
   const ledger = await db!('journal_lines').sum('debit as d').sum('credit as c').first();
   expect(new Decimal(ledger!.d).eq(ledger!.c)).toBe(true);
   // The ledger is in centavos: each invoice's receivable is its total rounded to centavos; each (a
   // cash sale) was paid at issue exactly once, for that same amount.
-  const total = invoices.reduce(
+  const total = booked.reduce(
     (a, i) => a.plus(new Decimal(i.total).toDecimalPlaces(2, Decimal.ROUND_HALF_UP)),
     new Decimal(0),
   );
@@ -191,8 +223,8 @@ async function settleAndCheck(timeoutMs: number) {
   expect(debitOf('payment')).toBe(total.toFixed(5));
   expect(new Decimal(ledger!.d).toFixed(5)).toBe(total.times(2).toFixed(5));
   const atIssue = await db!('payments').where({ atIssue: true }).select('invoice_id');
-  expect(atIssue.length).toBe(invoices.length);
-  expect(new Set(atIssue.map((p) => p.invoiceId)).size).toBe(invoices.length);
+  expect(atIssue.length).toBe(booked.length);
+  expect(new Set(atIssue.map((p) => p.invoiceId)).size).toBe(booked.length);
   // Exactly one accepted submission per clave.
   const docs = sim!.simulator.documents().filter((d) => d.state === 'aceptado');
   expect(docs.length).toBe(invoices.length);
@@ -221,6 +253,8 @@ describe('fault suite', () => {
     const load = Array.from({ length: 4 }, async (_, w) => {
       for (let i = 0; !stop; i++) {
         const key = `fault-${w}-${i}`;
+        // One document of the load cannot be booked: sent early, so its chunk meets the chaos.
+        const poisoned = w === 0 && i === 20;
         for (let attempt = 0; ; attempt++) {
           try {
             const res = await fetch(`${base(i + attempt)}/api/v1/invoices`, {
@@ -230,13 +264,14 @@ describe('fault suite', () => {
                 'content-type': 'application/json',
                 'idempotency-key': key,
               },
-              body,
+              body: poisoned ? JSON.stringify(unbookableBody()) : body,
               signal: AbortSignal.timeout(10_000),
             });
             const json = (await res.json()) as { id?: string };
             responses.push({ at: Date.now(), status: res.status });
             if (res.status === 201) {
               created.set(key, json.id!);
+              if (poisoned) unbookable.push(Number(json.id!.slice(4)));
               break;
             }
           } catch {

@@ -105,6 +105,7 @@ const CASES: Case[] = [
   ['PrecioUnitario: 5 decimals', 'invoices', invoice({ lines: [line({ unit_price: '1.123456' })] }), '/lines/0/unit_price', 'invalid_price'],
   ['MontoTotal within DecimalDineroType', 'invoices', invoice({ lines: [line({ qty: 1_000_000, unit_price: '9999999999' })] }), '/lines/0', 'amount_too_large'],
   ['TipoCambio within DecimalDineroType', 'invoices', invoice({ currency: 'USD', exchange_rate: 1e20 }), '/exchange_rate', 'out_of_range'],
+  ['Entry in colones (amounts × TipoCambio) within numeric(18,5)', 'invoices', invoice({ currency: 'USD', exchange_rate: '1000000000', lines: [line({ unit_price: '20000' })] }), '/exchange_rate', 'amount_too_large', /₡22600000000000\.00/],
   ['NaturalezaDescuento ≤ 80 characters', 'invoices', invoice({ lines: [line({ discount: { percent: '5', nature: 'n'.repeat(81) } })] }), '/lines/0/discount/nature', 'too_long'],
   ['Descuento ≤ 100 %', 'invoices', invoice({ lines: [line({ discount: { percent: '150' } })] }), '/lines/0/discount/percent', 'out_of_range'],
   ['NumeroConsecutivo: sucursal of 3 digits', 'invoices', invoice({ branch: '1' }), '/branch', 'invalid_format'],

@@ -438,6 +438,22 @@ describe('computeDocumentTotals: invalid input', () => {
     ]);
   });
 
+  it('refuses a document whose entry in colones would not fit numeric(18,5), at the exact limit', () => {
+    // 9,999,999,999.99999 USD of an exempt line × 1000 = ₡9,999,999,999,999.99 (in centavos): the
+    // largest entry the ledger's columns hold. A hundred-thousandth more on the rate does not fit.
+    const line = { ...ok, unitPrice: '9999999999.99999', ivaRateCode: '10' as const };
+    const fits = computeDocumentTotals([line], { currency: 'USD', exchangeRate: '1000' });
+    expect(fits.summary.totalComprobante).toBe('9999999999.99999');
+    expect(
+      errorsOf(() => computeDocumentTotals([line], { currency: 'USD', exchangeRate: '1000.00001' })),
+    ).toEqual([{ path: '/exchangeRate', code: 'amount_too_large' }]);
+    // The same for a purchase (its expense and payable come from the same figures) and a note.
+    for (const docType of ['08', '03'] as const)
+      expect(
+        errorsOf(() => computeDocumentTotals([line], { currency: 'USD', exchangeRate: '2000', docType })),
+      ).toEqual([{ path: '/exchangeRate', code: 'amount_too_large' }]);
+  });
+
   it('reports every problem of every line at once', () => {
     expect(
       errorsOf(() =>

@@ -1,9 +1,11 @@
 // What the reconciler walks: work still in flight according to Postgres, a page at a time in id
 // order (so a walk can stop anywhere and go on from the last id). Invoices `pendiente` or
-// `enviada` without a permanent processing error (those wait for a person); batches still
+// `enviada` without a permanent processing error (those wait for a person; a failed booking stops
+// only the booking, so its invoice is still carried to Hacienda's verdict); batches still
 // `processing`. With `staleMs`, only rows that have not moved for that long; without it (after
 // Redis lost its data) every one. Both use partial indexes on the id.
 import type { Knex } from 'knex';
+import { FLOW_STOPPED_SQL } from './processing-error.ts';
 
 export interface InFlightInvoice {
   id: number;
@@ -27,7 +29,7 @@ export async function inFlightInvoicesPage(
     // Literal, so the planner matches invoices_in_flight_id_idx's predicate.
     .whereRaw(`status in ('pendiente', 'enviada')`)
     .where('id', '>', afterId)
-    .whereRaw(`not coalesce((processing_error->>'permanent')::boolean, false)`);
+    .whereRaw(`not (${FLOW_STOPPED_SQL})`);
   if (staleMs !== null)
     q.where('updated_at', '<', db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]));
   const rows = (await q

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { invoiceObject } from '../public-objects.ts';
 import type { InvoiceRow } from './invoices.ts';
+import { FLOW_STOPPED_SQL } from './processing-error.ts';
 import type { InvoiceState } from '../../domain/invoice-states.ts';
 
 /** Writes which chunk's flow carries each invoice (the callback and the reconciler read it). */
@@ -186,12 +187,12 @@ export async function lockInvoices(
   return (await q.orderBy('id').forUpdate().select('*')) as InvoiceRow[];
 }
 
-/** `enviada` invoices of the chunk that no person has to look at first. */
+/** `enviada` invoices of the chunk that no person has to look at first (a failed booking waits apart). */
 export async function invoicesAwaitingVerdict(db: Knex, ids: number[]): Promise<InvoiceRow[]> {
   return (await db('invoices')
     .whereIn('id', ids)
     .where('status', 'enviada')
-    .whereRaw(`not coalesce((processing_error->>'permanent')::boolean, false)`)
+    .whereRaw(`not (${FLOW_STOPPED_SQL})`)
     .orderBy('id')
     .select('*')) as InvoiceRow[];
 }

@@ -11,6 +11,14 @@ import type { InvoiceRow } from './invoices.ts';
 
 export const PROCESSING_FAILED_EVENT = 'invoice.processing_failed';
 
+/**
+ * SQL: the invoice's flow waits for a person (a permanent processing error). A booking that failed
+ * for good (step `accounting`) stops only the booking: the document is with Hacienda, whose
+ * verdict is still awaited and recorded.
+ */
+export const FLOW_STOPPED_SQL = `coalesce((processing_error->>'permanent')::boolean, false)
+  and processing_error->>'step' is distinct from 'accounting'`;
+
 /** A recorded processing error that waits for a person (the flow does not go on by itself). */
 export function isPermanentError(error: Record<string, unknown> | string | null): boolean {
   if (!error) return false;

@@ -153,11 +153,15 @@ export async function startPostgresServer(options: { port?: number } = {}): Prom
   };
 }
 
-/** Starts `api/server.ts` on a port; resolves once /ready answers. Output to test/artifacts. */
-export async function startApiProcess(env: Record<string, string>, port: number): Promise<ChildProcess> {
+/** Starts `api/server.ts` on a port without waiting for it; output to `logFile` in test/artifacts. */
+export function spawnApiProcess(
+  env: Record<string, string>,
+  port: number,
+): ChildProcess & { logFile: string } {
   const dir = join(projectRoot, 'test/artifacts');
   mkdirSync(dir, { recursive: true });
-  const out = openSync(join(dir, `api-${port}-${Date.now()}.log`), 'a');
+  const logFile = join(dir, `api-${port}-${Date.now()}.log`);
+  const out = openSync(logFile, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
     cwd: projectRoot,
     env: {
@@ -170,6 +174,12 @@ export async function startApiProcess(env: Record<string, string>, port: number)
     },
     stdio: ['ignore', out, out],
   });
+  return Object.assign(child, { logFile });
+}
+
+/** Starts `api/server.ts` on a port; resolves once /ready answers. Output to test/artifacts. */
+export async function startApiProcess(env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const child = spawnApiProcess(env, port);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`api process exited with ${child.exitCode}`);

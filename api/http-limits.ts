@@ -14,11 +14,14 @@
 //   and discard the rest of the body for as long as the client cares to send it;
 // - at most HTTP_MAX_CONNECTIONS open connections: past it Node closes new connections as they
 //   are accepted, and those already open (a health check's keep-alive connection, requests in
-//   flight) carry on.
+//   flight) carry on. The cap is lowered to fit the process's file-descriptor limit;
+// - at most HTTP_MAX_CONNECTIONS_PER_ADDRESS of them from one client address (address-limits.ts),
+//   so that one client's slow sockets never fill the process-wide cap.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyHttpOptions, FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpLimits } from '../config/index.ts';
+import { connectionCap, fileDescriptorLimit, limitConnectionsPerAddress } from './address-limits.ts';
 
 /** How often Node looks for requests past their header or whole-request deadline (at most). */
 const CHECK_EVERY_MS = 1000;
@@ -47,19 +50,24 @@ export function httpServerOptions(limits: HttpLimits): FastifyHttpOptions<Server
 
 /** The connection cap and the close-after-early-refusal rule; the app factory calls it once. */
 export function registerConnectionLimits(app: FastifyInstance, limits: HttpLimits): void {
-  app.server.maxConnections = limits.maxConnections;
-  let dropped = 0;
-  let lastWarning = 0;
-  app.server.on('drop', () => {
-    dropped += 1;
-    const now = Date.now();
-    if (now - lastWarning < WARN_EVERY_MS) return;
-    lastWarning = now;
+  const fdLimit = fileDescriptorLimit();
+  const maxConnections = connectionCap(limits.maxConnections, fdLimit);
+  if (maxConnections < limits.maxConnections)
     app.log.warn(
-      { maxConnections: limits.maxConnections, droppedSoFar: dropped },
-      'connection limit reached; closing new connections',
+      { configured: limits.maxConnections, fdLimit, maxConnections },
+      'HTTP_MAX_CONNECTIONS lowered to fit the file-descriptor limit (ulimit -n) less a reserve',
     );
-  });
+  app.server.maxConnections = maxConnections;
+  const dropped = throttledWarning(app, (n) => [
+    { maxConnections, droppedSoFar: n },
+    'connection limit reached; closing new connections',
+  ]);
+  app.server.on('drop', () => dropped());
+  const refused = throttledWarning(app, (n, address?: string) => [
+    { maxConnectionsPerAddress: limits.maxConnectionsPerAddress, address, refusedSoFar: n },
+    'connection limit of one address reached; refusing its new connections',
+  ]);
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, limits.trustProxy, refused);
 
   // From the request's headers to its answer the server is working: no idle deadline (the body
   // still has the whole-request one). It is set again for writing the answer, which a client
@@ -74,6 +82,22 @@ export function registerConnectionLimits(app: FastifyInstance, limits: HttpLimit
     if (!request.raw.complete) reply.header('connection', 'close');
     return payload;
   });
+}
+
+/** Counts events and warns about them at most every WARN_EVERY_MS. */
+function throttledWarning(
+  app: FastifyInstance,
+  describe: (count: number, detail?: string) => [Record<string, unknown>, string],
+): (detail?: string) => void {
+  let count = 0;
+  let lastWarning = 0;
+  return (detail) => {
+    count += 1;
+    const now = Date.now();
+    if (now - lastWarning < WARN_EVERY_MS) return;
+    lastWarning = now;
+    app.log.warn(...describe(count, detail));
+  };
 }
 
 /** Sets the socket's inactivity timeout (injected requests, as in tests, have no real socket). */

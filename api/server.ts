@@ -1,14 +1,16 @@
-// The web process (Procfile `web`): validates configuration, checks that Postgres and Redis
-// answer (naming the URL and the fix when they don't), listens, and shuts down gracefully.
+// The web process (Procfile `web`): validates configuration, checks that Postgres answers (naming
+// the URL and the fix when it doesn't), listens, and shuts down gracefully. Started during a Redis
+// outage it does not exit: it says so, listens (/ready is 503 until Redis first answers) and comes
+// into service when Redis is back.
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
-import { describeConnectionFailure } from '../db/reachability.ts';
+import { describeConnectionFailure, describeRedisWait } from '../db/reachability.ts';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { BATCH_QUEUE } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
 import { EMAIL_QUEUE } from '../jobs/invoice-email.ts';
 import { openQueueShards } from '../jobs/shards.ts';
-import { closeBullConnection, waitForRedis } from '../jobs/redis.ts';
+import { closeBullConnection, untilRedisReady } from '../jobs/redis.ts';
 import { openStore, queueConnection } from '../jobs/queue-store.ts';
 import { buildApp } from './app.ts';
 import { enableTracing } from '../jobs/tracing.ts';
@@ -30,12 +32,9 @@ try {
 }
 // Redis, or in embedded mode its Postgres stand-in (jobs/queue-store.ts).
 const redis = openStore(config, 'api');
-try {
-  await waitForRedis(redis);
-} catch (err) {
-  console.error(describeConnectionFailure('redis', config.redisUrl, err));
-  process.exit(1);
-}
+const redisWait = config.embedded
+  ? null
+  : untilRedisReady(redis, (err, waited) => console.error(describeRedisWait(config.redisUrl, err, waited)));
 
 const connection: ConnectionOptions = queueConnection(config);
 const shards = openQueueShards(connection, config.queuePrefix, config.queueShards);
@@ -76,3 +75,7 @@ process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
+if (redisWait && redis.status !== 'ready') {
+  app.log.warn('listening without Redis: not ready until it answers');
+  void redisWait.then(() => app.log.info('Redis reachable: ready'));
+}

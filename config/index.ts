@@ -179,6 +179,12 @@ export interface HttpLimits {
   /** Open connections per process; past it new connections are closed on accept. */
   maxConnections: number;
   /**
+   * Open connections from one peer address (proxies named in TRUST_PROXY excepted); past it a
+   * new connection gets `429 rate_limited` and is closed, so one client cannot take the process's
+   * connections.
+   */
+  maxConnectionsPerAddress: number;
+  /**
    * Which peers may say who the client is (X-Forwarded-For): null trusts nobody (the peer's
    * address is the client's); otherwise the proxies' addresses and CIDR ranges.
    */
@@ -335,6 +341,7 @@ function httpLimits(env: Env): HttpLimits {
     idleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 15_000, 100, 600_000),
     keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
     maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
+    maxConnectionsPerAddress: int(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', 200, 1, 1_000_000),
     trustProxy: trustProxy(env),
   };
 }

@@ -27,3 +27,11 @@ export function describeConnectionFailure(kind: 'postgres' | 'redis', url: strin
     'or start a local one: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
   ].join('\n');
 }
+
+/** A process waiting for Redis at start: the first notice says how to fix it, later ones how long. */
+export function describeRedisWait(url: string, err: unknown, waited: { first: boolean; ms: number }): string {
+  if (waited.first)
+    return `${describeConnectionFailure('redis', url, err)}\nWaiting for Redis: this process comes up as soon as it answers.`;
+  const reason = err instanceof Error ? err.message : String(err);
+  return `Still waiting for Redis at ${redact(url)} (${reason}) after ${Math.round(waited.ms / 1000)} s.`;
+}

@@ -137,3 +137,30 @@ export async function waitForRedis(redis: RedisClient, timeoutMs = 5000): Promis
     redis.once('error', onError);
   });
 }
+
+/**
+ * Resolves once the connection is ready, however long that takes (the client keeps reconnecting
+ * on its own): a process started during a Redis outage waits for it instead of exiting. Until
+ * then `onWait` hears why, on the first failure and then at most every `everyMs`.
+ */
+export async function untilRedisReady(
+  redis: RedisClient,
+  onWait: (err: Error, waited: { first: boolean; ms: number }) => void,
+  everyMs = 10_000,
+): Promise<void> {
+  if (redis.status === 'ready') return;
+  const since = Date.now();
+  let told = -Infinity;
+  const onError = (err: Error) => {
+    if (Date.now() - told < everyMs) return;
+    const first = told < 0;
+    told = Date.now();
+    onWait(err, { first, ms: told - since });
+  };
+  redis.on('error', onError);
+  try {
+    await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  } finally {
+    redis.off('error', onError);
+  }
+}

@@ -19,8 +19,8 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, projectRoot } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
-import { describeConnectionFailure } from '../db/reachability.ts';
-import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { describeConnectionFailure, describeRedisWait } from '../db/reachability.ts';
+import { createRedis, untilRedisReady, waitForRedis } from '../jobs/redis.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { embeddedDataDir } from './embedded-data-dir.ts';
 import { postgresUserIds } from './embedded-binaries.ts';
@@ -150,17 +150,19 @@ try {
   await db.destroy();
 }
 
-// 2. Redis (none in embedded mode).
+// 2. Redis (none in embedded mode): during an outage, wait for it (saying so) rather than exit.
 if (!config.embedded) {
-  const redis = createRedis(config.redisUrl, 'api', { retryStrategy: () => null });
-  redis.on('error', () => {});
+  const redis = createRedis(config.redisUrl, 'api');
+  let waited = false;
   try {
-    await waitForRedis(redis, 3000);
-  } catch (err) {
-    await fail(describeConnectionFailure('redis', config.redisUrl, err));
+    await untilRedisReady(redis, (err, w) => {
+      waited = true;
+      console.error(describeRedisWait(config.redisUrl, err, w));
+    });
   } finally {
     redis.disconnect();
   }
+  if (waited) console.log('Redis reachable: starting');
 }
 
 // 3. The processes of the Procfile, as children with prefixed output.

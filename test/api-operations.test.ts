@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../api/app.ts';
 import { createDb } from '../db/connection.ts';
-import { createRedis } from '../jobs/redis.ts';
+import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { waitFor } from './helpers/wait.ts';
 import {
   call,
   createTestCompany,
@@ -53,13 +54,35 @@ describe('health and readiness', () => {
   });
 
   it('/ready is 200 degraded when only Redis is down (this instance can still serve)', async () => {
+    const redis = createRedis(t.config.redisUrl, 'api', { retryStrategy: () => null });
+    redis.on('error', () => {});
+    await waitForRedis(redis);
+    const app = await buildApp({ config: t.config, db: t.db, redis }, { logger: false });
+    try {
+      expect((await call(app, 'GET', '/ready')).json().status).toBe('ready');
+      redis.disconnect();
+      await waitFor(async () => (await call(app, 'GET', '/ready')).json().status === 'degraded', 10_000);
+      const ready = await call(app, 'GET', '/ready');
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toEqual({ status: 'degraded', checks: { postgres: 'ok', redis: 'unavailable' } });
+    } finally {
+      await app.close();
+      redis.disconnect();
+    }
+  });
+
+  it('/ready is 503 while Redis has not answered once since start (its URL is not shown right yet)', async () => {
     const redis = createRedis('redis://127.0.0.1:1', 'api', { retryStrategy: () => null });
     redis.on('error', () => {});
     const app = await buildApp({ config: t.config, db: t.db, redis }, { logger: false });
     try {
       const ready = await call(app, 'GET', '/ready');
-      expect(ready.statusCode).toBe(200);
-      expect(ready.json()).toEqual({ status: 'degraded', checks: { postgres: 'ok', redis: 'unavailable' } });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.headers['retry-after']).toBe('5');
+      expect(ready.json()).toMatchObject({
+        code: 'service_unavailable',
+        checks: { postgres: 'ok', redis: 'unavailable' },
+      });
     } finally {
       await app.close();
       redis.disconnect();

@@ -26,6 +26,7 @@ describe('HTTP limits, fairness and proxy settings', () => {
       idleTimeoutMs: 15_000,
       keepAliveTimeoutMs: 65_000,
       maxConnections: 2_000,
+      maxConnectionsPerAddress: 200,
       trustProxy: null,
     });
     expect(c.fairness).toEqual({
@@ -40,10 +41,12 @@ describe('HTTP limits, fairness and proxy settings', () => {
       HTTP_HEADERS_TIMEOUT_MS: '5000',
       HTTP_REQUEST_TIMEOUT_MS: '5000',
       HTTP_MAX_CONNECTIONS: '64',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '8',
       TRUST_PROXY: '10.0.0.0/8, 2001:db8::/32,loopback,192.0.2.7',
       WAIT_MAX_PER_COMPANY: '0',
     });
     expect(c.http.maxConnections).toBe(64);
+    expect(c.http.maxConnectionsPerAddress).toBe(8);
     expect(c.http.trustProxy).toEqual(['10.0.0.0/8', '2001:db8::/32', 'loopback', '192.0.2.7']);
     expect(c.fairness.waitersPerCompany).toBe(0);
   });
@@ -53,6 +56,8 @@ describe('HTTP limits, fairness and proxy settings', () => {
     refused({ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS');
     refused({ HTTP_IDLE_TIMEOUT_MS: 'soon' }, 'HTTP_IDLE_TIMEOUT_MS');
     refused({ HTTP_MAX_CONNECTIONS: '0' }, 'HTTP_MAX_CONNECTIONS');
+    refused({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS');
+    refused({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: 'many' }, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS');
     refused({ TRUST_PROXY: 'true' }, 'TRUST_PROXY');
     refused({ TRUST_PROXY: '2' }, 'TRUST_PROXY');
     refused({ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY');

@@ -36,6 +36,12 @@ describe('redactUrl', () => {
     ['/x?whsec_abc', '/x?[redacted]'],
     ['http://h/x?token=a#frag', 'http://h/x?token=[redacted]#frag'],
     ['/x?limit=5&starting_after=cli_000000000001', '/x?limit=5&starting_after=cli_000000000001'],
+    ['/x?q=ik%5Ftest%5FabcDEF123&limit=5', '/x?q=[redacted]&limit=5'],
+    ['/api/v1/clients/ik%5Flive%5Fabc%44EF', '/api/v1/clients/[redacted]'],
+    ['/x/%69%6B%5F%74%65%73%74%5Fabc/y', '/x/[redacted]/y'],
+    ['/x?q=ik%255Ftest%255Fabc', '/x?q=[redacted]'],
+    ['/x?q=whsec%5Fabc%2Fdef', '/x?q=[redacted]%2Fdef'],
+    ['/x?q=IK_TEST_abc', '/x?q=[redacted]'],
   ])('%s', (url, expected) => expect(redactUrl(url)).toBe(expected));
 });
 
@@ -87,6 +93,21 @@ describe('the log output of a listening server', () => {
       `Host: 127.0.0.1:${port}`,
     ]);
     expect(abs.status).toBe(401);
+    // The key percent-encoded (in part, in full, twice) in the query and in the path, in a URL
+    // that fails to route, and as the Host header.
+    const underscores = key.replace(/_/g, '%5F');
+    const everyByte = [...key].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('');
+    for (const url of [
+      `/health?q=${underscores}`,
+      `/api/v1/clients/${everyByte}`,
+      `/nowhere/${underscores.replace(/%/g, '%25')}`,
+      `/api/v1/clients/%ZZ${underscores}`,
+    ]) {
+      const res = await fetch(`http://127.0.0.1:${port}${url}`, { headers: auth });
+      await res.arrayBuffer();
+    }
+    const hosted = await rawRequest(port, ['GET /health HTTP/1.1', `Host: ${key}`]);
+    expect(hosted.status).toBe(200);
 
     const logs = f.logs.join('');
     expect(logs).toContain('"url":"/api/v1/clients?limit=5&key=[redacted]&token=[redacted]"');

@@ -1,11 +1,12 @@
 // The worker process (Procfile `worker`): every queue of the invoice flow, the outbox relay and
 // the reconciler. Closes workers, queues and pools on SIGTERM so active jobs finish or return.
+// Started during a Redis outage it waits for Redis (saying so) and starts its workers then.
 import type { ConnectionOptions } from 'bullmq';
 import { pino } from 'pino';
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
-import { describeConnectionFailure } from '../db/reachability.ts';
-import { closeBullConnection, createRedis, waitForRedis } from '../jobs/redis.ts';
+import { describeConnectionFailure, describeRedisWait } from '../db/reachability.ts';
+import { closeBullConnection, createRedis, untilRedisReady } from '../jobs/redis.ts';
 import { queueConnection } from '../jobs/queue-store.ts';
 import { startRuntime } from './runtime.ts';
 import { enableTracing } from '../jobs/tracing.ts';
@@ -28,16 +29,17 @@ try {
 }
 // Embedded mode has no Redis: queues and the rest live in Postgres (jobs/queue-store.ts).
 if (!config.embedded) {
-  const probe = createRedis(config.redisUrl, 'worker', { retryStrategy: () => null });
-  probe.on('error', () => {});
+  const probe = createRedis(config.redisUrl, 'worker');
+  let waited = false;
   try {
-    await waitForRedis(probe);
-  } catch (err) {
-    console.error(describeConnectionFailure('redis', config.redisUrl, err));
-    process.exit(1);
+    await untilRedisReady(probe, (err, w) => {
+      waited = true;
+      console.error(describeRedisWait(config.redisUrl, err, w));
+    });
   } finally {
     probe.disconnect();
   }
+  if (waited) log.info('Redis reachable: starting the workers');
 }
 
 const connection: ConnectionOptions = queueConnection(config);

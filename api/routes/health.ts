@@ -3,12 +3,20 @@
 // instance cannot serve (503, and a load balancer should take it out). Redis carries work and
 // counters, and everything on the request path survives its loss (creates and reads answer,
 // rate limits fail open, the outbox keeps the work), and an outage hits every instance at once:
-// it is reported as `degraded` with 200, never as a reason to drain the whole API.
+// it is reported as `degraded` with 200, never as a reason to drain the whole API. Only an
+// instance that has not reached Redis even once since it started is not ready (503): its
+// REDIS_URL is not shown to be right yet; it comes into service as soon as Redis answers.
+// /ready answers from the last result of a background probe (../readiness.ts), within
+// milliseconds whatever Postgres and Redis do.
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { Problem } from '../schemas/common.ts';
 import type { AppDeps } from '../app.ts';
+import { Readiness } from '../readiness.ts';
+
+/** Longest /ready waits for the first probe of a process that has just started. */
+const FIRST_PROBE_WAIT_MS = 50;
 
 const Health = Type.Object({ status: Type.String() });
 const Ready = Type.Object({
@@ -19,19 +27,11 @@ const Ready = Type.Object({
   }),
 });
 
-async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export default async function healthRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const readiness = new Readiness(deps);
+  app.addHook('onReady', async () => readiness.start());
+  app.addHook('onClose', async () => readiness.stop());
+
   app.get(
     '/health',
     {
@@ -53,16 +53,10 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps):
       },
     },
     async () => {
-      const [pg, redis] = await Promise.allSettled([
-        withTimeout(deps.db.raw('select 1'), 2000),
-        withTimeout(deps.redis.ping(), 2000),
-      ]);
-      const checks = {
-        postgres: pg.status === 'fulfilled' ? ('ok' as const) : ('unavailable' as const),
-        redis: redis.status === 'fulfilled' ? ('ok' as const) : ('unavailable' as const),
-      };
-      if (checks.postgres !== 'ok') {
-        throw new ApiError('service_unavailable', 'Not ready: postgres unavailable', {
+      const { redisReached, ...checks } = await readiness.snapshot(FIRST_PROBE_WAIT_MS);
+      if (checks.postgres !== 'ok' || !redisReached) {
+        const why = checks.postgres !== 'ok' ? 'postgres unavailable' : 'redis not reached since start';
+        throw new ApiError('service_unavailable', `Not ready: ${why}`, {
           headers: { 'retry-after': '5' },
           fields: { checks },
         });

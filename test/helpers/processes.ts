@@ -153,12 +153,25 @@ export async function startPostgresServer(options: { port?: number } = {}): Prom
   };
 }
 
-/** Starts `api/server.ts` on a port; resolves once /ready answers. Output to test/artifacts. */
-export async function startApiProcess(env: Record<string, string>, port: number): Promise<ChildProcess> {
+/**
+ * Starts `api/server.ts` on a port without waiting for it; output to `logFile` in test/artifacts.
+ * `fdLimit` lowers the process's limit on open files (ulimit -n: Node raises its soft limit to the hard one).
+ */
+export function spawnApiProcess(
+  env: Record<string, string>,
+  port: number,
+  options: { fdLimit?: number } = {},
+): ChildProcess & { logFile: string } {
   const dir = join(projectRoot, 'test/artifacts');
   mkdirSync(dir, { recursive: true });
-  const out = openSync(join(dir, `api-${port}-${Date.now()}.log`), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+  const logFile = join(dir, `api-${port}-${Date.now()}.log`);
+  const out = openSync(logFile, 'a');
+  const node = [process.execPath, '--import', 'tsx', 'api/server.ts'];
+  const [command, ...args] =
+    options.fdLimit === undefined
+      ? node
+      : ['sh', '-c', `ulimit -n ${Math.floor(options.fdLimit)} && exec "$@"`, 'sh', ...node];
+  const child = spawn(command!, args, {
     cwd: projectRoot,
     env: {
       ...process.env,
@@ -170,6 +183,16 @@ export async function startApiProcess(env: Record<string, string>, port: number)
     },
     stdio: ['ignore', out, out],
   });
+  return Object.assign(child, { logFile });
+}
+
+/** Starts `api/server.ts` on a port; resolves once /ready answers. Output to test/artifacts. */
+export async function startApiProcess(
+  env: Record<string, string>,
+  port: number,
+  options: { fdLimit?: number } = {},
+): Promise<ChildProcess> {
+  const child = spawnApiProcess(env, port, options);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`api process exited with ${child.exitCode}`);

@@ -93,7 +93,13 @@
     '09': 'Factura de exportación',
     10: 'Recibo de pago',
   };
-  const PAYMENT = { unpaid: 'Unpaid', partial: 'Partly paid', paid: 'Paid' };
+  // A credit note is owed by nobody: it has no payment status of its own.
+  const PAYMENT = {
+    unpaid: 'Unpaid',
+    partial: 'Partly paid',
+    paid: 'Paid',
+    not_applicable: 'No aplica (not applicable)',
+  };
 
   // Display only (the API's strings are the figures): 2 decimals, or up to 5 for unit prices.
   function money(amount, currency, maxDecimals = 2) {

@@ -1,7 +1,8 @@
 // One balance for a document, however it is read: the invoice, its payments list and the invoice
 // browser agree once credit notes and payments mix (total − credited − paid); a credit note owes
 // nothing and has no payment status of its own (`not_applicable`), in the API and in the browser;
-// a debit note is owed as a document of its own.
+// a debit note is owed as a document of its own. The browser asks for no client a tiquete sold to
+// no one does not have.
 import { Decimal } from 'decimal.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,6 +175,27 @@ describe('the invoice browser', () => {
     await page.waitForSelector('body[data-loaded="true"]', { timeout: 20_000 });
     const row = await page.locator(`#list-body tr[data-id="${note.id}"]`).innerText();
     expect(row).toContain('No aplica (not applicable)');
+    await page.close();
+  }, 60_000);
+
+  it('asks for no client a tiquete sold to no one does not have', async () => {
+    const tiquete = await post('/api/v1/invoices', {
+      document_type: '04',
+      lines: [{ service_id: `srv_${pad(s.consulting.id)}`, qty: 1 }],
+    });
+    expect(tiquete.client_id).toBeNull();
+    const page = await browser.newPage({ viewport: { width: 1250, height: 1000 } });
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+    await connect(page, '/dashboard/invoices?document_type=04');
+    const listText = await page.locator(`#list-body tr[data-id="${tiquete.id}"]`).innerText();
+    await page.goto(`${e.apiUrl}/dashboard/invoices/${tiquete.id}`);
+    await page.waitForSelector('body[data-loaded="true"]', { timeout: 20_000 });
+    await page.waitForLoadState('networkidle');
+    // Its absent client is never looked up (a 404 the company's usage would count as its error).
+    expect(requested.filter((p) => p.startsWith('/api/v1/clients'))).toEqual([]);
+    expect(listText).toContain('Sin cliente (no client)');
+    expect(await page.locator('#client').innerText()).toBe('Sin cliente (no client)');
     await page.close();
   }, 60_000);
 });

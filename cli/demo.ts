@@ -24,6 +24,20 @@ export async function isFirstRun(ctx: CliContext): Promise<boolean> {
   return !row;
 }
 
+/**
+ * A cédula jurídica (3-101-…, 10 digits like the demo company's) that no company has yet, for the
+ * `company create` command `npm start` suggests: identification numbers are unique, so the demo's
+ * own would be refused.
+ */
+export async function unusedExampleCedula(ctx: Pick<CliContext, 'db'>): Promise<string> {
+  const taken = new Set<string>(
+    await ctx.db('companies').where('id_number', 'like', '3101%').pluck('id_number'),
+  );
+  let n = 654321;
+  while (taken.has(`3101${n}`)) n += 1;
+  return `3-101-${n}`;
+}
+
 export async function createDemoSetup(ctx: CliContext): Promise<DemoSetup> {
   const input = companyInputFromOptions({
     name: 'Empresa Demo',

@@ -27,6 +27,7 @@ import { Company } from '../db/models/index.ts';
 import { formatId } from '../domain/ids.ts';
 import { TIPOS_COMPROBANTE, isTipoComprobante } from '../domain/codes.ts';
 import { formatMoney } from '../documents/format.ts';
+import { keepCompleted } from './catalogue.ts';
 import { invoicePdf } from './invoice-pdf.ts';
 import { classifySmtpError, isPermanent, refusals, smtpTransport } from './smtp.ts';
 
@@ -40,13 +41,17 @@ export interface EmailJobData {
 
 export const emailJobId = (emailId: number): string => `email-${emailId}`;
 
-/** Completed jobs are removed (Postgres keeps the record); failed ones stay a week for operators. */
+/**
+ * Completed jobs are kept a bounded time and count like every queue's (jobs/catalogue.ts,
+ * QUEUE_KEEP_COMPLETED_*), so Bull Board shows recent emails; Postgres keeps the record. Failed
+ * ones stay a week for operators.
+ */
 export function emailJobOptions(config: Config, emailId: number, attemptsLeft?: number): JobsOptions {
   return {
     jobId: emailJobId(emailId),
     attempts: Math.max(1, attemptsLeft ?? config.email.maxAttempts),
     backoff: { type: 'exponential', delay: config.email.backoffBaseMs },
-    removeOnComplete: true,
+    removeOnComplete: keepCompleted(),
     removeOnFail: { age: 7 * 24 * 3600 },
   };
 }

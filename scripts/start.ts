@@ -25,7 +25,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgre
 import { embeddedDataDir } from './embedded-data-dir.ts';
 import { postgresUserIds } from './embedded-binaries.ts';
 import pg from 'pg';
-import { createDemoSetup, isFirstRun, type DemoSetup } from '../cli/demo.ts';
+import { createDemoSetup, isFirstRun, unusedExampleCedula, type DemoSetup } from '../cli/demo.ts';
 
 // The embedded PostgreSQL, when this process runs one: stopped last, whatever the way out.
 let embeddedPg: EmbeddedPostgres | null = null;
@@ -141,11 +141,13 @@ try {
 }
 const db = createDb({ url: config.databaseUrl, poolMax: 1, applicationName: 'factura-start' });
 let demo: DemoSetup | null = null;
+let exampleCedula = '';
 try {
   const applied = await migrateLatest(db);
   console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date');
   // First run (no company yet): a demo company with a sandbox key and a client.
   if (await isFirstRun({ config, db })) demo = await createDemoSetup({ config, db });
+  else exampleCedula = await unusedExampleCedula({ db });
 } finally {
   await db.destroy();
 }
@@ -302,7 +304,7 @@ if (!stopping) {
     );
   } else {
     lines.push(
-      'Create a company and a key:  npm run cli -- company create --name "Mi Empresa" --cedula 3101123456 --plan business --demo',
+      `Create a company and a key:  npm run cli -- company create --name "Mi Empresa" --cedula ${exampleCedula} --plan business --demo`,
       '                             npm run cli -- key create --company <id> --scopes all --mode test',
       '',
     );

@@ -58,11 +58,28 @@ async function start(): Promise<{ child: ChildProcess; output: () => string }> {
       if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${out}`);
       return /Service ready:[\s\S]*\n\n\S[\s\S]*\n\n/.test(out) && /npm run cli|curl/.test(out);
     },
-    60_000,
+    120_000,
     100,
     'npm start to print its URLs',
   );
   return { child, output: () => out };
+}
+
+/** A printed command line's words, "quoted words" kept whole. */
+const words = (line: string) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+
+/** `npm run cli -- <args>` with the started service's environment. */
+async function cli(args: string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, out };
 }
 
 describe('first run', () => {
@@ -152,5 +169,17 @@ describe('first run', () => {
     expect(second.output()).toContain('npm run cli -- key create');
     await stopProcess(second.child, 'SIGTERM');
     running = null;
-  }, 240_000);
+
+    // The commands it suggests work as printed: a company (another cédula than the demo's), a key.
+    const suggested = /npm run cli -- (company create .+)$/m.exec(second.output())?.[1];
+    expect(suggested, second.output()).toBeDefined();
+    const made = await cli(words(suggested!));
+    expect(made.code, made.out).toBe(0);
+    const companyId = /Created company (cmp_\d{12})/.exec(made.out)?.[1];
+    expect(companyId, made.out).toBeDefined();
+    const keyLine = /npm run cli -- (key create .+)$/m.exec(second.output())![1]!;
+    const keyMade = await cli(words(keyLine.replace('<id>', companyId!)));
+    expect(keyMade.code, keyMade.out).toBe(0);
+    expect(keyMade.out).toMatch(/ik_test_[0-9A-Za-z]{32,}/);
+  }, 420_000);
 });

@@ -3,6 +3,7 @@
 // envelope only), the three attachments. Permanent refusals (550) are recorded as bounces with
 // `email.failed`, transient ones (451) are retried with backoff until they fail; none of it
 // touches the invoice's acceptance, journal entry or the client's balance. The resend route.
+import { Queue, type Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../db/queries/clients.ts';
 import { setEmailDelivery } from '../db/queries/companies.ts';
@@ -223,4 +224,40 @@ describe('email to the receptor', () => {
     expect(bad.status).toBe(422);
     expect(bad.json.errors[0].path).toBe('/recipients/0');
   }, 90_000);
+});
+
+describe('the emails queue in Bull Board', () => {
+  it('keeps completed email jobs like every queue (QUEUE_KEEP_COMPLETED_*); a pending email is still sent again', async () => {
+    const inv = await issue();
+    await emailSettles(inv.id, ['sent']);
+    const row = await e
+      .db('invoice_emails')
+      .where({ invoiceId: Number(inv.id.slice(4)) })
+      .first();
+    const queue = new Queue('emails', { connection: e.connection, prefix: e.config.queuePrefix });
+    try {
+      let job: Job | undefined;
+      await waitFor(
+        async () => Boolean((job = await queue.getJob(`email-${row.id}`)) && (await job.isCompleted())),
+        10_000,
+        100,
+        'the completed email job, kept in the queue',
+      );
+      expect(job!.opts.removeOnComplete).toEqual(e.config.queueKeepCompleted);
+      expect(e.config.queueKeepCompleted).toEqual({ age: 3600, count: 1000 });
+      // The kept job does not hold its id against the reconciler: an email found pending again is sent.
+      const sentAt = new Date(row.sentAt).getTime();
+      await e
+        .db('invoice_emails')
+        .where({ id: row.id })
+        .update({ status: 'pending', updatedAt: e.db.raw(`now() - interval '1 hour'`) });
+      expect(await e.runtime!.emails.reconcileOnce(1000)).toBe(1);
+      await waitFor(async () => {
+        const again = await e.db('invoice_emails').where({ id: row.id }).first();
+        return again.status === 'sent' && new Date(again.sentAt).getTime() > sentAt;
+      }, 20_000);
+    } finally {
+      await queue.close();
+    }
+  });
 });

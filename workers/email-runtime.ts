@@ -63,7 +63,9 @@ export function startEmails(o: {
     const live: number[] = [];
     for (const r of rows) {
       const job = await queue.getJob(emailJobId(r.id));
-      if (job && !(await job.isFailed())) continue; // still waiting, delayed or running
+      // Still waiting, delayed or running; a finished one (failed, or completed and kept for
+      // Bull Board) would hold the id, so it goes.
+      if (job && !(await job.isFailed()) && !(await job.isCompleted())) continue;
       if (job) await job.remove();
       live.push(r.id);
     }

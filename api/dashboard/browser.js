@@ -93,7 +93,15 @@
     '09': 'Factura de exportación',
     10: 'Recibo de pago',
   };
-  const PAYMENT = { unpaid: 'Unpaid', partial: 'Partly paid', paid: 'Paid' };
+  // A credit note is owed by nobody: it has no payment status of its own.
+  const PAYMENT = {
+    unpaid: 'Unpaid',
+    partial: 'Partly paid',
+    paid: 'Paid',
+    not_applicable: 'No aplica (not applicable)',
+  };
+  // A tiquete may be sold to no one.
+  const NO_CLIENT = 'Sin cliente (no client)';
 
   // Display only (the API's strings are the figures): 2 decimals, or up to 5 for unit prices.
   function money(amount, currency, maxDecimals = 2) {
@@ -164,9 +172,13 @@
     showError(err ? err.message : 'Something went wrong');
   }
 
-  /** Names of clients by id, looked up once per page (needs read:clients; ids shown otherwise). */
+  /**
+   * Names of clients by id, looked up once per page (needs read:clients; ids shown otherwise). A
+   * document without a client (a tiquete sold to no one) asks nothing.
+   */
   const clientNames = new Map();
   async function clientName(id) {
+    if (!id) return null;
     if (!clientNames.has(id))
       clientNames.set(
         id,
@@ -187,6 +199,7 @@
     STATUS,
     DOC_TYPES,
     PAYMENT,
+    NO_CLIENT,
     money,
     dateTime,
     date,

@@ -8,6 +8,7 @@ import {
   TIPOS_DOCUMENTO_EXONERACION,
   TIPOS_OTROS_CARGOS,
 } from '../../domain/codes.ts';
+import { PAYMENT_STATUSES } from '../../domain/balance.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { Decimal2, Limit, Timestamp, nameSchemas } from './common.ts';
 
@@ -784,8 +785,21 @@ export const InvoiceObject = Type.Object({
     description:
       'A cash sale settled by one payment when its issue entry is booked (see paid_at_issue above)',
   }),
-  payment_status: Type.String({ enum: ['unpaid', 'partial', 'paid'] }),
-  balance_due: Decimal2,
+  payment_status: Type.String({
+    enum: [...PAYMENT_STATUSES],
+    description:
+      'From balance_due and the payments applied: `unpaid` (something due, nothing paid), `partial`, ' +
+      '`paid` (nothing due, something paid), `not_applicable` (owed by nobody: a credit note, or a ' +
+      'document credited whole before any payment)',
+  }),
+  balance_due: Type.String({
+    pattern: '^-?\\d+\\.\\d{2}$',
+    examples: ['1130.00'],
+    description:
+      'What is still owed: the total less what credit notes took off (credited_total) and what payments ' +
+      'applied, never below zero; 0.00 on a credit note (what it credits comes off the document it ' +
+      'references). A debit note is owed as a document of its own, with its own balance_due.',
+  }),
   rejection_reason: Type.Union([RejectionReason, Type.Null()]),
   processing_error: Type.Union([ProcessingError, Type.Null()]),
   external_id: Type.Union([Type.String(), Type.Null()]),

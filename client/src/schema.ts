@@ -3592,9 +3592,15 @@ export interface components {
       totals: components['schemas']['DocumentSummary'];
       /** @description A cash sale settled by one payment when its issue entry is booked (see paid_at_issue above) */
       paid_at_issue: boolean;
-      /** @enum {string} */
-      payment_status: 'unpaid' | 'partial' | 'paid';
-      /** @example 1130.00 */
+      /**
+       * @description From balance_due and the payments applied: `unpaid` (something due, nothing paid), `partial`, `paid` (nothing due, something paid), `not_applicable` (owed by nobody: a credit note, or a document credited whole before any payment)
+       * @enum {string}
+       */
+      payment_status: 'unpaid' | 'partial' | 'paid' | 'not_applicable';
+      /**
+       * @description What is still owed: the total less what credit notes took off (credited_total) and what payments applied, never below zero; 0.00 on a credit note (what it credits comes off the document it references). A debit note is owed as a document of its own, with its own balance_due.
+       * @example 1130.00
+       */
       balance_due: string;
       rejection_reason: components['schemas']['RejectionReason'] | null;
       processing_error: components['schemas']['ProcessingError'] | null;

@@ -45,6 +45,21 @@ function parseHeader(header: string): { timestamp: number; signatures: Uint8Arra
 }
 
 /**
+ * What plain JavaScript can pass but the types forbid, refused with a TypeError that says what to
+ * pass: a body already parsed (express.json() gives an object: its bytes are gone, so no signature
+ * could match) or no secret.
+ */
+function checkArguments(rawBody: unknown, secrets: unknown): void {
+  if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array))
+    throw new TypeError(
+      'rawBody must be the body exactly as received (a string, Buffer or Uint8Array), not parsed JSON',
+    );
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((x) => typeof x === 'string' && x !== ''))
+    throw new TypeError("secrets must be the endpoint's secret (whsec_…) or a non-empty array of them");
+}
+
+/**
  * Checks a delivery: the raw body, the Service-Signature header, and the endpoint's secret (or
  * secrets, while you rotate yours). Constant-time: Web Crypto's HMAC verify compares.
  */
@@ -54,7 +69,8 @@ export async function verifyWebhookSignature(
   secrets: string | readonly string[],
   options: VerifyOptions = {},
 ): Promise<VerifyResult> {
-  const parsed = header ? parseHeader(header) : null;
+  checkArguments(rawBody, secrets);
+  const parsed = typeof header === 'string' ? parseHeader(header) : null;
   if (!parsed) return { ok: false, reason: 'malformed_header' };
   const now = options.now === undefined ? Date.now() : new Date(options.now).getTime();
   if (

@@ -20,6 +20,7 @@ import {
   type NoteKind,
   type NoteLineRequest,
 } from '../../domain/document-notes.ts';
+import { documentBalance } from '../../domain/balance.ts';
 import { notePayments, settledAtIssue, type NotePaymentFields } from '../../domain/note-payments.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
@@ -220,11 +221,12 @@ export async function createNote(
     // 5. The credit, reserved on the referenced document (the check constraint has the last word).
     let referenced = doc;
     if (input.kind === 'credit') {
+      const creditedTotal = new Decimal(doc.creditedTotal).plus(amount);
       [referenced] = (await trx('invoices')
         .where({ id: doc.id })
         .update({
           creditedTotal: trx.raw('credited_total + ?::numeric', [amount.toFixed(5)]),
-          balanceDue: trx.raw(balanceSql, [amount.toFixed(5), doc.id]),
+          ...documentBalance({ ...doc, creditedTotal, applied: await appliedTo(trx, doc.id) }),
           annulledAt: trx.raw('case when credited_total + ?::numeric >= total then now() end', [
             amount.toFixed(5),
           ]),
@@ -268,9 +270,9 @@ async function insertNote(
     terminal: prepared.terminal,
   });
   const row = invoiceInsertRow(tenant, prepared, number, new Date(), ctx.emisorId, ctx.requestId ?? '');
-  // A credit note is owed by nobody: what it credits comes off the referenced document.
+  // A credit note is owed by nobody (invoiceRecord): what it credits comes off the referenced document.
   const [note] = (await trx('invoices')
-    .insert({ ...row, requestId: ctx.requestId, ...(ctx.kind === 'credit' ? { balanceDue: 0 } : {}) })
+    .insert({ ...row, requestId: ctx.requestId })
     .returning('*')) as InvoiceRow[];
   return note!;
 }
@@ -321,22 +323,27 @@ export async function createExternalCreditNote(
   });
 }
 
-/**
- * The balance a document owes after its credits change by `?` (positive: a new credit): its
- * total less every credit and every payment applied, never below zero.
- */
-const balanceSql = `greatest(total - (credited_total + ?::numeric)
-  - (select coalesce(sum(applied_amount), 0) from payments where invoice_id = ?), 0)`;
+/** What the payments of a document took off its balance (domain/balance.ts does the rest). */
+export async function appliedTo(db: Knex, invoiceId: number): Promise<string> {
+  const row = (await db('payments')
+    .where({ invoiceId })
+    .first(db.raw('coalesce(sum(applied_amount), 0) as applied'))) as { applied: string };
+  return row.applied;
+}
 
 /** Gives back the credit a rejected credit note had reserved (once: with its rejection). */
 export async function releaseCredit(trx: Knex.Transaction, note: InvoiceRow): Promise<void> {
   if (note.docType !== '03' || note.referencedInvoiceId === null) return;
-  const amount = new Decimal(note.total).negated().toFixed(5);
-  await trx('invoices')
+  const doc = (await trx('invoices')
     .where({ id: note.referencedInvoiceId })
+    .forUpdate()
+    .first()) as InvoiceRow;
+  const creditedTotal = new Decimal(doc.creditedTotal).minus(note.total);
+  await trx('invoices')
+    .where({ id: doc.id })
     .update({
-      creditedTotal: trx.raw('credited_total + ?::numeric', [amount]),
-      balanceDue: trx.raw(balanceSql, [amount, note.referencedInvoiceId]),
+      creditedTotal: creditedTotal.toFixed(5),
+      ...documentBalance({ ...doc, creditedTotal, applied: await appliedTo(trx, doc.id) }),
       annulledAt: null,
       updatedAt: trx.fn.now(),
     });

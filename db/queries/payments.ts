@@ -129,8 +129,9 @@ export async function createPayment(
       .forUpdate()
       .first()) as InvoiceRow | undefined;
     if (!invoice) return { kind: 'not_found' };
-    // A purchase (08) is owed to a supplier and a receipt (10) records a payment: neither is paid here.
-    if (invoice.docType === '08' || invoice.docType === '10')
+    // A purchase (08) is owed to a supplier, a receipt (10) records a payment and a credit note (03)
+    // is owed by nobody: none is paid here.
+    if (invoice.docType === '08' || invoice.docType === '10' || invoice.docType === '03')
       throw new PaymentRefused({
         code: 'invoice_not_payable',
         message: `A document of type ${invoice.docType} is not paid through the payments API`,

@@ -16,6 +16,7 @@ import { createPayment, listPayments, PaymentRefused } from '../../../db/queries
 import { ReceiptRefused } from '../../../db/queries/receipts.ts';
 import { getCompany } from '../../../db/queries/companies.ts';
 import { assertCanIssue } from '../invoices/create.ts';
+import { documentBalance } from '../../../domain/balance.ts';
 import { parseId } from '../../../domain/ids.ts';
 import { PAID_AT_SKEW_MS } from '../../../domain/payments.ts';
 import type { PaymentMethodName } from '../../../domain/sale-terms.ts';
@@ -151,14 +152,12 @@ export default async function paymentRoutes(fastify: FastifyInstance, { db }: Ap
       const auth = tenantOf(request);
       const invoice = await loadInvoice(db, auth, request.params.id);
       const rows = await listPayments(db, auth, invoice.id);
-      // Each payment shows the balance right after it, replayed from the invoice total.
-      let balance = new Decimal(invoice.total);
+      // Each payment shows the balance right after it, computed as the invoice's is: the total
+      // less the document's credits and the payments up to that one (the last shows the invoice's).
+      let applied = '0';
       const data = rows.map((p) => {
-        balance = balance.minus(p.appliedAmount);
-        return paymentObject(p, {
-          balanceDue: balance.toFixed(5),
-          paymentStatus: balance.lte(0) ? 'paid' : 'partial',
-        });
+        applied = new Decimal(applied).plus(p.appliedAmount).toFixed(5);
+        return paymentObject(p, documentBalance({ ...invoice, applied }));
       });
       return { object: 'list' as const, data, has_more: false };
     },

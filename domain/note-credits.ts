@@ -123,16 +123,19 @@ export function lineByUnits(
   const from: number[] = [];
   (src.discounts ?? []).forEach((d, k) => {
     const taken = credited?.discounts[k] ?? ZERO;
-    let kept: DiscountInput;
-    if (last) kept = { ...withoutPercent(d), amount: fmt5(share(orig.discounts[k]?.amount ?? '0', taken)) };
-    else if (d.amount !== undefined) kept = { ...d, amount: fmt5(share(d.amount, taken)) };
-    else kept = d;
+    // Every discount is credited as its share of the amount it came to on the line (a percentage
+    // too: its share never adds up, through rounding, to more than the line's discount).
+    const kept: DiscountInput = {
+      ...withoutPercent(d),
+      amount: fmt5(share(orig.discounts[k]?.amount ?? '0', taken)),
+    };
     // A prorated discount that rounds to nothing is left out.
     if (kept.amount !== undefined && new D(kept.amount).isZero()) return;
     discounts.push(kept);
     from.push(k);
   });
 
+  if (!last) fitDiscounts(r5(qty.times(src.unitPrice)), discounts, from);
   if (!last && credited) evenSubTotal(src, qty, discounts, from, orig, credited);
 
   const offset = orig.taxes.length - (src.otherTaxes?.length ?? 0);
@@ -209,6 +212,20 @@ function evenSubTotal(
   discounts[k] = { ...d, amount: fmt5(amount) };
 }
 
+/** Discounts that rounding took beyond the note line's MontoTotal give back the excess, last first. */
+function fitDiscounts(montoTotal: Dec, discounts: DiscountInput[], from: number[]): void {
+  let excess = discounts.reduce((a, x) => a.plus(x.amount ?? 0), ZERO).minus(montoTotal);
+  for (let k = discounts.length - 1; k >= 0 && excess.gt(0); k--) {
+    const amount = new D(discounts[k]!.amount ?? 0);
+    const back = D.min(amount, excess);
+    excess = excess.minus(back);
+    if (back.eq(amount)) {
+      discounts.splice(k, 1);
+      from.splice(k, 1);
+    } else discounts[k] = { ...discounts[k]!, amount: fmt5(amount.minus(back)) };
+  }
+}
+
 /** A stated discount of the last units: the remaining amount, whatever the line's discount was. */
 function withoutPercent(d: DiscountInput): DiscountInput {
   const { percent: _p, ...rest } = d;
@@ -270,8 +287,17 @@ export function capToLine(
   if (!byUnits && new D(note.subTotal).gt(subLeft)) return { exceeds: fmt5(nonNegative(subLeft)) };
   const stated: StatedAmounts = { ...input.stated };
   let changed = false;
-  if (new D(note.montoTotal).gt(montoLeft)) {
-    stated.montoTotal = fmt5(nonNegative(montoLeft));
+  let discounts = input.discounts;
+  // Rounding of units takes at most what is left of MontoTotal and of SubTotal: the MontoTotal
+  // is stated lower, the discounts at what they came to.
+  const over = D.max(new D(note.montoTotal).minus(montoLeft), new D(note.subTotal).minus(subLeft));
+  if (over.gt(0)) {
+    stated.montoTotal = fmt5(nonNegative(new D(note.montoTotal).minus(over)));
+    discounts = input.discounts?.map((d, k) =>
+      d.amount !== undefined || new D(note.discounts[k]!.amount).isZero()
+        ? d
+        : { ...withoutPercent(d), amount: note.discounts[k]!.amount },
+    );
     changed = true;
   }
   const taxes = orig.taxes.map((t, k) => {
@@ -284,12 +310,20 @@ export function capToLine(
     return given;
   });
   if (taxes.some((t) => t !== null)) stated.taxes = taxes;
-  const exLeft = nonNegative(money(orig.taxes[0]?.exoneration?.amount).minus(credited.exoneration));
-  if (money(note.taxes[0]?.exoneration?.amount).gt(exLeft)) {
-    stated.exoneration = fmt5(exLeft);
-    changed = true;
+  if (input.exoneration) {
+    // The exoneration, and the IVA net of it, never beyond what is left of either.
+    const exLeft = nonNegative(money(orig.taxes[0]?.exoneration?.amount).minus(credited.exoneration));
+    const ivaLeft = new D(orig.taxes[0]?.amount ?? 0).minus(credited.taxes[0] ?? ZERO);
+    const iva = new D(taxes[0] ?? note.taxes[0]?.amount ?? 0);
+    let ex = D.min(money(note.taxes[0]?.exoneration?.amount), exLeft);
+    const netLeft = ivaLeft.minus(exLeft);
+    if (iva.minus(ex).gt(netLeft)) ex = D.min(exLeft, iva.minus(netLeft));
+    if (!ex.eq(money(note.taxes[0]?.exoneration?.amount))) {
+      stated.exoneration = fmt5(nonNegative(ex));
+      changed = true;
+    }
   }
-  return changed ? { input: { ...input, stated } } : null;
+  return changed ? { input: { ...input, ...(discounts ? { discounts } : {}), stated } } : null;
 }
 
 /** A credit note line asks for more of a line's SubTotal than the earlier notes left of it. */

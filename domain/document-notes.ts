@@ -8,7 +8,9 @@ import { Decimal } from 'decimal.js';
 import { isTipoComprobante, TIPOS_COMPROBANTE } from './codes.ts';
 import type { CodigoReferencia, TipoDocumentoReferencia } from './codes.ts';
 import type { DocumentLine } from './document-line.ts';
-import type { OtherChargeInput, ResolvedOtherCharge } from './totals.ts';
+import type { LineTotals, OtherChargeInput, ResolvedOtherCharge } from './totals.ts';
+import { D } from './decimal-input.ts';
+import { lineByAmount, lineByUnits, unitsLeft, type CreditedLine, type LineCredit } from './note-credits.ts';
 import { checkDecimal, checkText } from './field-rules.ts';
 import type { FieldError } from './errors.ts';
 import { parseClave } from './clave.ts';
@@ -142,27 +144,39 @@ const AMOUNT_RULE = {
 };
 
 /**
- * The note's lines from the referenced document's lines (`subTotals`: each line's SubTotal as
- * computed for that document). Field errors are pushed; the lines returned are meaningful only
- * when no error was added.
+ * The note's lines from the referenced document's lines (`totals`: each line as computed for that
+ * document), each with what it credits (domain/note-credits.ts). `credited`: what the document's
+ * earlier credit notes took of each line (a credit note), or null (a debit note). Field errors are
+ * pushed; `overLine` names a line asked for more units than earlier notes left of it. The lines
+ * returned are meaningful only when neither happened.
  */
 export function noteLines(
   errors: FieldError[],
   original: readonly DocumentLine[],
-  subTotals: readonly string[],
+  totals: readonly LineTotals[],
   requested: readonly NoteLineRequest[] | undefined,
-): DocumentLine[] {
-  if (requested === undefined) return original.map((l) => ({ ...l }));
+  credited: readonly CreditedLine[] | null,
+): { lines: { input: DocumentLine; credit: LineCredit }[]; overLine: { line: number; left: string } | null } {
+  let overLine: { line: number; left: string } | null = null;
+  if (requested === undefined)
+    return {
+      lines: original.map((l, i) => ({
+        input: { ...l },
+        credit: { line: i + 1, units: l.quantity, discounts: l.discounts?.map((_, k) => k) ?? [] },
+      })),
+      overLine,
+    };
   if (!requested.length) {
     errors.push({ path: '/lines', code: 'too_short', message: 'name at least one line, or omit lines' });
-    return [];
+    return { lines: [], overLine };
   }
   const seen = new Set<number>();
-  const out: DocumentLine[] = [];
+  const out: { input: DocumentLine; credit: LineCredit }[] = [];
   requested.forEach((r, i) => {
     const path = `/lines/${i}`;
     const src = Number.isInteger(r.line) ? original[r.line - 1] : undefined;
-    if (!src || r.line < 1) {
+    const orig = totals[r.line - 1];
+    if (!src || !orig || r.line < 1) {
       errors.push({
         path: `${path}/line`,
         code: 'unknown_line',
@@ -179,10 +193,26 @@ export function noteLines(
       errors.push({ path, code: 'ambiguous_line', message: 'give qty or amount, not both' });
       return;
     }
+    const taken = credited ? credited[r.line - 1] : undefined;
+    if (r.amount !== undefined) {
+      const amount = checkDecimal(errors, `${path}/amount`, r.amount, AMOUNT_RULE);
+      if (amount === null) return;
+      if (new Decimal(amount).gt(orig.subTotal)) {
+        errors.push({
+          path: `${path}/amount`,
+          code: 'amount_exceeds_line',
+          message: `line ${r.line} has a subtotal of ${new Decimal(orig.subTotal).toFixed(2)}`,
+        });
+        return;
+      }
+      out.push(lineByAmount(r.line, src, orig, new D(amount)));
+      return;
+    }
+    let qty = new D(src.quantity);
     if (r.qty !== undefined) {
-      const qty = checkDecimal(errors, `${path}/qty`, r.qty, QTY_RULE);
-      if (qty === null) return;
-      if (new Decimal(qty).gt(src.quantity)) {
+      const given = checkDecimal(errors, `${path}/qty`, r.qty, QTY_RULE);
+      if (given === null) return;
+      if (new Decimal(given).gt(src.quantity)) {
         errors.push({
           path: `${path}/qty`,
           code: 'quantity_exceeds_line',
@@ -190,40 +220,18 @@ export function noteLines(
         });
         return;
       }
-      const ratio = new Decimal(qty).div(src.quantity);
-      out.push({
-        ...src,
-        quantity: qty,
-        ...(src.discounts
-          ? {
-              discounts: src.discounts.map((d) =>
-                d.amount !== undefined
-                  ? { ...d, amount: new Decimal(d.amount).times(ratio).toFixed(5, Decimal.ROUND_HALF_UP) }
-                  : d,
-              ),
-            }
-          : {}),
-      });
+      qty = new D(given);
+    } else if (taken) qty = unitsLeft(src, taken);
+    // A credit takes at most the units earlier credit notes left of the line (a line named
+    // without qty: all of them).
+    const left = unitsLeft(src, taken);
+    if (credited && (qty.gt(left) || qty.isZero())) {
+      overLine ??= { line: r.line, left: left.toString() };
       return;
     }
-    if (r.amount !== undefined) {
-      const amount = checkDecimal(errors, `${path}/amount`, r.amount, AMOUNT_RULE);
-      if (amount === null) return;
-      if (new Decimal(amount).gt(subTotals[r.line - 1] ?? '0')) {
-        errors.push({
-          path: `${path}/amount`,
-          code: 'amount_exceeds_line',
-          message: `line ${r.line} has a subtotal of ${new Decimal(subTotals[r.line - 1] ?? '0').toFixed(2)}`,
-        });
-        return;
-      }
-      const { discounts: _d, ...rest } = src;
-      out.push({ ...rest, quantity: '1', unitPrice: amount });
-      return;
-    }
-    out.push({ ...src });
+    out.push(lineByUnits(r.line, src, orig, qty, credited ? (taken ?? null) : null));
   });
-  return out;
+  return { lines: out, overLine };
 }
 
 /** A fixed other charge of the referenced document a partial note carries (`charge`, 1-based). */

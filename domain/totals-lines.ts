@@ -70,6 +70,7 @@ export interface ValidLine {
     nature: string;
   }[];
   exoneration: (Omit<ResolvedExoneration, 'rate' | 'amount'> & { rate: Dec }) | null;
+  stated: { montoTotal: Dec | null; taxes: (Dec | null)[]; exoneration: Dec | null } | null;
 }
 
 // Regalías and bonificaciones carry IVA on MontoTotal (tax not reduced by the discount); that
@@ -180,6 +181,16 @@ export function validateLine(
   if (line.ivaReturned !== undefined && exoneration)
     issues.add(`${base}/ivaReturned`, 'conflicting_fields', 'an exonerated line returns no IVA');
 
+  const stated =
+    line.stated === undefined
+      ? null
+      : validateStated(
+          issues,
+          base,
+          line,
+          docType,
+          (extra.factory === '02' ? 0 : 1) + (extra.otherTaxes?.length ?? 0),
+        );
   if (issues.list.length > before || !quantity || !unitPrice || !extra.otherTaxes) return null;
   return {
     index,
@@ -197,6 +208,34 @@ export function validateLine(
     ivaReturned: line.ivaReturned === true,
     discounts,
     exoneration,
+    stated,
+  };
+}
+
+/** A credit note line's stated amounts (LineInput.stated): money figures, one per tax at most. */
+function validateStated(
+  issues: Issues,
+  base: string,
+  line: LineInput,
+  docType: TipoComprobante,
+  taxCount: number,
+): ValidLine['stated'] {
+  const p = `${base}/stated`;
+  const s = line.stated!;
+  if (docType !== '03') {
+    issues.add(p, 'not_allowed', 'only a credit note states the amounts of its lines');
+    return null;
+  }
+  const money = (path: string, v: unknown) =>
+    parseDecimal(issues, path, v, { maxInt: 13, maxFrac: 5, sign: 'nonNegative' });
+  const taxes = s.taxes ?? [];
+  if (taxes.length > taxCount) issues.add(`${p}/taxes`, 'too_many', `the line has ${taxCount} taxes`);
+  if (s.exoneration !== undefined && line.exoneration === undefined)
+    issues.add(`${p}/exoneration`, 'not_applicable', 'the line has no exoneration');
+  return {
+    montoTotal: s.montoTotal === undefined ? null : money(`${p}/montoTotal`, s.montoTotal),
+    taxes: taxes.map((t, k) => (t === null ? null : money(`${p}/taxes/${k}`, t))),
+    exoneration: s.exoneration === undefined ? null : money(`${p}/exoneration`, s.exoneration),
   };
 }
 
@@ -399,7 +438,8 @@ export interface ComputedLine {
 
 export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
   const p = `/lines/${v.index}`;
-  const montoTotal = r5(v.quantity.times(v.unitPrice));
+  const stated = v.stated;
+  const montoTotal = stated?.montoTotal ?? r5(v.quantity.times(v.unitPrice));
   if (montoTotal.gt(MAX_AMOUNT)) {
     issues.add(p, 'amount_too_large', 'Cantidad × PrecioUnitario exceeds 13 integer digits');
     return null;
@@ -417,7 +457,11 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
   }
   const subTotal = remaining;
   const discountTotal = montoTotal.minus(subTotal);
-  const others = computeOtherTaxes(v.otherTaxes, v.quantity, subTotal);
+  const offset = v.iva ? 1 : 0;
+  const others = computeOtherTaxes(v.otherTaxes, v.quantity, subTotal).map((t, k) => {
+    const given = stated?.taxes[offset + k];
+    return given ? { ...t, amount: given } : t;
+  });
   const baseImponible =
     v.taxableBase ??
     subTotal.plus(sum(others.filter((t) => BASE_TAX_CODES.has(t.code)).map((t) => t.amount)));
@@ -432,9 +476,11 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
     const rateInfo = IVA_RATES[v.iva.rateCode];
     rate = new D(rateInfo.rate);
     treatment = rateInfo.treatment;
-    ivaAmount = r5(v.iva.factor ? baseImponible.times(v.iva.factor) : baseImponible.times(rate).div(HUNDRED));
+    ivaAmount =
+      stated?.taxes[0] ??
+      r5(v.iva.factor ? baseImponible.times(v.iva.factor) : baseImponible.times(rate).div(HUNDRED));
     if (v.exoneration) {
-      exonerationAmount = r5(baseImponible.times(v.exoneration.rate).div(HUNDRED));
+      exonerationAmount = stated?.exoneration ?? r5(baseImponible.times(v.exoneration.rate).div(HUNDRED));
       exoneration = { ...v.exoneration, rate: fmt2(v.exoneration.rate), amount: fmt5(exonerationAmount) };
     }
     taxes.push({

@@ -86,6 +86,23 @@ export interface LineInput {
   ivaReturned?: boolean;
   discounts?: readonly DiscountInput[];
   exoneration?: ExonerationInput;
+  /** A credit note's line: amounts taken as given instead of computed (StatedAmounts). */
+  stated?: StatedAmounts;
+}
+
+/**
+ * Amounts of a credit note's line taken as given, so that the notes of a line add up to it exactly
+ * (domain/note-credits.ts): the note that takes the last units of a line takes what the earlier
+ * notes left of each amount, and a fixed-amount tax is the line's prorated by quantity. Credit
+ * notes (03) only.
+ */
+export interface StatedAmounts {
+  /** MontoTotal, instead of Cantidad × PrecioUnitario. */
+  montoTotal?: string;
+  /** Monto of each tax in the line's order (the IVA first, then the other taxes); null: computed. */
+  taxes?: readonly (string | null)[];
+  /** MontoExoneracion of the IVA. */
+  exoneration?: string;
 }
 
 /** A charge outside the lines (OtrosCargos), e.g. the 10% service charge. */

@@ -16,20 +16,50 @@ import type {
   TipoDocumentoReferencia,
 } from '../domain/codes.ts';
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
+import { chargeInput } from '../domain/document-notes.ts';
 import { computeDocumentTotals, type DocumentTotals } from '../domain/totals.ts';
 import type { Emisor, PurchaseEmisor, Receptor } from '../hacienda/xml/types.ts';
 import type { IssuedDocument } from './invoice-document.ts';
 
 export class PartyDataError extends Error {}
 
+/**
+ * The totals recomputed from what was recorded (lines, other charges as resolved at creation and
+ * payments with their amounts), checked against the recorded total.
+ */
 function recomputed(invoice: InvoiceRow, docType: '08' | '10'): DocumentTotals {
+  const medios = invoice.summary.summary.medioPago;
   const totals = computeDocumentTotals(
     invoice.lines.map((l) => l.input),
-    { currency: invoice.currency as never, exchangeRate: invoice.exchangeRate, docType },
+    {
+      currency: invoice.currency as never,
+      exchangeRate: invoice.exchangeRate,
+      docType,
+      otherCharges: (invoice.summary.otherCharges ?? []).map((c) => chargeInput(c, c.amount)),
+      ...(medios && (medios.length > 1 || medios.some((m) => m.total))
+        ? { payments: medios.map((m) => ({ type: m.type, other: m.other, amount: m.total })) }
+        : {}),
+    },
   );
   if (totals.summary.totalComprobante !== invoice.summary.summary.totalComprobante)
     throw new PartyDataError(`invoice ${invoice.id}: recomputed total differs from the recorded one`);
   return totals;
+}
+
+/** MedioPago as recorded with the totals (amounts included), else the row's payment methods. */
+function mediosPago(invoice: InvoiceRow, totals: DocumentTotals) {
+  return (
+    totals.summary.medioPago ??
+    invoice.paymentMethods.map((m) => ({
+      type: PAYMENT_METHODS[m] ?? '01',
+      other: m === 'otros' ? invoice.paymentMethodOther : null,
+      total: null,
+    }))
+  ).map((m) => ({
+    type: m.type,
+    ...(m.other ? { other: m.other } : {}),
+    ...(m.total ? { total: m.total } : {}),
+  }));
 }
 
 function companyParty(company: Company): Receptor & { emails: readonly string[] } {
@@ -97,6 +127,7 @@ export function purchaseDocument(config: Config, invoice: InvoiceRow, company: C
   };
   const { emails: _emails, ...receptor } = companyParty(company);
   const docType = s.document.type as TipoDocumentoReferencia;
+  const totals = recomputed(invoice, '08');
   return {
     ...common(config, invoice, company),
     kind: 'FacturaElectronicaCompra',
@@ -107,12 +138,9 @@ export function purchaseDocument(config: Config, invoice: InvoiceRow, company: C
     receptor,
     ...(invoice.conditionOther ? { condicionVentaOtros: invoice.conditionOther } : {}),
     ...(invoice.creditDays ? { plazoCredito: invoice.creditDays } : {}),
-    mediosPago: invoice.paymentMethods.map((m) => ({
-      type: PAYMENT_METHODS[m] ?? '01',
-      ...(m === 'otros' && invoice.paymentMethodOther ? { other: invoice.paymentMethodOther } : {}),
-    })),
+    mediosPago: mediosPago(invoice, totals),
     lines: invoice.lines.map((l) => l.input),
-    totals: recomputed(invoice, '08'),
+    totals,
     referencias: [
       {
         docType,

@@ -590,3 +590,109 @@ describe('a credit note of a document issued outside the service', () => {
     ]);
   });
 });
+
+describe('partial credit notes that take a line unit by unit', () => {
+  const cliId = () => `cli_${String(s.client.id).padStart(12, '0')}`;
+  const credit = (id: string, lines: unknown) =>
+    api(e, 'POST', `/api/v1/invoices/${id}/credit_notes`, s.key, { reason: 'Devolución parcial', lines });
+  const xmlTotal = (xml: string, name: string) =>
+    new Decimal(new RegExp(`<${name}>([^<]+)</${name}>`).exec(xml)![1]!);
+
+  it('prorate a fixed-amount tax (99) by quantity: each unit carries half of it, and the second unit fits', async () => {
+    // Two laptops at 25,000 (+13 % IVA) with a municipal tax of 150 for the line.
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cliId(),
+      paid_at_issue: false,
+      lines: [
+        {
+          service_id: srv(s.laptop.id),
+          qty: 2,
+          unit_price: '25000.00',
+          taxes: [{ code: '99', code_other: 'Impuesto municipal de patente', amount: '150' }],
+        },
+      ],
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.total).toBe('56650.00');
+    const inv = await waitForStatus(res.json.id, ['aceptada']);
+
+    const notes = [];
+    for (let k = 0; k < 2; k++) {
+      const note = await credit(inv.id, [{ line: 1, qty: 1 }]);
+      expect(note.status, note.text).toBe(201);
+      // 25,000 + 3,250 IVA + 75, half of the fixed tax.
+      expect(note.json.total).toBe('28325.00');
+      notes.push(note.json);
+    }
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${inv.id}`, s.key)).json;
+    expect(ref).toMatchObject({ credited_total: '56650.00', balance_due: '0.00', annulled: true });
+    for (const n of notes) {
+      const done = await waitForStatus(n.id, ['aceptada', 'rechazada']);
+      expect(done.status, JSON.stringify(done.rejection_reason)).toBe('aceptada');
+      const xml = await signedXml(n.id);
+      expect(xml).toMatch(
+        /<Codigo>99<\/Codigo>\s*<CodigoImpuestoOTRO>[^<]+<\/CodigoImpuestoOTRO>\s*<Monto>75\.00000<\/Monto>/,
+      );
+      expect((await validateXml('NotaCreditoElectronica', xml)).valid).toBe(true);
+    }
+    // The tax credited never exceeds the tax invoiced: nothing of the line is left.
+    const more = await credit(inv.id, [{ line: 1, amount: '0.01' }]);
+    expect(more.status).toBe(422);
+    expect(more.json.code).toBe('credit_exceeds_total');
+  });
+
+  it('notes that cover every unit add up to the invoice to the last 0.00001, and a tiny discount is no obstacle', async () => {
+    // Three laptops at 28,084.34 less a discount of 10 for the line (a third of it does not
+    // round evenly), and three exempt services at 1,000 with a discount of 0.00001 (a third of
+    // it rounds to nothing).
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cliId(),
+      paid_at_issue: false,
+      lines: [
+        { service_id: srv(s.laptop.id), qty: 3, unit_price: '28084.34', discount: { amount: '10' } },
+        { service_id: srv(s.exempt.id), qty: 3, unit_price: '1000.00', discount: { amount: '0.00001' } },
+      ],
+    });
+    expect(res.status, res.text).toBe(201);
+    const inv = await waitForStatus(res.json.id, ['aceptada']);
+    const invXml = await signedXml(inv.id);
+
+    const ids: string[] = [];
+    for (let k = 0; k < 3; k++) {
+      const note = await credit(inv.id, [
+        { line: 1, qty: 1 },
+        { line: 2, qty: 1 },
+      ]);
+      expect(note.status, note.text).toBe(201);
+      ids.push(note.json.id);
+    }
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${inv.id}`, s.key)).json;
+    expect(ref).toMatchObject({ credited_total: inv.total, balance_due: '0.00', annulled: true });
+
+    // Every note is accepted, and together they equal the invoice exactly.
+    const sums = {
+      TotalVenta: new Decimal(0),
+      TotalDescuentos: new Decimal(0),
+      TotalImpuesto: new Decimal(0),
+      TotalComprobante: new Decimal(0),
+    };
+    for (const id of ids) {
+      const done = await waitForStatus(id, ['aceptada', 'rechazada']);
+      expect(done.status, JSON.stringify(done.rejection_reason)).toBe('aceptada');
+      const xml = await signedXml(id);
+      expect((await validateXml('NotaCreditoElectronica', xml)).valid).toBe(true);
+      for (const name of Object.keys(sums) as (keyof typeof sums)[])
+        sums[name] = sums[name].plus(xmlTotal(xml, name));
+    }
+    for (const name of Object.keys(sums) as (keyof typeof sums)[])
+      expect(sums[name].toFixed(5), name).toBe(xmlTotal(invXml, name).toFixed(5));
+    const rows = (await e.db('invoices').whereIn('id', ids.map(num)).select('total')) as { total: string }[];
+    expect(rows.reduce((t, r) => t.plus(r.total), new Decimal(0)).toFixed(5)).toBe(
+      xmlTotal(invXml, 'TotalComprobante').toFixed(5),
+    );
+
+    const more = await credit(inv.id, [{ line: 2, amount: '0.01' }]);
+    expect(more.status).toBe(422);
+    expect(more.json.code).toBe('credit_exceeds_total');
+  });
+});

@@ -19,10 +19,28 @@ import {
   EMISORES,
   facturaOf,
   invoiceArb,
+  lineArb,
   totalsOf,
   type InvoiceCase,
 } from './helpers/invoice-arbitraries.ts';
 import { verifyManyWithXmlsec } from './helpers/xmlsec.ts';
+import { fixed } from './helpers/invoice-arbitraries.ts';
+import type { Config } from '../config/index.ts';
+import type { Company, Service } from '../db/models/index.ts';
+import type { Catalogue } from '../db/queries/invoice-prepare.ts';
+import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { purchaseFromCatalogue } from '../db/queries/purchases.ts';
+import { buildClave, buildConsecutivo, randomSecurityCode } from '../domain/clave.ts';
+import { noteLines } from '../domain/document-notes.ts';
+import type { DocumentLine } from '../domain/document-line.ts';
+import type { FieldError } from '../domain/errors.ts';
+import { capNoteLines, creditedLines, LineCreditExceeded, type LineCredit } from '../domain/note-credits.ts';
+import { parsePurchaseRequest } from '../domain/purchase-request.ts';
+import { computeDocumentTotals } from '../domain/totals.ts';
+import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
+import { facturaDocument } from '../jobs/invoice-document.ts';
+import { checkTotals } from '../simulator/checks/totals.ts';
+import { children, parseXml, text } from '../simulator/checks/xml-reader.ts';
 
 const RUNS = 500;
 const SEED = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
@@ -237,3 +255,386 @@ describe('generated invoices', () => {
     expect(tamperedXmlsec.map((v) => v.valid)).toEqual(tampered.map(() => false));
   }, 180_000); // 500 signatures, one xmllint and one xmlsec1 run: slow on a busy 2-core machine
 });
+
+// ---------------------------------------------------------------------------------------------
+// Facturas de compra with other charges, through the purchase's own preparation and document
+
+const COMPANY = {
+  ...EMISORES[0]!,
+  legalName: EMISORES[0]!.name,
+  commercialName: null,
+  activityCode: '620100',
+  provincia: '1',
+  canton: '08',
+  distrito: '01',
+  barrio: null,
+  otrasSenas: 'Frente al parque de Sabana Sur',
+  phone: null,
+  phoneCountry: null,
+  emails: ['fe@lasabana.example'],
+  defaultBranch: '001',
+  defaultTerminal: '00001',
+  defaultCurrency: 'CRC',
+} as unknown as Company;
+
+/** The purchase's catalogue: goods and services at 13 %, an exempt service. */
+const SERVICES = [
+  { id: 1, cabys: '4523000000000', description: 'Computadora portátil', unit: 'Unid', ivaRateCode: '08' },
+  { id: 2, cabys: '8311100000000', description: 'Asesoría técnica', unit: 'Sp', ivaRateCode: '08' },
+  { id: 3, cabys: '9311100000000', description: 'Servicio educativo exento', unit: 'Sp', ivaRateCode: '10' },
+].map((x) => ({
+  ...x,
+  uuid: `00000000-0000-0000-0000-00000000000${x.id}`,
+  taxCode: '01',
+  price: '1.00',
+  commercialCode: null,
+}));
+const CATALOGUE: Catalogue = {
+  clientsById: new Map(),
+  clientsByUuid: new Map(),
+  servicesById: new Map(SERVICES.map((x) => [x.id, x as unknown as Service])),
+  servicesByUuid: new Map(SERVICES.map((x) => [x.uuid, x as unknown as Service])),
+};
+
+const purchaseArb = fc.record({
+  lines: fc.array(
+    fc.record({
+      service_id: fc.constantFrom('srv_000000000001', 'srv_000000000002', 'srv_000000000003'),
+      qty: fixed(1, 99_999, 3),
+      unit_price: fixed(0, 100_000_000, 2),
+    }),
+    { minLength: 1, maxLength: 5 },
+  ),
+  other_charges: fc.array(
+    fc.oneof(
+      fc.record({ code: fc.constantFrom('01', '02', '07'), amount: fixed(1, 100_000_000, 5) }),
+      fc.record({
+        code: fc.constant('99'),
+        code_other: fc.constant('Cargo por envío'),
+        amount: fixed(1, 10_000_000, 2),
+      }),
+      fc.record({ code: fc.constant('06') }),
+      fc.record({ code: fc.constant('07'), percent: fixed(1, 2_000_000, 5) }),
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
+  condition: fc.constantFrom('contado', 'credito_30'),
+});
+
+type PurchaseBody = typeof purchaseArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** The purchase as recorded and rebuilt for signing: its prepared totals and its XML. */
+function purchaseOf(body: PurchaseBody, i: number) {
+  const parsed = parsePurchaseRequest(
+    {
+      document_type: '08',
+      supplier: {
+        name: 'Cloud Tools LLC',
+        identification: 'US4455667788',
+        identification_type: '05',
+        foreign_address: '500 Market St, San Francisco, CA, USA',
+      },
+      ...body,
+    },
+    COMPANY.idNumber,
+  );
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  const prepared = purchaseFromCatalogue(COMPANY, parsed.value.request, parsed.value.supplier, CATALOGUE);
+  const consecutivo = buildConsecutivo({ branch: '001', terminal: '00001', docType: '08', number: i + 1 });
+  const row = {
+    ...prepared,
+    id: i + 1,
+    lines: prepared.lines,
+    summary: prepared.totals,
+    consecutivo,
+    clave: buildClave({
+      date: new Date('2026-11-20T16:00:00Z'),
+      emisorId: COMPANY.idNumber,
+      consecutivo,
+      situacion: '1',
+      securityCode: randomSecurityCode(),
+    }),
+    issuedAt: new Date('2026-11-20T16:00:00Z'),
+  } as unknown as InvoiceRow;
+  const doc = facturaDocument({ proveedorSistemas: '' } as Config, row, COMPANY, null);
+  return { body, totals: prepared.totals, xml: buildComprobanteXml('FacturaElectronicaCompra', doc) };
+}
+
+describe('generated facturas de compra with other charges', () => {
+  it(`keep every charge in OtrosCargos and TotalComprobante; the XML validates against the FEC XSD (${RUNS / 5} purchases)`, async () => {
+    const signer = createSigner(
+      (
+        await createTestCertificate({
+          idType: COMPANY.idType as '02',
+          idNumber: COMPANY.idNumber,
+          name: COMPANY.legalName,
+        })
+      ).material,
+    );
+    const cases = fc.sample(purchaseArb, { numRuns: RUNS / 5, seed: SEED + 2 }).map(purchaseOf);
+    for (const { body, totals, xml } of cases) {
+      const s = totals.summary;
+      expect(totals.otherCharges).toHaveLength(body.other_charges.length);
+      const charges = totals.otherCharges.reduce((a, c) => a.plus(c.amount), new D(0));
+      expect(s.totalOtrosCargos).toBe(charges.toFixed(5));
+      // TotalComprobante = TotalVentaNeta + TotalImpuesto + TotalOtrosCargos (an FEC returns no IVA)
+      expect(s.totalComprobante).toBe(dec(s.totalVentaNeta).plus(s.totalImpuesto).plus(charges).toFixed(5));
+      expect(s.totalVentaNeta).toBe(dec(s.totalVenta).minus(dec(s.totalDescuentos)).toFixed(5));
+      const root = parseXml(xml);
+      expect(children(root, 'OtrosCargos').map((c) => text(c, 'MontoCargo'))).toEqual(
+        totals.otherCharges.map((c) => c.amount),
+      );
+      expect(text(root, 'ResumenFactura', 'TotalOtrosCargos')).toBe(s.totalOtrosCargos);
+      expect(text(root, 'ResumenFactura', 'TotalComprobante')).toBe(s.totalComprobante);
+      // The simulator's own recomputation from the XML finds nothing to reject.
+      expect(checkTotals(root)).toEqual([]);
+    }
+    const signed = await Promise.all(cases.map((c) => signer.then((x) => x.sign(c.xml))));
+    const schema = await validateXmlBatch('FacturaElectronicaCompra', signed);
+    expect(schema.flatMap((r, i) => (r.valid ? [] : [{ i, errors: r.errors.slice(0, 3) }]))).toEqual([]);
+  }, 120_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Partial credit notes: fixed-amount taxes prorated, and notes that together cover every unit
+
+/** A line of 1-5 units with a fixed-amount tax (99), sometimes a rate tax (02) and a discount. */
+const taxedLineArb = fc
+  .record({
+    qty: fc.integer({ min: 1, max: 9 }),
+    price: fixed(1, 10_000_000, 2),
+    fixedTax: fixed(1, 100_000, 5),
+    isc: fc.boolean(),
+    discount: fc.option(fixed(1, 100_000, 5), { freq: 2 }),
+  })
+  .map((x): DocumentLine => ({
+    cabys: '2213000000100',
+    description: 'Cerveza 350 ml',
+    unit: 'Unid',
+    quantity: String(x.qty),
+    unitPrice: x.price,
+    ivaRateCode: '08',
+    otherTaxes: [
+      ...(x.isc ? [{ code: '02' as const, rate: '10' }] : []),
+      { code: '99' as const, codeOther: 'Impuesto municipal de patente', amount: x.fixedTax },
+    ],
+    ...(x.discount && new D(x.discount).lt(new D(x.price).times(x.qty))
+      ? { discounts: [{ amount: x.discount, code: '07' as const }] }
+      : {}),
+  }));
+
+/** The quantity of a line split into 1-4 positive parts (0.001 apart at least). */
+const splitsOf = (quantity: string) =>
+  Math.round(Number(quantity) * 1000) < 2
+    ? fc.constant<string[]>([new D(quantity).toFixed(3)])
+    : fc
+        .uniqueArray(fc.integer({ min: 1, max: Math.round(Number(quantity) * 1000) - 1 }), { maxLength: 3 })
+        .map((cuts) => {
+          const marks = [0, ...cuts.sort((a, b) => a - b), Math.round(Number(quantity) * 1000)];
+          return marks.slice(1).map((m, k) => new D(m - marks[k]!).div(1000).toFixed(3));
+        });
+
+interface NoteRun {
+  notes: { lines: { input: DocumentLine; credit: LineCredit }[]; totals: DocumentTotals }[];
+  invoice: DocumentTotals;
+}
+
+/** Credits an invoice's lines in the given parts, one note per round, as createNote does. */
+function creditInParts(
+  lines: readonly DocumentLine[],
+  parts: readonly (readonly string[])[],
+  currency = CRC,
+): NoteRun {
+  const invoice = computeDocumentTotals(lines, currency);
+  const notes: NoteRun['notes'] = [];
+  const rounds = Math.max(...parts.map((p) => p.length));
+  for (let k = 0; k < rounds; k++) {
+    const credited = creditedLines(
+      invoice.lines,
+      notes.map((n) => ({ credits: n.lines.map((l) => l.credit), totals: n.totals.lines })),
+    );
+    const requested = parts.flatMap((p, j) => (p[k] ? [{ line: j + 1, qty: p[k] }] : []));
+    const errors: FieldError[] = [];
+    const built = noteLines(errors, lines, invoice.lines, requested, credited);
+    expect(errors).toEqual([]);
+    expect(built.overLine).toBeNull();
+    const { lines: noteLinesOut, totals } = capNoteLines(
+      built.lines,
+      (inputs) => computeDocumentTotals(inputs, { ...currency, docType: '03' }),
+      invoice.lines,
+      credited,
+    );
+    notes.push({ lines: noteLinesOut, totals });
+    // Never more of any amount than the invoice has, at any step.
+    const sofar = creditedLines(
+      invoice.lines,
+      notes.map((n) => ({ credits: n.lines.map((l) => l.credit), totals: n.totals.lines })),
+    );
+    invoice.lines.forEach((l, j) => {
+      expect(sofar[j]!.subTotal.lte(l.subTotal)).toBe(true);
+      l.taxes.forEach((t, x) => expect(sofar[j]!.taxes[x]!.lte(t.amount)).toBe(true));
+    });
+  }
+  return { notes, invoice };
+}
+const CRC = { currency: 'CRC' as const, exchangeRate: '1' };
+
+/** The notes of a run add up to the invoice, line by line and in total, and nothing is left. */
+function checkCovered({ notes, invoice }: NoteRun, lines: readonly DocumentLine[]): void {
+  const credited = creditedLines(
+    invoice.lines,
+    notes.map((n) => ({ credits: n.lines.map((l) => l.credit), totals: n.totals.lines })),
+  );
+  invoice.lines.forEach((l, j) => {
+    const c = credited[j]!;
+    expect(c.units.toFixed(3)).toBe(l.quantity);
+    expect(c.montoTotal.toFixed(5)).toBe(l.montoTotal);
+    expect(c.subTotal.toFixed(5)).toBe(l.subTotal);
+    l.discounts.forEach((d, k) => expect(c.discounts[k]!.toFixed(5)).toBe(d.amount));
+    l.taxes.forEach((t, k) => expect(c.taxes[k]!.toFixed(5)).toBe(t.amount));
+    expect(c.exoneration.toFixed(5)).toBe(dec(l.taxes[0]?.exoneration?.amount).toFixed(5));
+  });
+  const sum = (f: (t: DocumentTotals) => string | null) =>
+    notes.reduce((a, n) => a.plus(dec(f(n.totals))), new D(0)).toFixed(5);
+  for (const f of [
+    (t: DocumentTotals) => t.summary.totalVenta,
+    (t: DocumentTotals) => t.summary.totalDescuentos,
+    (t: DocumentTotals) => t.summary.totalImpuesto,
+    (t: DocumentTotals) => t.summary.totalComprobante,
+  ])
+    expect(sum(f)).toBe(dec(f(invoice)).toFixed(5));
+  // Each note keeps the v4.4 identities of its own figures.
+  for (const n of notes) {
+    const s = n.totals.summary;
+    expect(s.totalVentaNeta).toBe(dec(s.totalVenta).minus(dec(s.totalDescuentos)).toFixed(5));
+    expect(s.totalComprobante).toBe(dec(s.totalVentaNeta).plus(s.totalImpuesto).toFixed(5));
+    for (const l of n.totals.lines) {
+      expect(l.subTotal).toBe(dec(l.montoTotal).minus(l.discountTotal).toFixed(5));
+      expect(l.montoTotalLinea).toBe(dec(l.subTotal).plus(l.impuestoNeto).toFixed(5));
+    }
+  }
+  // One more credit of 0.01 of any line, or of one unit, is refused: nothing is left.
+  const errors: FieldError[] = [];
+  const more = noteLines(errors, lines, invoice.lines, [{ line: 1, qty: '0.001' }], credited);
+  expect(more.overLine).not.toBeNull();
+  const byAmount = noteLines(errors, lines, invoice.lines, [{ line: 1, amount: '0.01' }], credited);
+  // Refused as a field (more than the line ever had) or by what is left of the line.
+  if (errors.length) return expect(errors.map((x) => x.code)).toEqual(['amount_exceeds_line']);
+  expect(() =>
+    capNoteLines(
+      byAmount.lines,
+      (inputs) => computeDocumentTotals(inputs, { ...CRC, docType: '03' }),
+      invoice.lines,
+      credited,
+    ),
+  ).toThrow(LineCreditExceeded);
+}
+
+describe('generated partial credit notes', () => {
+  it(`prorate a fixed-amount tax by units and never credit more tax than invoiced (${RUNS / 2} lines)`, () => {
+    fc.assert(
+      fc.property(
+        taxedLineArb.chain((line) => fc.tuple(fc.constant(line), splitsOf(line.quantity))),
+        ([line, parts]) => {
+          const run = creditInParts([line], [parts]);
+          const fixedAt = run.invoice.lines[0]!.taxes.length - 1;
+          const invoiced = dec(run.invoice.lines[0]!.taxes[fixedAt]!.amount);
+          // Each note's fixed tax is the share of the units it credits (cumulative rounding).
+          let units = new D(0);
+          let taken = new D(0);
+          for (const n of run.notes) {
+            units = units.plus(n.lines[0]!.credit.units!);
+            const got = dec(n.totals.lines[0]!.taxes[fixedAt]!.amount);
+            expect(got.toFixed(5)).toBe(r5(invoiced.times(units).div(line.quantity)).minus(taken).toFixed(5));
+            taken = taken.plus(got);
+          }
+          checkCovered(run, [line]);
+        },
+      ),
+      { numRuns: RUNS / 2, seed: SEED + 3 },
+    );
+  });
+
+  it(`that together cover every unit equal the invoice exactly, leave it fully credited and refuse one more (${RUNS / 2} invoices)`, async () => {
+    const arb = fc
+      .array(lineArb, { minLength: 1, maxLength: 4 })
+      .chain((lines) => fc.tuple(fc.constant(lines), fc.tuple(...lines.map((l) => splitsOf(l.quantity)))));
+    const samples: { xml: string }[] = [];
+    fc.assert(
+      fc.property(arb, ([lines, parts]) => {
+        const run = creditInParts(lines, parts);
+        checkCovered(run, lines);
+        // The last note of a line states what was left: its taxes stay within the rounding of the
+        // notes before it (each within half a unit of the 5th decimal).
+        for (const n of run.notes)
+          n.totals.lines.forEach((l) => {
+            const tax = l.taxes[0];
+            if (!tax || tax.factor || !tax.rate) return;
+            const exact = dec(l.baseImponible).times(tax.rate).div(100);
+            expect(dec(tax.amount).minus(exact).abs().lte(new D('0.000005').times(run.notes.length))).toBe(
+              true,
+            );
+          });
+        if (samples.length < 40)
+          for (const n of run.notes)
+            samples.push({
+              xml: noteXml(
+                n.lines.map((l) => l.input),
+                n.totals,
+                samples.length,
+              ),
+            });
+      }),
+      { numRuns: RUNS / 2, seed: SEED + 4 },
+    );
+    const signer = await createSigner(
+      (
+        await createTestCertificate({
+          idType: '02',
+          idNumber: EMISORES[0]!.idNumber,
+          name: EMISORES[0]!.name,
+        })
+      ).material,
+    );
+    const signed = await Promise.all(samples.map((x) => signer.sign(x.xml)));
+    const schema = await validateXmlBatch('NotaCreditoElectronica', signed);
+    expect(schema.flatMap((r, i) => (r.valid ? [] : [{ i, errors: r.errors.slice(0, 3) }]))).toEqual([]);
+  }, 120_000);
+});
+
+/** A credit note's XML of these lines, referencing a factura. */
+function noteXml(lines: readonly DocumentLine[], totals: DocumentTotals, i: number): string {
+  const emisor = EMISORES[0]!;
+  const consecutivo = buildConsecutivo({ branch: '001', terminal: '00001', docType: '03', number: i + 1 });
+  const issuedAt = new Date('2026-11-20T16:00:00Z');
+  const clave = (c: string) =>
+    buildClave({
+      date: issuedAt,
+      emisorId: emisor.idNumber,
+      consecutivo: c,
+      situacion: '1',
+      securityCode: randomSecurityCode(),
+    });
+  return buildComprobanteXml('NotaCreditoElectronica', {
+    kind: 'NotaCreditoElectronica',
+    clave: clave(consecutivo),
+    consecutivo,
+    issuedAt,
+    proveedorSistemas: '3101000001',
+    activityCode: '620100',
+    emisor,
+    condicionVenta: '01',
+    mediosPago: [{ type: '01' }],
+    lines,
+    totals,
+    referencias: [
+      {
+        docType: '01',
+        number: clave(buildConsecutivo({ branch: '001', terminal: '00001', docType: '01', number: 1 })),
+        issuedAt,
+        code: '02',
+        reason: 'Devolución parcial',
+      },
+    ],
+  } as unknown as Parameters<typeof buildComprobanteXml>[1]);
+}

@@ -222,6 +222,42 @@ describe('factura electrónica de compra (08)', () => {
   });
 });
 
+describe('a purchase with other charges (08, OtrosCargos)', () => {
+  it('keeps its charges: shown by the API, written as OtrosCargos, in TotalComprobante and in the expense', async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      document_type: '08',
+      supplier: foreignSupplier,
+      condition: 'credito_30',
+      lines: [{ service_id: srv(s.laptop.id), qty: 1, unit_price: '1000.00' }],
+      other_charges: [{ code: '99', code_other: 'Cargo por envío', amount: '250' }],
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    // 1000 + 130 IVA + 250 of other charges.
+    expect(res.json.total).toBe('1380.00');
+    expect(res.json.other_charges).toEqual([
+      expect.objectContaining({ code: '99', code_other: 'Cargo por envío', amount: '250.00000' }),
+    ]);
+    const done = await waitForStatus(res.json.id, ['aceptada', 'rechazada']);
+    expect(done.status, JSON.stringify(done.rejection_reason)).toBe('aceptada');
+    const xml = await signedXml(res.json.id);
+    expect(xml).toMatch(
+      /<OtrosCargos>\s*<TipoDocumentoOC>99<\/TipoDocumentoOC>\s*<TipoDocumentoOTROS>Cargo por envío<\/TipoDocumentoOTROS>[\s\S]*?<MontoCargo>250\.00000<\/MontoCargo>\s*<\/OtrosCargos>/,
+    );
+    expect(xml).toContain('<TotalOtrosCargos>250.00000</TotalOtrosCargos>');
+    expect(xml).toContain('<TotalComprobante>1380.00000</TotalComprobante>');
+    expect((await validateXml('FacturaElectronicaCompra', xml)).errors).toEqual([]);
+    expect(ruleRows(purchaseRule, '08', xml)).toEqual([]);
+    // The charge is part of what the company owes and of its expense.
+    await waitFor(async () => (await entries(num(res.json.id))).length > 0, 10_000);
+    const lines = await entries(num(res.json.id));
+    expect(balanced(lines)).toBe(true);
+    const by = Object.fromEntries(lines.map((l) => [l.role, l]));
+    expect(new Decimal(by.purchases.debit).toFixed(2)).toBe('1250.00');
+    expect(new Decimal(by.iva_credit.debit).toFixed(2)).toBe('130.00');
+    expect(new Decimal(by.payables.credit).toFixed(2)).toBe('1380.00');
+  });
+});
+
 describe('a purchase paid in cash (08, contado)', () => {
   it('credits cash and banks, not accounts payable (a credit purchase credits payables, above)', async () => {
     const res = await api(e, 'POST', '/api/v1/invoices', s.key, {

@@ -21,6 +21,8 @@ import {
   type NoteLineRequest,
 } from '../../domain/document-notes.ts';
 import { documentBalance } from '../../domain/balance.ts';
+import { capNoteLines, creditedLines, LineCreditExceeded } from '../../domain/note-credits.ts';
+import type { DocumentLine } from '../../domain/document-line.ts';
 import { notePayments, settledAtIssue, type NotePaymentFields } from '../../domain/note-payments.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
@@ -84,15 +86,31 @@ export async function createNote(
       .first()) as InvoiceRow | undefined;
     if (!doc) return { kind: 'not_found' };
 
-    // 3. The note's reason, code and lines (nothing is written before they are valid).
+    // 3. The note's reason, code and lines (nothing is written before they are valid). A credit
+    // note's lines take at most what the earlier credit notes (not rejected) left of each line.
     const errors: FieldError[] = [];
     const whole = input.body.lines === undefined;
     const header = checkNoteHeader(errors, input.kind, input.body, whole);
-    const lines = noteLines(
+    const earlier =
+      input.kind === 'credit'
+        ? ((await trx('invoices')
+            .where({ referencedInvoiceId: doc.id, docType: '03' })
+            .whereNot('status', 'rechazada')
+            .select('lines', 'summary')) as Pick<InvoiceRow, 'lines' | 'summary'>[])
+        : [];
+    const credited =
+      input.kind === 'credit'
+        ? creditedLines(
+            doc.summary.lines,
+            earlier.map((n) => ({ credits: n.lines.map((l) => l.credit), totals: n.summary.lines })),
+          )
+        : null;
+    const built = noteLines(
       errors,
       doc.lines.map((l) => l.input),
-      doc.summary.lines.map((l) => l.subTotal),
+      doc.summary.lines,
       input.body.lines,
+      credited,
     );
     // A note on a tiquete sold to no one is settled at issue too (domain/note-payments.ts).
     const settled = settledAtIssue(doc);
@@ -112,24 +130,21 @@ export async function createNote(
         { status: doc.status },
       );
     const docType = NOTE_DOC_TYPE[input.kind];
+    if (built.overLine)
+      throw new NoteRefused(
+        'credit_exceeds_total',
+        `Line ${built.overLine.line} has ${built.overLine.left} units left to credit`,
+        { line: built.overLine.line, units_left: built.overLine.left },
+      );
     // Its other charges: all of them for the whole document; for a partial note the proportional
     // ones follow the lines, and fixed ones only when named (domain/document-notes.ts).
-    const earlier =
-      input.kind === 'credit' && input.body.other_charges?.length
-        ? (
-            (await trx('invoices')
-              .where({ referencedInvoiceId: doc.id, docType: '03' })
-              .whereNot('status', 'rechazada')
-              .select('summary')) as Pick<InvoiceRow, 'summary'>[]
-          ).flatMap((n) => n.summary.otherCharges ?? [])
-        : [];
     const otherCharges = noteOtherCharges(
       errors,
       input.kind,
       doc.summary.otherCharges ?? [],
       whole,
       input.body.other_charges,
-      earlier,
+      earlier.flatMap((n) => n.summary.otherCharges ?? []),
     );
     if (errors.length) throw new DomainValidationError(errors);
     // One payment method (the document's first): a note states no split of its amount, unless a
@@ -145,40 +160,61 @@ export async function createNote(
       : doc.paymentMethods[0] === 'otros'
         ? doc.paymentMethodOther
         : null;
-    let totals;
+    const noteTotals = (lines: readonly DocumentLine[]) => {
+      try {
+        return computeDocumentTotals(lines, {
+          currency: doc.currency as never,
+          exchangeRate: doc.exchangeRate,
+          docType,
+          otherCharges,
+          // IVA devuelto in the document's share (in a sale paid partly by card, less than the IVA).
+          ivaReturnedOf: returnedIvaShare(doc.summary),
+          // The MedioPago of a note that states its own payments, amounts checked against its total.
+          ...(stated
+            ? {
+                payments: stated.map((p) => ({
+                  type: PAYMENT_METHODS[p.method]!,
+                  other: p.other,
+                  amount: p.amount,
+                })),
+              }
+            : {}),
+        });
+      } catch (err) {
+        if (!(err instanceof DomainValidationError)) throw err;
+        throw new DomainValidationError(
+          err.errors.map((e) => ({ ...e, path: e.path.replace(/^(\/payments\/\d+)\/type$/, '$1/method') })),
+        );
+      }
+    };
+    // No line of a credit note takes more than the earlier notes left of it (a note of the whole
+    // document fits only while nothing was credited: the total below decides).
+    let capped;
     try {
-      totals = computeDocumentTotals(lines, {
-        currency: doc.currency as never,
-        exchangeRate: doc.exchangeRate,
-        docType,
-        otherCharges,
-        // IVA devuelto in the document's share (in a sale paid partly by card, less than the IVA).
-        ivaReturnedOf: returnedIvaShare(doc.summary),
-        // The MedioPago of a note that states its own payments, amounts checked against its total.
-        ...(stated
-          ? {
-              payments: stated.map((p) => ({
-                type: PAYMENT_METHODS[p.method]!,
-                other: p.other,
-                amount: p.amount,
-              })),
-            }
-          : {}),
-      });
+      capped = capNoteLines(built.lines, noteTotals, doc.summary.lines, whole ? null : credited);
     } catch (err) {
-      if (!(err instanceof DomainValidationError)) throw err;
-      throw new DomainValidationError(
-        err.errors.map((e) => ({ ...e, path: e.path.replace(/^(\/payments\/\d+)\/type$/, '$1/method') })),
-      );
-    }
-    const amount = new Decimal(totals.summary.totalComprobante);
-    const remaining = new Decimal(doc.total).minus(doc.creditedTotal);
-    if (input.kind === 'credit' && amount.gt(remaining))
+      if (!(err instanceof LineCreditExceeded)) throw err;
       throw new NoteRefused(
         'credit_exceeds_total',
-        `This credit (${amount.toFixed(2)}) exceeds what is left to credit on the document (${remaining.toFixed(2)})`,
-        { credited_total: new Decimal(doc.creditedTotal).toFixed(2), creditable: remaining.toFixed(2) },
+        `Line ${err.line} has ${new Decimal(err.creditable).toFixed(2)} left to credit`,
+        { line: err.line, creditable: new Decimal(err.creditable).toFixed(2) },
       );
+    }
+    const { lines, totals } = capped;
+    const amount = new Decimal(totals.summary.totalComprobante);
+    const remaining = new Decimal(doc.total).minus(doc.creditedTotal);
+    if (input.kind === 'credit' && amount.gt(remaining)) {
+      // Compared to the last 0.00001, as the amounts are kept; shown so the difference shows.
+      const places = amount.toFixed(2) === remaining.toFixed(2) ? 5 : 2;
+      throw new NoteRefused(
+        'credit_exceeds_total',
+        `This credit (${amount.toFixed(places)}) exceeds what is left to credit on the document (${remaining.toFixed(places)})`,
+        {
+          credited_total: new Decimal(doc.creditedTotal).toFixed(places),
+          creditable: remaining.toFixed(places),
+        },
+      );
+    }
 
     // 4. The note, numbered in its own series.
     const reference: DocumentReference = {
@@ -206,9 +242,10 @@ export async function createNote(
       creditDays: doc.creditDays,
       paymentMethods: methods,
       paymentMethodOther: methodOther,
-      lines: lines.map((l, i) => ({
-        serviceId: doc.lines[(input.body.lines ? input.body.lines[i]!.line : i + 1) - 1]?.serviceId ?? null,
-        input: l,
+      lines: lines.map((l) => ({
+        serviceId: doc.lines[l.credit.line - 1]?.serviceId ?? null,
+        input: l.input,
+        credit: l.credit,
       })),
       totals,
       externalId: null,

@@ -10,6 +10,7 @@ import {
   isCodigoMoneda,
   type CodigoImpuesto,
   type CodigoTarifaIVA,
+  type TipoComprobante,
   type UnidadMedida,
 } from '../../domain/codes.ts';
 import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
@@ -121,8 +122,16 @@ export async function prepareInvoice(
   return prepareFromCatalogue(company, req, await loadCatalogue(db, tenant, [req]));
 }
 
-/** Pure: the prepared invoice of one request, given the catalogue rows it names. */
-export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat: Catalogue): PreparedInvoice {
+/**
+ * Pure: the prepared invoice of one request, given the catalogue rows it names. `totalsType`: the
+ * document type whose rules the totals follow (a purchase's request is parsed like an invoice's).
+ */
+export function prepareFromCatalogue(
+  company: Company,
+  req: InvoiceRequest,
+  cat: Catalogue,
+  totalsType: TipoComprobante = req.documentType,
+): PreparedInvoice {
   const errors: FieldError[] = [];
   // 1. The client.
   const ref = req.clientRef;
@@ -212,7 +221,7 @@ export function prepareFromCatalogue(company: Company, req: InvoiceRequest, cat:
       {
         currency: currency as never,
         exchangeRate,
-        docType: req.documentType,
+        docType: totalsType,
         otherCharges: req.otherCharges,
         payments: payments.map((p) => ({
           type: PAYMENT_METHODS[p.method]!,

@@ -1,6 +1,7 @@
 // Invoices: their row shape, drafts issued later, reads and lists. Recording goes through
 // invoice-bulk.ts (one or many invoices per transaction; single API creates are grouped per
 // series by invoice-committer.ts). Every query is scoped to (company, mode).
+import type { LineCredit } from '../../domain/note-credits.ts';
 import type { Knex } from 'knex';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
 import type { DocumentTotals } from '../../domain/totals.ts';
@@ -24,6 +25,8 @@ export interface StoredLine {
   serviceId: number | null;
   /** The document line exactly as the totals and the XML consume it (dates as ISO strings). */
   input: DocumentLine;
+  /** A note's line: what it credits (or debits) of the referenced document's line. */
+  credit?: LineCredit;
 }
 
 export interface InvoiceRow {

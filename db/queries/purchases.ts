@@ -5,8 +5,6 @@
 // and the idempotency record. A purchase has no client and is never paid at issue.
 import type { Knex } from 'knex';
 import type { Client, Company } from '../models/index.ts';
-import { computeDocumentTotals } from '../../domain/totals.ts';
-import { DomainValidationError } from '../../domain/errors.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
 import { NO_CLIENT_ID, type Supplier } from '../../domain/purchase-request.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
@@ -18,7 +16,7 @@ import {
   type StoredResponse,
 } from './idempotency.ts';
 import { invoiceInsertRow } from './invoice-bulk.ts';
-import { loadCatalogue, mapTotalsPath, prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
+import { loadCatalogue, prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import { reserveNumber, type InvoiceRow, type PreparedInvoice } from './invoices.ts';
 
 /** The prepared purchase: lines and totals from the catalogue, totals of a tipo 08 document. */
@@ -39,20 +37,11 @@ export function purchaseFromCatalogue(
   supplier: Supplier,
   catalogue: Catalogue,
 ): PreparedInvoice {
-  // The request's client is a stand-in: the supplier is not a client.
+  // The request's client is a stand-in: the supplier is not a client. Lines, other charges and
+  // payments are computed once, under the purchase's own rules (tipo 08: no specific taxes, no
+  // factory IVA), every error pointing into the request.
   const cat = { ...catalogue, clientsById: new Map([[NO_CLIENT_ID, { id: 0 } as Client]]) };
-  const prepared = prepareFromCatalogue(company, { ...req, clientRef: { id: NO_CLIENT_ID } }, cat);
-  try {
-    prepared.totals = computeDocumentTotals(
-      prepared.lines.map((l) => l.input),
-      { currency: prepared.currency as never, exchangeRate: prepared.exchangeRate, docType: '08' },
-    );
-  } catch (err) {
-    // The purchase's own rules (no specific taxes, no factory IVA) point into the request too.
-    if (err instanceof DomainValidationError)
-      throw new DomainValidationError(err.errors.map((e) => ({ ...e, path: mapTotalsPath(e.path, req) })));
-    throw err;
-  }
+  const prepared = prepareFromCatalogue(company, { ...req, clientRef: { id: NO_CLIENT_ID } }, cat, '08');
   return {
     ...prepared,
     clientId: null as unknown as number,

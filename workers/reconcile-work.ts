@@ -11,6 +11,7 @@ import {
 } from '../db/queries/in-flight.ts';
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
 import { batchJob, chunkJobId, invoiceJobId, type InvoiceStep } from '../jobs/catalogue.ts';
+import { reachedPlace, withFairPlaces } from '../jobs/fair-share.ts';
 import { chunkFlow, FLOW_STEPS, makeChunks } from '../jobs/flow.ts';
 import { addShardedFlows, type QueueShards } from '../jobs/shards.ts';
 import type { JobRef } from './reconcile-detect.ts';
@@ -71,13 +72,21 @@ export function invoiceWork(
         const step = remainingFrom(r);
         byStep.set(step, [...(byStep.get(step) ?? []), r]);
       }
-      const added = [...byStep].map(([step, group]) => ({
-        step,
-        chunks: makeChunks(
-          group.map((r) => ({ invoiceId: r.id, companyId: r.companyId, livemode: r.livemode })),
-          chunkSize,
-        ),
-      }));
+      // Each lost chunk takes its place in its company's turn, as the relay's chunks do.
+      const reached = (companyId: number) => reachedPlace(shards.of(companyId).sign);
+      const added = await Promise.all(
+        [...byStep].map(async ([step, group]) => ({
+          step,
+          chunks: await withFairPlaces(
+            db,
+            makeChunks(
+              group.map((r) => ({ invoiceId: r.id, companyId: r.companyId, livemode: r.livemode })),
+              chunkSize,
+            ),
+            reached,
+          ),
+        })),
+      );
       await assignFlowChunks(
         db,
         added.flatMap((a) => a.chunks),

@@ -1,0 +1,60 @@
+// The workers' capacity shared between companies. BullMQ takes a queue's jobs in order of their
+// priority (lowest first; first come first within one), so every chunk's jobs carry a place in
+// its company's turn, as in start-time fair queueing: a company's next chunk comes one place after
+// the later of (a) its own last chunk still waiting to be signed and (b) the place the sign queue
+// has reached (the lowest priority waiting in it). A company with a backlog of thousands of
+// invoices thus holds places far ahead, and another company's chunk takes the next place the
+// queue reaches, behind at most one chunk of each company before it: round robin between
+// companies, first come first within each (one company's chunks never overtake each other). Once a
+// company has nothing waiting its places start again from where the queue is. The places are
+// written on the invoices (`flow_priority`) with the chunk and the same for every step of the
+// flow, so submission, booking and status polling follow the same turns.
+import type { Queue } from 'bullmq';
+import type { Knex } from 'knex';
+import { waitingFlowPriorities } from '../db/queries/invoice-flow.ts';
+import type { Chunk } from './flow.ts';
+
+/** BullMQ's highest priority (2^21 − 1): places beyond it share it, first come first. */
+export const MAX_PRIORITY = 2_097_151;
+
+/**
+ * The chunks with their places, in their order. `reached(companyId)` is the lowest priority waiting
+ * in the sign queue of the company's shard (0 when none waits).
+ */
+export async function withFairPlaces<C extends Chunk & { livemode: boolean }>(
+  trx: Knex | Knex.Transaction,
+  chunks: C[],
+  reached: (companyId: number) => Promise<number>,
+): Promise<(C & { priority: number })[]> {
+  if (!chunks.length) return [];
+  const key = (c: { companyId: number; livemode: boolean }) => `${c.companyId}:${c.livemode}`;
+  const pairs = [...new Map(chunks.map((c) => [key(c), c])).values()];
+  const waiting = await waitingFlowPriorities(
+    trx,
+    pairs.map((c) => ({ companyId: c.companyId, livemode: c.livemode })),
+  );
+  const reachedBy = new Map<number, Promise<number>>();
+  const last = new Map<string, number>();
+  const placed: (C & { priority: number })[] = [];
+  for (const c of chunks) {
+    let before = last.get(key(c));
+    if (before === undefined) {
+      if (!reachedBy.has(c.companyId))
+        reachedBy.set(
+          c.companyId,
+          reached(c.companyId).catch(() => 0),
+        );
+      before = Math.max(waiting.get(key(c)) ?? 0, await reachedBy.get(c.companyId)!);
+    }
+    const priority = Math.min(MAX_PRIORITY, before + 1);
+    last.set(key(c), priority);
+    placed.push({ ...c, priority });
+  }
+  return placed;
+}
+
+/** The place a sign queue has reached: the priority of the first job waiting in it (0: none). */
+export async function reachedPlace(signQueue: Queue): Promise<number> {
+  const [head] = await signQueue.getPrioritized(0, 0);
+  return head?.priority ?? 0;
+}

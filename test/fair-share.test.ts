@@ -1,0 +1,123 @@
+// How the workers' capacity is shared between companies, step by step and without timing: the
+// places the relay gives each company's chunks in the sign queue (jobs/fair-share.ts), and the
+// per-process limit of Hacienda calls taking turns between companies (jobs/map-limit.ts).
+import { FlowProducer, Queue } from 'bullmq';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUES } from '../jobs/catalogue.ts';
+import { reachedPlace } from '../jobs/fair-share.ts';
+import { createLimiter } from '../jobs/map-limit.ts';
+import { createRelay } from '../workers/outbox-relay.ts';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+
+type Issuer = Awaited<ReturnType<typeof seedIssuer>>;
+const pad = (n: number) => String(n).padStart(12, '0');
+
+let e: E2E;
+let big: Issuer;
+let small: Issuer;
+
+beforeAll(async () => {
+  e = await startE2E({ workers: false });
+  big = await seedIssuer(e.db, e.config, '3101123456');
+  small = await seedIssuer(e.db, e.config, '3101654321');
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+/** `n` invoices of `s` recorded while no worker runs; their ids. */
+async function create(s: Issuer, n: number): Promise<number[]> {
+  const created = await Promise.all(
+    Array.from({ length: n }, () =>
+      api(e, 'POST', '/api/v1/invoices', s.key, {
+        client_id: `cli_${pad(s.client.id)}`,
+        lines: [{ service_id: `srv_${pad(s.consulting.id)}`, qty: 1 }],
+      }),
+    ),
+  );
+  expect(created.map((r) => r.status)).toEqual(created.map(() => 201));
+  return created.map((r) => Number(String(r.json.id).slice(4)));
+}
+
+describe('places in the sign queue', () => {
+  it("a company's chunk waits behind the head of the queue and one chunk of each other company, not their backlog", async () => {
+    const flows = new FlowProducer({ connection: e.connection, prefix: e.config.queuePrefix });
+    const sign = new Queue(QUEUES.sign, { connection: e.connection, prefix: e.config.queuePrefix });
+    const relay = createRelay({
+      db: e.db,
+      databaseUrl: e.database.url,
+      flows,
+      log: pino({ level: 'silent' }),
+      chunkSize: 2,
+      reached: () => reachedPlace(sign),
+    });
+    try {
+      // The big company's backlog: 10 invoices in chunks of 2, then one invoice of the small one.
+      await create(big, 10);
+      await relay.runOnce();
+      await create(small, 1);
+      await relay.runOnce();
+      // One more invoice of each: the big one's goes after its own backlog, the small one's after
+      // its own first one.
+      await create(big, 1);
+      await create(small, 1);
+      await relay.runOnce();
+
+      const waiting = await sign.getPrioritized(0, -1);
+      const companyOf = new Map(
+        ((await e.db('invoices').select('id', 'company_id')) as { id: string; companyId: string }[]).map(
+          (r) => [Number(r.id), Number(r.companyId)],
+        ),
+      );
+      // The order in which the workers will take them.
+      const order = waiting.map((j) => companyOf.get((j.data as { invoiceIds: number[] }).invoiceIds[0]!)!);
+      const priorities = waiting.map((j) => j.priority);
+      console.log(`sign queue: companies ${order.join(' ')}; priorities ${priorities.join(' ')}`);
+      const B = big.company.id;
+      const S = small.company.id;
+      expect(order).toEqual([B, B, S, B, S, B, B, B]);
+      expect(priorities).toEqual([1, 2, 2, 3, 3, 4, 5, 6]);
+      // The places are written with the chunk on every invoice it carries.
+      const placed = (await e.db('invoices').whereNull('flow_priority').count('* as n'))[0]!;
+      expect(Number(placed.n)).toBe(0);
+    } finally {
+      await flows.close();
+      await sign.obliterate({ force: true }).catch(() => {});
+      await sign.close();
+    }
+  });
+});
+
+describe('Hacienda calls of one process', () => {
+  it('a company with one call waiting goes before the rest of another company’s queue', async () => {
+    const limiter = createLimiter(2);
+    const started: string[] = [];
+    const gates: (() => void)[] = [];
+    const call = (who: string) =>
+      limiter.run(
+        () =>
+          new Promise<void>((resolve) => {
+            started.push(who);
+            gates.push(resolve);
+          }),
+        who[0],
+      );
+    // Company a fills both places and queues eight more; then company b asks once.
+    const all = [...Array.from({ length: 10 }, (_, i) => call(`a${i}`)), call('b0')];
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a0', 'a1']);
+    // Each finished call hands its place to the next company's turn.
+    for (let i = 0; i < 3; i++) {
+      gates.shift()!();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(started).toEqual(['a0', 'a1', 'a2', 'b0', 'a3']);
+    while (gates.length) {
+      gates.shift()!();
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(all);
+    expect(started).toHaveLength(11);
+  });
+});

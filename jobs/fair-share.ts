@@ -8,7 +8,8 @@
 // companies, first come first within each (one company's chunks never overtake each other). Once a
 // company has nothing waiting its places start again from where the queue is. The places are
 // written on the invoices (`flow_priority`) with the chunk and the same for every step of the
-// flow, so submission, booking and status polling follow the same turns.
+// flow, so submission, booking and status polling follow the same turns. Batches and webhook
+// deliveries take places the same way, counted from what their company already has waiting.
 import type { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import { waitingFlowPriorities } from '../db/queries/invoice-flow.ts';
@@ -53,8 +54,18 @@ export async function withFairPlaces<C extends Chunk & { livemode: boolean }>(
   return placed;
 }
 
-/** The place a sign queue has reached: the priority of the first job waiting in it (0: none). */
-export async function reachedPlace(signQueue: Queue): Promise<number> {
-  const [head] = await signQueue.getPrioritized(0, 0);
+/** The place a queue has reached: the priority of the first job waiting in it (0: none). */
+export async function reachedPlace(queue: Queue): Promise<number> {
+  const [head] = await queue.getPrioritized(0, 0);
   return head?.priority ?? 0;
+}
+
+/**
+ * The place of a job whose company already has `ahead` jobs waiting in a queue that has reached
+ * `reached` (batches, webhook deliveries: their order within a company is not promised, so the
+ * count of what waits is enough; the place still grows with the company's backlog, so a company
+ * with one job waiting goes before the rest of a backlog).
+ */
+export function placeAfter(reached: number, ahead: number): number {
+  return Math.min(MAX_PRIORITY, reached + ahead + 1);
 }

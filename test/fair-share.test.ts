@@ -4,10 +4,11 @@
 import { FlowProducer, Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUES } from '../jobs/catalogue.ts';
+import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
 import { reachedPlace } from '../jobs/fair-share.ts';
 import { createLimiter } from '../jobs/map-limit.ts';
 import { createRelay } from '../workers/outbox-relay.ts';
+import { startWebhooks } from '../workers/webhook-runtime.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 
 type Issuer = Awaited<ReturnType<typeof seedIssuer>>;
@@ -25,6 +26,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await e?.close();
 });
+
+/** The jobs waiting in a queue in the order a worker takes them: without priority first, then by priority. */
+async function takeOrder(q: Queue) {
+  return [...(await q.getWaiting(0, -1)), ...(await q.getPrioritized(0, -1))];
+}
 
 /** `n` invoices of `s` recorded while no worker runs; their ids. */
 async function create(s: Issuer, n: number): Promise<number[]> {
@@ -64,7 +70,7 @@ describe('places in the sign queue', () => {
       await create(small, 1);
       await relay.runOnce();
 
-      const waiting = await sign.getPrioritized(0, -1);
+      const waiting = await takeOrder(sign);
       const companyOf = new Map(
         ((await e.db('invoices').select('id', 'company_id')) as { id: string; companyId: string }[]).map(
           (r) => [Number(r.id), Number(r.companyId)],
@@ -85,6 +91,85 @@ describe('places in the sign queue', () => {
       await flows.close();
       await sign.obliterate({ force: true }).catch(() => {});
       await sign.close();
+    }
+  });
+});
+
+describe('places in the batches and webhooks queues', () => {
+  it("a company's batch and webhook delivery go before the rest of another company's backlog", async () => {
+    const flows = new FlowProducer({ connection: e.connection, prefix: e.config.queuePrefix });
+    const batches = new Queue(BATCH_QUEUE, { connection: e.connection, prefix: e.config.queuePrefix });
+    const webhooks = startWebhooks({
+      config: e.config,
+      db: e.db,
+      connection: e.connection,
+      log: pino({ level: 'silent' }),
+      reconcile: false,
+    });
+    await webhooks.worker.pause(true); // the jobs stay where they are put
+    const relay = createRelay({
+      db: e.db,
+      databaseUrl: e.database.url,
+      flows,
+      log: pino({ level: 'silent' }),
+      batches,
+      dispatchEvents: webhooks.dispatchEvents,
+    });
+    try {
+      await relay.runOnce(); // what earlier tests left
+      await webhooks.queue.obliterate({ force: true });
+      for (const s of [big, small]) {
+        const ep = await api(e, 'POST', '/api/v1/webhook_endpoints', s.key, {
+          url: 'http://127.0.0.1:9/hook',
+          events: ['invoice.created'],
+        });
+        expect(ep.status).toBe(201);
+      }
+      // Three batches of the big company, then one of the small one.
+      const item = (s: Issuer) => ({
+        client_id: `cli_${pad(s.client.id)}`,
+        lines: [{ service_id: `srv_${pad(s.consulting.id)}`, qty: 1 }],
+      });
+      const batchOf = new Map<number, number>();
+      for (const [s, k] of [
+        [big, 'b1'],
+        [big, 'b2'],
+        [big, 'b3'],
+        [small, 's1'],
+      ] as const) {
+        const res = await api(e, 'POST', '/api/v1/invoices/batch', s.key, {
+          invoices: [{ ...item(s), idempotency_key: k }],
+        });
+        expect(res.status).toBe(202);
+        batchOf.set(Number(String(res.json.id).slice(4)), s.company.id);
+      }
+      // Six invoices of the big company (an event each), then one of the small one.
+      await create(big, 6);
+      await create(small, 1);
+      await relay.runOnce();
+
+      const B = big.company.id;
+      const S = small.company.id;
+      const batchOrder = (await takeOrder(batches)).map((j) =>
+        batchOf.get((j.data as { batchId: number }).batchId)!,
+      );
+      const endpointCompany = new Map(
+        (
+          (await e.db('webhook_endpoints').select('id', 'company_id')) as { id: string; companyId: string }[]
+        ).map((r) => [Number(r.id), Number(r.companyId)]),
+      );
+      const deliveryOrder = (await takeOrder(webhooks.queue)).map((j) =>
+        endpointCompany.get(j.data.endpointId)!,
+      );
+      console.log(`batches queue: ${batchOrder.join(' ')}; webhooks queue: ${deliveryOrder.join(' ')}`);
+      expect(batchOrder).toEqual([B, S, B, B]);
+      expect(deliveryOrder).toEqual([B, S, B, B, B, B, B]);
+    } finally {
+      await flows.close();
+      await batches.obliterate({ force: true }).catch(() => {});
+      await batches.close();
+      await webhooks.queue.obliterate({ force: true }).catch(() => {});
+      await webhooks.close();
     }
   });
 });

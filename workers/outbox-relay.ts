@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
 import { claimOutbox, deleteOutboxRows, flowInvoices, outboxItems } from '../db/queries/outbox.ts';
 import { batchJob } from '../jobs/catalogue.ts';
-import { withFairPlaces } from '../jobs/fair-share.ts';
+import { batchesAhead } from '../db/queries/queue-places.ts';
+import { placeAfter, reachedPlace, withFairPlaces } from '../jobs/fair-share.ts';
 import { chunkFlow, makeChunks } from '../jobs/flow.ts';
 import { addShardedFlows } from '../jobs/shards.ts';
 
@@ -102,7 +103,12 @@ export function createRelay(options: RelayOptions): Relay {
         .filter((r) => r.kind === 'batch.process' && r.payload.batchId)
         .map((r) => r.payload.batchId!);
       if (batchIds.length && options.batches) {
-        await options.batches.addBulk(batchIds.map(batchJob));
+        // Each after the batches its company already has in progress.
+        const ahead = await batchesAhead(trx, batchIds);
+        const reached = await reachedPlace(options.batches);
+        await options.batches.addBulk(
+          batchIds.map((id) => batchJob(id, placeAfter(reached, ahead.get(id) ?? 0))),
+        );
       }
       const eventIds = rows
         .filter((r) => r.kind === 'event.dispatch')

@@ -129,7 +129,7 @@ describe('fairness between companies', () => {
     );
     for (const w of await waiting) expect(w.status).toBe(201);
     // The measure means something only if the flood was still there while it ran.
-    expect(backlog).toBeGreaterThan(1000);
+    expect(backlog).toBeGreaterThan(500);
     expect(duringP99).toBeLessThanOrEqual(5 * aloneP99);
 
     // 4. The flood is carried through in full: every invoice accepted, numbers without gaps.

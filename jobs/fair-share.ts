@@ -1,15 +1,17 @@
 // The workers' capacity shared between companies. BullMQ takes a queue's jobs in order of their
 // priority (lowest first; first come first within one), so every chunk's jobs carry a place in
-// its company's turn, as in start-time fair queueing: a company's next chunk comes one place after
-// the later of (a) its own last chunk still waiting to be signed and (b) the place the sign queue
-// has reached (the lowest priority waiting in it). A company with a backlog of thousands of
-// invoices thus holds places far ahead, and another company's chunk takes the next place the
-// queue reaches, behind at most one chunk of each company before it: round robin between
-// companies, first come first within each (one company's chunks never overtake each other). Once a
-// company has nothing waiting its places start again from where the queue is. The places are
-// written on the invoices (`flow_priority`) with the chunk and the same for every step of the
-// flow, so submission, booking and status polling follow the same turns. Batches and webhook
-// deliveries take places the same way, counted from what their company already has waiting.
+// its company's turn, as in start-time fair queueing: a company's next chunk comes after the later
+// of (a) its own last chunk still waiting to be signed and (b) the place the sign queue has
+// reached (the lowest priority waiting in it), by as many places as it has invoices. Places count
+// invoices, not chunks: a chunk of 50 of a company with a backlog takes 50 places, a single invoice
+// of another company one, so the single invoice does not wait behind the backlog but behind at
+// most one chunk of each other company; one company's chunks never overtake each other. Once a
+// company has nothing waiting its places start again from where the queue is, and once the queue
+// is empty from the start. The places are written on the invoices (`flow_priority`) with the
+// chunk and are the same for every step of the flow, so submission, booking and status polling
+// follow the same turns. Batches and webhook deliveries take places the same way, counted from
+// what their company already has waiting. A queue never empty for about two million invoices
+// reaches BullMQ's highest priority: from there on places are first come first until it empties.
 import type { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import { waitingFlowPriorities } from '../db/queries/invoice-flow.ts';
@@ -47,7 +49,7 @@ export async function withFairPlaces<C extends Chunk & { livemode: boolean }>(
         );
       before = Math.max(waiting.get(key(c)) ?? 0, await reachedBy.get(c.companyId)!);
     }
-    const priority = Math.min(MAX_PRIORITY, before + 1);
+    const priority = Math.min(MAX_PRIORITY, before + c.invoiceIds.length);
     last.set(key(c), priority);
     placed.push({ ...c, priority });
   }

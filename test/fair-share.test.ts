@@ -82,8 +82,9 @@ describe('places in the sign queue', () => {
       console.log(`sign queue: companies ${order.join(' ')}; priorities ${priorities.join(' ')}`);
       const B = big.company.id;
       const S = small.company.id;
-      expect(order).toEqual([B, B, S, B, S, B, B, B]);
-      expect(priorities).toEqual([1, 2, 2, 3, 3, 4, 5, 6]);
+      expect(order).toEqual([B, S, B, S, B, B, B, B]);
+      // Places count invoices: the big company's chunks of 2 take two places each.
+      expect(priorities).toEqual([2, 3, 4, 4, 6, 8, 10, 11]);
       // The places are written with the chunk on every invoice it carries.
       const placed = (await e.db('invoices').whereNull('flow_priority').count('* as n'))[0]!;
       expect(Number(placed.n)).toBe(0);

@@ -41,7 +41,7 @@ function percentile(values: number[], p: number): number {
  * `count` single invoices of `s`, one every 200 ms (5/s); resolves with each one's milliseconds
  * from its 201 to `aceptada` (Postgres' `accepted_at`, on this machine's clock).
  */
-async function singlesAtFivePerSecond(s: Issuer, count: number): Promise<number[]> {
+async function singlesAtFivePerSecond(s: Issuer, count: number): Promise<{ ms: number[]; steps: string }> {
   const created: Promise<{ id: number; at: number }>[] = [];
   for (let i = 0; i < count; i++) {
     created.push(
@@ -54,24 +54,38 @@ async function singlesAtFivePerSecond(s: Issuer, count: number): Promise<number[
   }
   const answered = await Promise.all(created);
   const ids = answered.map((x) => x.id);
-  let rows: { id: string | number; acceptedAt: Date | null }[] = [];
+  type Row = { id: string | number } & Record<(typeof STEPS)[number], Date | null>;
+  let rows: Row[] = [];
   await waitFor(
     async () => {
-      rows = await e.db('invoices').whereIn('id', ids).select('id', 'accepted_at');
+      rows = await e
+        .db('invoices')
+        .whereIn('id', ids)
+        .select('id', ...STEPS.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`)));
       return rows.every((r) => r.acceptedAt !== null);
     },
     240_000,
     200,
     `${count} invoices of company ${s.company.id} to be accepted`,
   );
-  const acceptedAt = new Map(rows.map((r) => [Number(r.id), r.acceptedAt!.getTime()]));
-  return answered.map((x) => acceptedAt.get(x.id)! - x.at);
+  const at = new Map(answered.map((x) => [x.id, x.at]));
+  // Where the time went: p50 of each step's moment after the 201 (printed with the result).
+  const steps = STEPS.map(
+    (c) =>
+      `${c} ${percentile(
+        rows.map((r) => r[c]!.getTime() - at.get(Number(r.id))!),
+        50,
+      )}`,
+  );
+  return { ms: rows.map((r) => r.acceptedAt!.getTime() - at.get(Number(r.id))!), steps: steps.join(', ') };
 }
+
+const STEPS = ['signedAt', 'submittedAt', 'accountedAt', 'acceptedAt'] as const;
 
 describe('fairness between companies', () => {
   it("one company's flood does not hold back another company's single invoices", async () => {
     // 1. The small company alone: its latency with the pipeline to itself.
-    const alone = await singlesAtFivePerSecond(small, 15);
+    const { ms: alone, steps: aloneSteps } = await singlesAtFivePerSecond(small, 15);
     const aloneP50 = percentile(alone, 50);
     const aloneP99 = percentile(alone, 99);
 
@@ -118,14 +132,15 @@ describe('fairness between companies', () => {
         )[0]!.n,
       );
     const backlog = await notAccepted();
-    const during = await singlesAtFivePerSecond(small, 25);
+    const { ms: during, steps: duringSteps } = await singlesAtFivePerSecond(small, 25);
     const duringP50 = percentile(during, 50);
     const duringP99 = percentile(during, 99);
     console.log(
       `small company, 201 → aceptada: alone p50 ${aloneP50} ms, p99 ${aloneP99} ms; ` +
         `during the flood p50 ${duringP50} ms, p99 ${duringP99} ms ` +
         `(${(duringP99 / aloneP99).toFixed(2)} × alone); the flood's invoices not yet accepted ` +
-        `when the measure began: ${backlog}, when it ended: ${await notAccepted()}`,
+        `when the measure began: ${backlog}, when it ended: ${await notAccepted()}. ` +
+        `Steps after the 201 (p50 ms): alone ${aloneSteps}; during ${duringSteps}`,
     );
     for (const w of await waiting) expect(w.status).toBe(201);
     // The measure means something only if the flood was still there while it ran.

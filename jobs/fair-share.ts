@@ -22,12 +22,14 @@ export const MAX_PRIORITY = 2_097_151;
 
 /**
  * The chunks with their places, in their order. `reached(companyId)` is the lowest priority waiting
- * in the sign queue of the company's shard (0 when none waits).
+ * in the sign queue of the company's shard (0 when none waits), asked once per shard
+ * (`shardOf(companyId)`, its queue prefix).
  */
 export async function withFairPlaces<C extends Chunk & { livemode: boolean }>(
   trx: Knex | Knex.Transaction,
   chunks: C[],
   reached: (companyId: number) => Promise<number>,
+  shardOf: (companyId: number) => string = () => '',
 ): Promise<(C & { priority: number })[]> {
   if (!chunks.length) return [];
   const key = (c: { companyId: number; livemode: boolean }) => `${c.companyId}:${c.livemode}`;
@@ -36,18 +38,19 @@ export async function withFairPlaces<C extends Chunk & { livemode: boolean }>(
     trx,
     pairs.map((c) => ({ companyId: c.companyId, livemode: c.livemode })),
   );
-  const reachedBy = new Map<number, Promise<number>>();
+  const reachedBy = new Map<string, Promise<number>>();
   const last = new Map<string, number>();
   const placed: (C & { priority: number })[] = [];
   for (const c of chunks) {
     let before = last.get(key(c));
     if (before === undefined) {
-      if (!reachedBy.has(c.companyId))
+      const shard = shardOf(c.companyId);
+      if (!reachedBy.has(shard))
         reachedBy.set(
-          c.companyId,
+          shard,
           reached(c.companyId).catch(() => 0),
         );
-      before = Math.max(waiting.get(key(c)) ?? 0, await reachedBy.get(c.companyId)!);
+      before = Math.max(waiting.get(key(c)) ?? 0, await reachedBy.get(shard)!);
     }
     const priority = Math.min(MAX_PRIORITY, before + c.invoiceIds.length);
     last.set(key(c), priority);

@@ -88,7 +88,7 @@ export function createRelay(options: RelayOptions): Relay {
         ),
         chunkSize,
       );
-      const chunks = await withFairPlaces(trx, made, options.reached ?? (async () => 0));
+      const chunks = await withFairPlaces(trx, made, options.reached ?? (async () => 0), options.prefixOf);
       if (chunks.length) {
         await assignFlowChunks(trx, chunks);
         if (options.prefixOf)

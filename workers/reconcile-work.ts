@@ -87,6 +87,7 @@ export function invoiceWork(
               chunkSize,
             ),
             reached,
+            shards.prefixOf,
           ),
         })),
       );

@@ -95,8 +95,13 @@ export function registerMetrics(
     ]).finally(() => clearTimeout(timer));
   };
   const countJobs = async () => {
+    // A job with a place in its company's turn (a priority) waits as `prioritized`: counted as waiting.
     const counted = await Promise.all(
-      openQueues().map(async (q) => [q.name, await q.getJobCounts(...JOB_STATES)] as const),
+      openQueues().map(async (q) => {
+        const c: Record<string, number> = await q.getJobCounts(...JOB_STATES, 'prioritized');
+        c.waiting = (c.waiting ?? 0) + (c.prioritized ?? 0);
+        return [q.name, c] as const;
+      }),
     );
     queueJobs.reset();
     for (const [queue, counts] of counted)

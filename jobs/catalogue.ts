@@ -15,12 +15,15 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 /** Batches of invoices recorded by a worker (see jobs/batch-process.ts). */
 export const BATCH_QUEUE = 'invoice-batches';
 
-/** The one job of a batch, with its deterministic id (a second add collapses into it). */
-export function batchJob(batchId: number) {
+/**
+ * The one job of a batch, with its deterministic id (a second add collapses into it) and its place
+ * in its company's turn (jobs/fair-share.ts), when it has one.
+ */
+export function batchJob(batchId: number, priority?: number) {
   return {
     name: 'batch.process',
     data: { v: 1 as const, batchId },
-    opts: { ...DEFAULT_JOB_OPTIONS, jobId: `batch-${batchId}` },
+    opts: { ...DEFAULT_JOB_OPTIONS, jobId: `batch-${batchId}`, ...(priority ? { priority } : {}) },
   };
 }
 

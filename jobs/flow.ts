@@ -37,6 +37,9 @@ export interface Chunk {
   invoiceIds: number[];
   /** The company of every invoice of the chunk (its queue shard follows from it). */
   companyId: number;
+  livemode: boolean;
+  /** Its place in its company's turn (jobs/fair-share.ts): the priority of every job of its flow. */
+  priority?: number;
   /** The trace the chunk's jobs are spans of: its first invoice's that has one. */
   traceContext?: string | null;
 }
@@ -66,6 +69,7 @@ export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
         name: `${chunkName(invoiceIds)}${suffix}`,
         invoiceIds,
         companyId: part[0]!.companyId,
+        livemode: part[0]!.livemode,
         ...(traceContext ? { traceContext } : {}),
       });
     }
@@ -88,6 +92,7 @@ export function chunkFlow(chunk: Chunk, from: InvoiceStep = 'sign', prefix?: str
     opts: {
       ...DEFAULT_JOB_OPTIONS,
       jobId: chunkJobId(chunk.name, step),
+      ...(chunk.priority ? { priority: chunk.priority } : {}),
       ...(step === 'status' ? {} : { failParentOnFailure: true }),
       ...(chunk.traceContext ? { telemetry: { metadata: chunk.traceContext } } : {}),
     },

@@ -63,7 +63,7 @@ export async function pollChunkStatus(
     inInvoiceTrace(invoice.traceContext, async () => {
       try {
         const client = await clientOf(invoice);
-        const s = await ctx.haciendaCalls.run(() => client.status(invoice.clave!));
+        const s = await ctx.haciendaCalls.run(() => client.status(invoice.clave!), invoice.companyId);
         if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
         let resent = false;
         let gaveUp = false;

@@ -96,7 +96,10 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
         const client = clients.get(`${w.invoice.companyId}:${w.invoice.livemode}`)!;
         const invoiceId = w.invoice.id;
         try {
-          if (attemptedBefore && (await ctx.haciendaCalls.run(() => client.status(w.invoice.clave!))).found)
+          if (
+            attemptedBefore &&
+            (await ctx.haciendaCalls.run(() => client.status(w.invoice.clave!), w.invoice.companyId)).found
+          )
             return {
               invoiceId,
               attemptId,
@@ -111,7 +114,7 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
             companyId: Number(w.invoice.companyId),
             jobId: statusJobId,
           });
-          const c = await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc));
+          const c = await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc), w.invoice.companyId);
           const duplicate = c.via === 'duplicate';
           return {
             invoiceId,

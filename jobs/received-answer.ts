@@ -110,7 +110,10 @@ export async function answerReceivedDocument(
   const doc = await submission(ctx, row);
   if (row.answerStatus === 'pendiente') {
     try {
-      await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc, { pollFirst: job.attemptsMade > 0 }));
+      await ctx.haciendaCalls.run(
+        () => submitAndConfirm(client, doc, { pollFirst: job.attemptsMade > 0 }),
+        row.companyId,
+      );
     } catch (err) {
       if (!(err instanceof HaciendaRejectedError)) throw err;
       // Refused at reception: Hacienda's word on this message, recorded as its verdict.
@@ -132,7 +135,7 @@ export async function answerReceivedDocument(
   }
 
   // 3. Hacienda's verdict.
-  const s = await ctx.haciendaCalls.run(() => client.status(receptionKey(doc)));
+  const s = await ctx.haciendaCalls.run(() => client.status(receptionKey(doc)), row.companyId);
   if (!s.found || !s.terminal) {
     if (s.found && s.state !== row.answerHaciendaStatus) await noteAnswerHaciendaStatus(ctx.db, id, s.state);
     const polls = (job.data.polls ?? 0) + 1;

@@ -81,7 +81,8 @@ async function invoicesWithLiveFlow(p: Proc): Promise<number> {
       return jobId ? (await p.queues.status.getJob(jobId))?.getState() : undefined;
     }),
   );
-  return states.filter((st) => st === 'waiting-children' || st === 'waiting').length;
+  // A job with a place in its company's turn (a priority) waits as `prioritized`.
+  return states.filter((st) => st === 'waiting-children' || st === 'waiting' || st === 'prioritized').length;
 }
 
 /** Redis loses every key of this test's prefix (what a restart without persistence does to it)… */
@@ -133,7 +134,7 @@ describe('the reconciler', () => {
     const total = results.reduce((a, r) => a + (r.recreated.invoices ?? 0) + (r.recreated.batches ?? 0), 0);
     expect(total).toBe(N + 1);
     expect(await invoicesWithLiveFlow(procs[0]!)).toBe(N);
-    expect(await (await procs[0]!.batches.getJob(`batch-${batchId}`))?.getState()).toBe('waiting');
+    expect(await (await procs[0]!.batches.getJob(`batch-${batchId}`))?.getState()).toBe('prioritized');
     expect(await procs[0]!.redis.hget(markerKey(e.config.queuePrefix), 'state')).toBe('ok');
   });
 

@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
 import { claimOutbox, deleteOutboxRows, flowInvoices, outboxItems } from '../db/queries/outbox.ts';
 import { batchJob } from '../jobs/catalogue.ts';
+import { batchesAhead } from '../db/queries/queue-places.ts';
+import { placeAfter, reachedPlace, withFairPlaces } from '../jobs/fair-share.ts';
 import { chunkFlow, makeChunks } from '../jobs/flow.ts';
 import { addShardedFlows } from '../jobs/shards.ts';
 
@@ -19,6 +21,11 @@ export interface RelayOptions {
   flows: FlowProducer;
   /** The queue prefix of a company's shard (jobs/shards.ts); absent: the flow producer's own. */
   prefixOf?: (companyId: number) => string;
+  /**
+   * The place the sign queue of a company's shard has reached (its lowest waiting priority,
+   * jobs/fair-share.ts); absent: 0.
+   */
+  reached?: (companyId: number) => Promise<number>;
   log: Logger;
   batchSize?: number;
   /** Most invoices in one flow (WORKER_CHUNK_SIZE). */
@@ -55,14 +62,15 @@ export function createRelay(options: RelayOptions): Relay {
     return db.transaction(async (trx) => {
       const rows = await claimOutbox(trx, batchSize);
       if (rows.length === 0) return 0;
-      // Whatever is ready, in chunks by company and mode: each invoice's chunk is written with the
-      // claim, so the reconciler and Hacienda's callback find the jobs that carry it.
+      // Whatever is ready, in chunks by company and mode, each with its place in its company's turn
+      // (jobs/fair-share.ts): each invoice's chunk is written with the claim, so the reconciler and
+      // Hacienda's callback find the jobs that carry it.
       const flowRows = rows.filter((r) => r.kind === 'invoice.flow');
       const invoices = await flowInvoices(
         trx,
         flowRows.flatMap((r) => outboxItems(r.payload, 'invoiceId')),
       );
-      const chunks = makeChunks(
+      const made = makeChunks(
         flowRows.flatMap((r) =>
           outboxItems(r.payload, 'invoiceId').flatMap((id) => {
             const inv = invoices.get(id);
@@ -80,6 +88,7 @@ export function createRelay(options: RelayOptions): Relay {
         ),
         chunkSize,
       );
+      const chunks = await withFairPlaces(trx, made, options.reached ?? (async () => 0), options.prefixOf);
       if (chunks.length) {
         await assignFlowChunks(trx, chunks);
         if (options.prefixOf)
@@ -94,7 +103,12 @@ export function createRelay(options: RelayOptions): Relay {
         .filter((r) => r.kind === 'batch.process' && r.payload.batchId)
         .map((r) => r.payload.batchId!);
       if (batchIds.length && options.batches) {
-        await options.batches.addBulk(batchIds.map(batchJob));
+        // Each after the batches its company already has in progress.
+        const ahead = await batchesAhead(trx, batchIds);
+        const reached = await reachedPlace(options.batches);
+        await options.batches.addBulk(
+          batchIds.map((id) => batchJob(id, placeAfter(reached, ahead.get(id) ?? 0))),
+        );
       }
       const eventIds = rows
         .filter((r) => r.kind === 'event.dispatch')

@@ -11,6 +11,8 @@ import {
 } from '../db/queries/in-flight.ts';
 import { assignFlowChunks } from '../db/queries/invoice-flow.ts';
 import { batchJob, chunkJobId, invoiceJobId, type InvoiceStep } from '../jobs/catalogue.ts';
+import { batchesAhead } from '../db/queries/queue-places.ts';
+import { placeAfter, reachedPlace, withFairPlaces } from '../jobs/fair-share.ts';
 import { chunkFlow, FLOW_STEPS, makeChunks } from '../jobs/flow.ts';
 import { addShardedFlows, type QueueShards } from '../jobs/shards.ts';
 import type { JobRef } from './reconcile-detect.ts';
@@ -39,7 +41,9 @@ export function batchWork(db: Knex, batches: Queue): TrackedWork<{ id: number }>
     page: (afterId, limit, staleMs) => processingBatchesPage(db, afterId, limit, staleMs),
     jobsOf: (row) => [{ queue: batches, id: batchJob(row.id).opts.jobId }],
     async recreate(rows) {
-      await batches.addBulk(rows.map((r) => batchJob(r.id)));
+      const ids = rows.map((r) => r.id);
+      const [ahead, reached] = await Promise.all([batchesAhead(db, ids), reachedPlace(batches)]);
+      await batches.addBulk(ids.map((id) => batchJob(id, placeAfter(reached, ahead.get(id) ?? 0))));
     },
   };
 }
@@ -71,13 +75,22 @@ export function invoiceWork(
         const step = remainingFrom(r);
         byStep.set(step, [...(byStep.get(step) ?? []), r]);
       }
-      const added = [...byStep].map(([step, group]) => ({
-        step,
-        chunks: makeChunks(
-          group.map((r) => ({ invoiceId: r.id, companyId: r.companyId, livemode: r.livemode })),
-          chunkSize,
-        ),
-      }));
+      // Each lost chunk takes its place in its company's turn, as the relay's chunks do.
+      const reached = (companyId: number) => reachedPlace(shards.of(companyId).sign);
+      const added = await Promise.all(
+        [...byStep].map(async ([step, group]) => ({
+          step,
+          chunks: await withFairPlaces(
+            db,
+            makeChunks(
+              group.map((r) => ({ invoiceId: r.id, companyId: r.companyId, livemode: r.livemode })),
+              chunkSize,
+            ),
+            reached,
+            shards.prefixOf,
+          ),
+        })),
+      );
       await assignFlowChunks(
         db,
         added.flatMap((a) => a.chunks),

@@ -22,6 +22,7 @@ import { BATCH_JOB, INVOICE_JOBS, type JobDefinition } from '../jobs/job-catalog
 import { buildWorker } from './worker-build.ts';
 import { openQueueShards, type QueueShards } from '../jobs/shards.ts';
 import { wakeIfNoted } from '../jobs/status-wake.ts';
+import { reachedPlace } from '../jobs/fair-share.ts';
 import { queueTelemetry } from '../jobs/tracing.ts';
 
 export interface RuntimeOptions {
@@ -145,6 +146,7 @@ export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
     databaseUrl: o.config.databaseUrl,
     flows,
     prefixOf: shards.prefixOf,
+    reached: (companyId) => reachedPlace(shards.of(companyId).sign),
     log: o.log,
     chunkSize: o.config.workers.chunkSize,
     pollMs: o.relayPollMs,

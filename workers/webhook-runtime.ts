@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { setCompletedRetention } from '../jobs/catalogue.ts';
 import { eventTraceContexts, fanOutEvents, loadDeliveryContexts } from '../db/queries/webhooks.ts';
+import { deliveriesAhead } from '../db/queries/queue-places.ts';
+import { placeAfter, reachedPlace } from '../jobs/fair-share.ts';
 import {
   deliverWebhook,
   WEBHOOK_BACKOFF,
@@ -94,11 +96,14 @@ export function startWebhooks(o: {
             targets.map((t) => t.eventId),
           )
         : null;
+      // Each after the deliveries its company already has pending (jobs/fair-share.ts).
+      const [ahead, reached] = await Promise.all([deliveriesAhead(trx, targets), reachedPlace(queue)]);
       await queue.addBulk(
         targets.map((t) => {
           const data: WebhookJobData = { v: 1, ...t };
           const metadata = traces?.get(t.eventId);
-          const opts = webhookJobOptions(o.config, data);
+          const priority = placeAfter(reached, ahead.get(`${t.eventId}:${t.endpointId}`)?.ahead ?? 0);
+          const opts = { ...webhookJobOptions(o.config, data), priority };
           return { name: WEBHOOK_JOB, data, opts: metadata ? { ...opts, telemetry: { metadata } } : opts };
         }),
       );

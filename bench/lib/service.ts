@@ -124,7 +124,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
       const out: Record<string, number> = {};
       for (const name of WATCHED_QUEUES) {
         const q = new Queue(name, { connection, prefix: o.queuePrefix });
-        const c = await q.getJobCounts('waiting', 'active', 'delayed', 'waiting-children');
+        const c = await q.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'waiting-children');
         out[name] = Object.values(c).reduce((a, b) => a + b, 0);
         await q.close();
       }

@@ -8,18 +8,48 @@ import type { InvoiceRow } from './invoices.ts';
 import { FLOW_STOPPED_SQL } from './processing-error.ts';
 import type { InvoiceState } from '../../domain/invoice-states.ts';
 
-/** Writes which chunk's flow carries each invoice (the callback and the reconciler read it). */
+/**
+ * Writes which chunk's flow carries each invoice (the callback and the reconciler read it), with the
+ * chunk's place in its company's turn (`priority`, jobs/fair-share.ts; null without one).
+ */
 export async function assignFlowChunks(
   trx: Knex | Knex.Transaction,
-  chunks: { name: string; invoiceIds: number[] }[],
+  chunks: { name: string; invoiceIds: number[]; priority?: number }[],
 ): Promise<void> {
-  const pairs = chunks.flatMap((c) => c.invoiceIds.map((id) => [id, c.name] as const));
-  if (!pairs.length) return;
+  const rows = chunks.flatMap((c) => c.invoiceIds.map((id) => [id, c.name, c.priority ?? null] as const));
+  if (!rows.length) return;
   await trx.raw(
-    `update invoices i set flow_chunk = v.chunk
-       from (select * from unnest(?::bigint[], ?::text[]) as t(id, chunk)) v
+    `update invoices i set flow_chunk = v.chunk, flow_priority = v.priority
+       from (select * from unnest(?::bigint[], ?::text[], ?::int[]) as t(id, chunk, priority)) v
       where i.id = v.id`,
-    [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]) as unknown as number[]],
+  );
+}
+
+/**
+ * The highest place (flow priority) among the chunks of each company and mode still waiting to be
+ * signed: their invoices `pendiente`, carried by a flow, not signed, not failed for good. A pair
+ * absent from the map (keyed `companyId:livemode`) has none waiting. Walks each pair's `pendiente`
+ * invoices (invoices_status_idx), a handful but for a company with a backlog.
+ */
+export async function waitingFlowPriorities(
+  trx: Knex | Knex.Transaction,
+  pairs: { companyId: number; livemode: boolean }[],
+): Promise<Map<string, number>> {
+  if (!pairs.length) return new Map();
+  const res = await trx.raw(
+    `select v.company_id, v.livemode,
+            (select max(i.flow_priority) from invoices i
+              where i.company_id = v.company_id and i.livemode = v.livemode and i.status = 'pendiente'
+                and i.signed_at is null and i.flow_chunk is not null
+                and not coalesce((i.processing_error->>'permanent')::boolean, false)) as top
+       from unnest(?::bigint[], ?::boolean[]) as v(company_id, livemode)`,
+    [pairs.map((p) => p.companyId), pairs.map((p) => p.livemode)],
+  );
+  return new Map(
+    (res.rows as { company_id: string | number; livemode: boolean; top: number | null }[]).flatMap((r) =>
+      r.top === null ? [] : [[`${Number(r.company_id)}:${r.livemode}`, Number(r.top)] as const],
+    ),
   );
 }
 

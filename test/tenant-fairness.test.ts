@@ -1,0 +1,169 @@
+// Fairness between companies: one company floods the pipeline within its own limits (three
+// batches of 1,000 and 100 concurrent `Prefer: wait=10` creates) while another issues single
+// invoices at 5 per second. The second company's invoices do not wait behind the first one's
+// backlog: its p99 from the 201 to `aceptada` stays within 5 × its p99 with the pipeline to
+// itself, both measured in this run, and the flood itself is accepted in full.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
+import { waitFor } from './helpers/wait.ts';
+
+type Issuer = Awaited<ReturnType<typeof seedIssuer>>;
+
+let e: E2E;
+let big: Issuer;
+let small: Issuer;
+const pad = (n: number) => String(n).padStart(12, '0');
+
+const body = (s: Issuer, extra: Record<string, unknown> = {}) => ({
+  client_id: `cli_${pad(s.client.id)}`,
+  lines: [{ service_id: `srv_${pad(s.consulting.id)}`, qty: 1 }],
+  ...extra,
+});
+
+beforeAll(async () => {
+  e = await startE2E({ simulator: { processingDelayMs: 50 } });
+  big = await seedIssuer(e.db, e.config, '3101123456');
+  small = await seedIssuer(e.db, e.config, '3101654321');
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The p-th percentile (0–100) of a list of milliseconds. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * `count` single invoices of `s`, one every 200 ms (5/s); resolves with each one's milliseconds
+ * from its 201 to `aceptada` (Postgres' `accepted_at`, on this machine's clock).
+ */
+async function singlesAtFivePerSecond(s: Issuer, count: number): Promise<{ ms: number[]; steps: string }> {
+  const created: Promise<{ id: number; at: number }>[] = [];
+  for (let i = 0; i < count; i++) {
+    created.push(
+      api(e, 'POST', '/api/v1/invoices', s.key, body(s)).then((res) => {
+        expect(res.status).toBe(201);
+        return { id: Number((res.json.id as string).slice(4)), at: Date.now() };
+      }),
+    );
+    await sleep(200);
+  }
+  const answered = await Promise.all(created);
+  const ids = answered.map((x) => x.id);
+  type Row = { id: string | number } & Record<(typeof STEPS)[number], Date | null>;
+  let rows: Row[] = [];
+  await waitFor(
+    async () => {
+      rows = await e
+        .db('invoices')
+        .whereIn('id', ids)
+        .select('id', ...STEPS.map((c) => c.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`)));
+      return rows.every((r) => r.acceptedAt !== null);
+    },
+    240_000,
+    200,
+    `${count} invoices of company ${s.company.id} to be accepted`,
+  );
+  const at = new Map(answered.map((x) => [x.id, x.at]));
+  // Where the time went: p50 of each step's moment after the 201 (printed with the result).
+  const steps = STEPS.map(
+    (c) =>
+      `${c} ${percentile(
+        rows.map((r) => r[c]!.getTime() - at.get(Number(r.id))!),
+        50,
+      )}`,
+  );
+  return { ms: rows.map((r) => r.acceptedAt!.getTime() - at.get(Number(r.id))!), steps: steps.join(', ') };
+}
+
+const STEPS = ['signedAt', 'submittedAt', 'accountedAt', 'acceptedAt'] as const;
+
+describe('fairness between companies', () => {
+  it("one company's flood does not hold back another company's single invoices", async () => {
+    // 1. The small company alone: its latency with the pipeline to itself.
+    const { ms: alone, steps: aloneSteps } = await singlesAtFivePerSecond(small, 15);
+    const aloneP50 = percentile(alone, 50);
+    const aloneP99 = percentile(alone, 99);
+
+    // 2. The flood: three batches of 1,000 and 100 concurrent creates waiting up to 10 s.
+    const batches = await Promise.all(
+      [0, 1, 2].map((b) =>
+        api(e, 'POST', '/api/v1/invoices/batch', big.key, {
+          invoices: Array.from({ length: 1000 }, (_, i) => body(big, { idempotency_key: `f-${b}-${i}` })),
+        }),
+      ),
+    );
+    for (const b of batches) expect(b.status).toBe(202);
+    const waiting = Promise.all(
+      Array.from({ length: 100 }, () =>
+        api(e, 'POST', '/api/v1/invoices', big.key, body(big), { prefer: 'wait=10' }),
+      ),
+    );
+    // The flood is in the pipeline (its first invoices are on their way) before the measure starts.
+    await waitFor(
+      async () =>
+        Number(
+          (
+            await e
+              .db('invoices')
+              .where({ companyId: big.company.id })
+              .whereNotNull('flow_chunk')
+              .count('* as n')
+          )[0]!.n,
+        ) >= 1000,
+      120_000,
+      100,
+      'the flood to reach the workers',
+    );
+
+    // 3. The small company again, during the flood.
+    const notAccepted = async () =>
+      Number(
+        (
+          await e
+            .db('invoices')
+            .where({ companyId: big.company.id })
+            .whereNot({ status: 'aceptada' })
+            .count('* as n')
+        )[0]!.n,
+      );
+    const backlog = await notAccepted();
+    const { ms: during, steps: duringSteps } = await singlesAtFivePerSecond(small, 25);
+    const duringP50 = percentile(during, 50);
+    const duringP99 = percentile(during, 99);
+    console.log(
+      `small company, 201 → aceptada: alone p50 ${aloneP50} ms, p99 ${aloneP99} ms; ` +
+        `during the flood p50 ${duringP50} ms, p99 ${duringP99} ms ` +
+        `(${(duringP99 / aloneP99).toFixed(2)} × alone); the flood's invoices not yet accepted ` +
+        `when the measure began: ${backlog}, when it ended: ${await notAccepted()}. ` +
+        `Steps after the 201 (p50 ms): alone ${aloneSteps}; during ${duringSteps}`,
+    );
+    for (const w of await waiting) expect(w.status).toBe(201);
+    // The measure means something only if the flood was still there while it ran.
+    expect(backlog).toBeGreaterThan(500);
+    expect(duringP99).toBeLessThanOrEqual(5 * aloneP99);
+
+    // 4. The flood is carried through in full: every invoice accepted, numbers without gaps.
+    await waitFor(
+      async () =>
+        Number(
+          (
+            await e.db('invoices').where({ companyId: big.company.id, status: 'aceptada' }).count('* as n')
+          )[0]!.n,
+        ) === 3100,
+      240_000,
+      500,
+      "the flood's 3,100 invoices to be accepted",
+    );
+    const numbers = (await e
+      .db('invoices')
+      .where({ companyId: big.company.id })
+      .orderBy('number')
+      .pluck('number')) as (string | number)[];
+    expect(numbers.map(Number)).toEqual(Array.from({ length: 3100 }, (_, i) => i + 1));
+  }, 600_000);
+});

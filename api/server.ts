@@ -1,10 +1,15 @@
 // The web process (Procfile `web`): validates configuration, checks that Postgres answers (naming
 // the URL and the fix when it doesn't), listens, and shuts down gracefully. Started during a Redis
-// outage it does not exit: it says so, listens (/ready is 503 until Redis first answers) and comes
-// into service when Redis is back.
+// or PostgreSQL outage it does not exit: it says so, listens (/ready is 503 until both answer) and
+// comes into service when they are back. A PostgreSQL that refuses it (password, database) exits.
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
-import { describeConnectionFailure, describeRedisWait } from '../db/reachability.ts';
+import {
+  describeConnectionFailure,
+  describePostgresWait,
+  describeRedisWait,
+  untilPostgresReady,
+} from '../db/reachability.ts';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { BATCH_QUEUE } from '../jobs/catalogue.ts';
 import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
@@ -24,12 +29,18 @@ const tracing = startTracing({
 });
 if (tracing) enableTracing();
 const db = createDb({ url: config.databaseUrl, poolMax: 10, applicationName: 'factura-web' });
-try {
-  await db.raw('select 1');
-} catch (err) {
-  console.error(describeConnectionFailure('postgres', config.databaseUrl, err));
-  process.exit(1);
-}
+const postgresWait = untilPostgresReady(
+  () => db.raw('select 1'),
+  (err, waited) => console.error(describePostgresWait(config.databaseUrl, err, waited)),
+).then(
+  () => true,
+  (err: unknown) => {
+    console.error(describeConnectionFailure('postgres', config.databaseUrl, err));
+    process.exit(1);
+  },
+);
+// The first answer, or a refusal that ends the process, before listening (at most 3 s).
+const postgresUp = await Promise.race([postgresWait, new Promise((r) => setTimeout(() => r(false), 3000))]);
 // Redis, or in embedded mode its Postgres stand-in (jobs/queue-store.ts).
 const redis = openStore(config, 'api');
 const redisWait = config.embedded
@@ -78,4 +89,8 @@ await app.listen({ port: config.port, host: config.host });
 if (redisWait && redis.status !== 'ready') {
   app.log.warn('listening without Redis: not ready until it answers');
   void redisWait.then(() => app.log.info('Redis reachable: ready'));
+}
+if (!postgresUp) {
+  app.log.warn('listening without PostgreSQL: not ready until it answers');
+  void postgresWait.then(() => app.log.info('PostgreSQL reachable: ready'));
 }

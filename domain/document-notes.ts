@@ -14,6 +14,7 @@ import { lineByAmount, lineByUnits, unitsLeft, type CreditedLine, type LineCredi
 import { checkDecimal, checkText } from './field-rules.ts';
 import type { FieldError } from './errors.ts';
 import { parseClave } from './clave.ts';
+import { parseDocumentDate, REFERENCE_AFTER_DOCUMENT } from './invoice-request-fields.ts';
 
 export type NoteKind = 'credit' | 'debit';
 
@@ -355,7 +356,7 @@ export function documentLabel(docType: string): string {
 
 /**
  * The reference of a credit note of a document issued elsewhere: its clave (well formed, of the
- * type named), its type (default 01) and its issue date (not in the future). Errors are pushed.
+ * type named), its type (default 01) and its issue date (a real day, not after the note). Errors are pushed.
  */
 export function checkExternalReference(
   errors: FieldError[],
@@ -388,15 +389,13 @@ export function checkExternalReference(
       message: err instanceof Error ? err.message : 'not a clave',
     });
   }
-  const issued = typeof ref.issue_date === 'string' ? new Date(ref.issue_date) : new Date(NaN);
-  if (Number.isNaN(issued.getTime()))
-    errors.push({ path: '/reference/issue_date', code: 'invalid_date', message: 'expected a date-time' });
-  else if (issued.getTime() > now.getTime())
-    errors.push({
-      path: '/reference/issue_date',
-      code: 'out_of_range',
-      message: 'must not be in the future',
-    });
-  if (errors.length > n) return null;
+  const issued = parseDocumentDate(
+    errors,
+    '/reference/issue_date',
+    ref.issue_date,
+    now,
+    REFERENCE_AFTER_DOCUMENT,
+  );
+  if (errors.length > n || !issued) return null;
   return { docType: docType as TipoDocumentoReferencia, clave, issuedAt: issued.toISOString() };
 }

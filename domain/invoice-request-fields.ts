@@ -218,6 +218,60 @@ function writableDate(when: Date): boolean {
   }
 }
 
+/** What to say when a date lies after the document being issued. */
+export interface AfterDocument {
+  code: string;
+  message: string;
+}
+
+/** A referenced document dated after the note, purchase or replacement that names it. */
+export const REFERENCE_AFTER_DOCUMENT: AfterDocument = {
+  code: 'invalid_date',
+  message:
+    'la fecha de emisión del documento de referencia es posterior a la del comprobante, que se ' +
+    'fecha al numerarlo (the referenced document is dated after this document, which is dated ' +
+    'when it is numbered)',
+};
+
+/**
+ * A date a request carries into the XML (FechaEmisionEX, a referenced document's FechaEmision):
+ * a date (`2026-01-15`, Costa Rica midnight) or a date-time with its offset, naming a real day,
+ * with a year xs:dateTime is written with here (1000-9999, Costa Rica time), not after `now`
+ * (the document is dated when it is numbered, never earlier). Pushes the error and returns null.
+ */
+export function parseDocumentDate(
+  errors: FieldError[],
+  path: string,
+  d: unknown,
+  now: Date,
+  after: AfterDocument,
+): Date | null {
+  if (typeof d !== 'string' || !(DATE_ONLY.test(d) || DATE_TIME.test(d))) {
+    errors.push({
+      path,
+      code: d === undefined ? 'required' : 'invalid_date',
+      message: 'a date (2026-01-15) or a date-time with offset (2026-01-15T09:00:00-06:00)',
+    });
+    return null;
+  }
+  const when = new Date(DATE_ONLY.test(d) ? `${d}T00:00:00-06:00` : d);
+  if (Number.isNaN(when.getTime()) || !isCalendarDay(d))
+    errors.push({
+      path,
+      code: 'invalid_date',
+      message: 'no es una fecha del calendario (is not a calendar date)',
+    });
+  else if (!writableDate(when))
+    errors.push({
+      path,
+      code: 'invalid_date',
+      message: 'el año debe estar entre 1000 y 9999 (the year must be 1000 to 9999, Costa Rica time)',
+    });
+  else if (when.getTime() > now.getTime()) errors.push({ path, code: after.code, message: after.message });
+  else return when;
+  return null;
+}
+
 /**
  * `now`: the moment the request is judged. The document is dated when it is numbered, never
  * earlier, so an exoneration issued after `now` would be dated after the document (Hacienda -50).
@@ -271,35 +325,14 @@ export function parseExoneration(
     { element: 'NombreInstitucionOtros', min: 5, max: 160 },
     institution === '99',
   );
-  let issuedAt: string | null = null;
-  const d = o.issued_at;
-  if (typeof d !== 'string' || !(DATE_ONLY.test(d) || DATE_TIME.test(d))) {
-    errors.push({
-      path: r.path('issued_at'),
-      code: d === undefined ? 'required' : 'invalid_date',
-      message: 'FechaEmisionEX: a date (2026-01-15) or a date-time with offset (2026-01-15T09:00:00-06:00)',
-    });
-  } else {
-    const when = new Date(DATE_ONLY.test(d) ? `${d}T00:00:00-06:00` : d);
-    if (Number.isNaN(when.getTime()) || !isCalendarDay(d))
-      errors.push({ path: r.path('issued_at'), code: 'invalid_date', message: 'is not a calendar date' });
-    else if (!writableDate(when))
-      errors.push({
-        path: r.path('issued_at'),
-        code: 'invalid_date',
-        message: 'el año debe estar entre 1000 y 9999 (the year must be 1000 to 9999, Costa Rica time)',
-      });
-    else if (when.getTime() > now.getTime())
-      errors.push({
-        path: r.path('issued_at'),
-        code: 'exoneration_after_document',
-        message:
-          'la fecha de emisión del documento de exoneración (FechaEmisionEX) es posterior a la del ' +
-          'comprobante, que se fecha al numerarlo (the exoneration is dated after the document, which ' +
-          'is dated when it is numbered)',
-      });
-    else issuedAt = when.toISOString();
-  }
+  const when = parseDocumentDate(errors, r.path('issued_at'), o.issued_at, now, {
+    code: 'exoneration_after_document',
+    message:
+      'la fecha de emisión del documento de exoneración (FechaEmisionEX) es posterior a la del ' +
+      'comprobante, que se fecha al numerarlo (the exoneration is dated after the document, which ' +
+      'is dated when it is numbered)',
+  });
+  const issuedAt = when ? when.toISOString() : null;
   const rate = checkDecimal(errors, r.path('rate'), o.rate, RATE);
   if (errors.length > before || !docType || !institution || number === null || !issuedAt || rate === null)
     return undefined;

@@ -6,6 +6,7 @@
 import type { FieldError } from './errors.ts';
 import { formatId } from './ids.ts';
 import { parseInvoiceRequest, type InvoiceRequest } from './invoice-request.ts';
+import { parseDocumentDate, REFERENCE_AFTER_DOCUMENT } from './invoice-request-fields.ts';
 import { checkActivityCode, checkPhone, checkText, TEXT_FACETS } from './field-rules.ts';
 import { resolveIdentification, type IdentificationType } from './identification.ts';
 import { checkAddress } from './party-rules.ts';
@@ -64,6 +65,7 @@ const NOT_IN_A_PURCHASE = [
 export function parsePurchaseFields(
   body: Record<string, unknown>,
   companyIdNumber: string,
+  now: Date = new Date(),
 ): { supplier: Supplier | null; rest: Record<string, unknown>; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const err = (path: string, code: string, message: string) => errors.push({ path, code, message });
@@ -176,10 +178,14 @@ export function parsePurchaseFields(
       });
       let issuedAt: string | null = null;
       if (o.issue_date !== undefined) {
-        const t = typeof o.issue_date === 'string' ? Date.parse(o.issue_date) : NaN;
-        if (Number.isNaN(t) || t > Date.now() + 60_000)
-          err('/supplier/document/issue_date', 'invalid_date', 'must be a date-time, not in the future');
-        else issuedAt = new Date(t).toISOString();
+        const when = parseDocumentDate(
+          errors,
+          '/supplier/document/issue_date',
+          o.issue_date,
+          now,
+          REFERENCE_AFTER_DOCUMENT,
+        );
+        if (when) issuedAt = when.toISOString();
       }
       if (type === '14' || type === '16' || type === '99') document = { type, number, issuedAt };
     }
@@ -219,10 +225,11 @@ export const NO_CLIENT_ID = 1;
 export function parsePurchaseRequest(
   body: Record<string, unknown>,
   companyIdNumber: string,
+  now: Date = new Date(),
 ):
   { ok: true; value: { request: InvoiceRequest; supplier: Supplier } } | { ok: false; errors: FieldError[] } {
-  const { supplier, rest, errors } = parsePurchaseFields(body, companyIdNumber);
-  const parsed = parseInvoiceRequest({ ...rest, client_id: formatId('client', NO_CLIENT_ID) });
+  const { supplier, rest, errors } = parsePurchaseFields(body, companyIdNumber, now);
+  const parsed = parseInvoiceRequest({ ...rest, client_id: formatId('client', NO_CLIENT_ID) }, { now });
   if (!parsed.ok) errors.push(...parsed.errors);
   if (errors.length || !parsed.ok || !supplier) return { ok: false, errors };
   return { ok: true, value: { request: parsed.value, supplier } };

@@ -19,7 +19,12 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, projectRoot } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
-import { describeConnectionFailure, describeRedisWait } from '../db/reachability.ts';
+import {
+  describeConnectionFailure,
+  describePostgresWait,
+  describeRedisWait,
+  untilPostgresReady,
+} from '../db/reachability.ts';
 import { createRedis, untilRedisReady, waitForRedis } from '../jobs/redis.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { embeddedDataDir } from './embedded-data-dir.ts';
@@ -132,10 +137,19 @@ if (embeddedWhy) {
   config = loadConfig();
 }
 
-// 1. Postgres: create the database on first run, then migrate.
+// 1. Postgres: create the database on first run, then migrate. During an outage, wait for it
+// (saying so) rather than exit; the migrations run once it answers.
 try {
-  if (await ensureDatabase(config.databaseUrl))
-    console.log('created database', new URL(config.databaseUrl).pathname.slice(1));
+  let waited = false;
+  const created = await untilPostgresReady(
+    () => ensureDatabase(config.databaseUrl),
+    (err, w) => {
+      waited = true;
+      console.error(describePostgresWait(config.databaseUrl, err, w));
+    },
+  );
+  if (waited) console.log('PostgreSQL reachable: starting');
+  if (created) console.log('created database', new URL(config.databaseUrl).pathname.slice(1));
 } catch (err) {
   await fail(describeConnectionFailure('postgres', config.databaseUrl, err));
 }

@@ -1,11 +1,16 @@
 // The worker process (Procfile `worker`): every queue of the invoice flow, the outbox relay and
 // the reconciler. Closes workers, queues and pools on SIGTERM so active jobs finish or return.
-// Started during a Redis outage it waits for Redis (saying so) and starts its workers then.
+// Started during a Redis or PostgreSQL outage it waits for both (saying so) and starts its workers then.
 import type { ConnectionOptions } from 'bullmq';
 import { pino } from 'pino';
 import { loadConfig } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
-import { describeConnectionFailure, describeRedisWait } from '../db/reachability.ts';
+import {
+  describeConnectionFailure,
+  describePostgresWait,
+  describeRedisWait,
+  untilPostgresReady,
+} from '../db/reachability.ts';
 import { closeBullConnection, createRedis, untilRedisReady } from '../jobs/redis.ts';
 import { queueConnection } from '../jobs/queue-store.ts';
 import { startRuntime } from './runtime.ts';
@@ -21,12 +26,21 @@ const tracing = startTracing({
 if (tracing) enableTracing();
 const log = pino({ level: config.logLevel, base: { process: 'worker' } });
 const db = createDb({ url: config.databaseUrl, poolMax: 10, applicationName: 'factura-worker' });
+// During a PostgreSQL outage, wait for it (saying so) rather than exit.
+let waitedPostgres = false;
 try {
-  await db.raw('select 1');
+  await untilPostgresReady(
+    () => db.raw('select 1'),
+    (err, w) => {
+      waitedPostgres = true;
+      console.error(describePostgresWait(config.databaseUrl, err, w));
+    },
+  );
 } catch (err) {
   console.error(describeConnectionFailure('postgres', config.databaseUrl, err));
   process.exit(1);
 }
+if (waitedPostgres) log.info('PostgreSQL reachable');
 // Embedded mode has no Redis: queues and the rest live in Postgres (jobs/queue-store.ts).
 if (!config.embedded) {
   const probe = createRedis(config.redisUrl, 'worker');

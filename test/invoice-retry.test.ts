@@ -200,8 +200,8 @@ describe('chunks of retried invoices', () => {
       50,
     );
     expect(chunks).toEqual([
-      { name: chunkName([7]), invoiceIds: [7], companyId: 1 },
-      { name: `${chunkName([5, 6])}r40`, invoiceIds: [5, 6], companyId: 1 },
+      { name: chunkName([7]), invoiceIds: [7], companyId: 1, livemode: false },
+      { name: `${chunkName([5, 6])}r40`, invoiceIds: [5, 6], companyId: 1, livemode: false },
     ]);
   });
 });

@@ -341,7 +341,7 @@ function httpLimits(env: Env): HttpLimits {
     idleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 15_000, 100, 600_000),
     keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
     maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
-    maxConnectionsPerAddress: int(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', 200, 1, 1_000_000),
+    maxConnectionsPerAddress: int(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', 500, 1, 1_000_000),
     trustProxy: trustProxy(env),
   };
 }

@@ -23,7 +23,7 @@ const CLIENT = '127.0.0.1';
 const FLOOD = 3000;
 const CLIENTS = 146;
 /** The default of HTTP_MAX_CONNECTIONS_PER_ADDRESS. */
-const PER_ADDRESS = 200;
+const PER_ADDRESS = 500;
 /** Below the default HTTP_MAX_CONNECTIONS (2,000), as on the machine where one client took them all. */
 const FD_LIMIT = 1024;
 

@@ -275,7 +275,12 @@ export async function createNote(
         .where({ id: doc.id })
         .update({
           creditedTotal: trx.raw('credited_total + ?::numeric', [amount.toFixed(5)]),
-          ...documentBalance({ ...doc, creditedTotal, applied: await appliedTo(trx, doc.id) }),
+          ...documentBalance({
+            ...doc,
+            creditedTotal,
+            applied: await appliedTo(trx, doc.id),
+            annulled: allLines || creditedTotal.gte(doc.total),
+          }),
           annulledAt: trx.raw('case when credited_total + ?::numeric >= total or ?::boolean then now() end', [
             amount.toFixed(5),
             allLines,

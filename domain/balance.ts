@@ -19,6 +19,11 @@ export interface BalanceInput {
   creditedTotal: Decimal.Value;
   /** What payments took off the balance (their applied amounts), in the document's currency. */
   applied: Decimal.Value;
+  /**
+   * Every unit of every line credited (the document annulled): the rounding the last notes could
+   * not take (domain/note-credits.ts) is owed by no one, so nothing is due.
+   */
+  annulled?: boolean;
 }
 
 export interface DocumentBalance {
@@ -41,6 +46,7 @@ export function documentBalance(d: BalanceInput): DocumentBalance {
   if (d.docType === CREDIT_NOTE) return { balanceDue: '0.00000', paymentStatus: 'not_applicable' };
   // A rejected document does not exist for Hacienda: nothing is owed on it.
   if (d.status === 'rechazada') return { balanceDue: '0.00000', paymentStatus: 'unpaid' };
+  if (d.annulled) return { balanceDue: '0.00000', paymentStatus: paymentStatusOf(0, d.applied) };
   const due = Decimal.max(new Decimal(d.total).minus(d.creditedTotal).minus(d.applied), 0);
   return {
     balanceDue: due.toFixed(5, Decimal.ROUND_HALF_UP),

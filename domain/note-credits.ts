@@ -1,5 +1,5 @@
 // How the lines of a document are credited (and debited) piece by piece, so that the credit notes
-// of a line never take more than the line and, together, take exactly the line:
+// of a line never take more than the line and, together, take the whole line:
 //
 // - each note line remembers what it credits (LineCredit: the referenced line, its units, which
 //   of the line's discounts it carries), and the document's earlier credit notes add up to what
@@ -9,11 +9,20 @@
 //   BaseImponible, ImpuestoAsumidoEmisorFabrica): those are prorated by units, cumulatively
 //   (what the units credited so far are worth, less what earlier notes took), so rounding never
 //   adds up to more than the line; a prorated discount that rounds to 0 is left out;
-// - the note that takes the last units of a line takes exactly what the earlier notes left of
-//   every amount (MontoTotal, each discount, each tax, the exoneration), so the notes together
-//   equal the line to the last 0.00001;
-// - a credit by amount prorates the stated amounts by its share of the line's SubTotal; a note
-//   line is never allowed to take more of a tax than the earlier notes left of it.
+// - the note that takes the last units of a line takes what the earlier notes left of every
+//   stated amount (each discount, a fixed-amount tax, a stated base) and, at the price nearest to
+//   what is left of MontoTotal, computes the rest as Hacienda recomputes it: MontoTotal =
+//   Cantidad × PrecioUnitario, each tax = round(base × Tarifa, 5), MontoExoneracion =
+//   round(base × TarifaExonerada, 5), each to within half a unit of the 5th decimal. Where
+//   Hacienda's rule and exact sums cannot both hold, Hacienda's rule wins: the last note may
+//   take a few 0.00001 less than what was left (of MontoTotal and SubTotal, with many units at a
+//   price of 5 decimals, as much as Cantidad × 0.00001); that residue is not creditable, since
+//   the line counts as fully credited by its units (every unit credited);
+// - no note line takes more of any amount than the earlier notes left (MontoTotal, SubTotal,
+//   each tax, the exoneration, the IVA net of it): where its amounts would, its price is lowered
+//   to the highest one that fits (fitToLine), so every note stays one Hacienda accepts;
+// - a credit by amount prorates the stated amounts by its share of the line's SubTotal; it is
+//   refused once every unit of the line is credited.
 import { BASE_TAX_CODES, IVA_RATES } from './codes.ts';
 import type { DocumentLine } from './document-line.ts';
 import { D, type Dec, ZERO, r5, fmt5 } from './decimal-input.ts';
@@ -87,6 +96,31 @@ export function creditedLines(
   return out;
 }
 
+/**
+ * Whether credit notes took every line whole: all its units (or all its SubTotal), and what they
+ * left of the document's total (`remaining`) is no more than the rounding residue of the lines'
+ * last notes (what they left of each SubTotal and tax), which is not creditable. A fixed other
+ * charge not credited keeps the document open.
+ */
+export function fullyCredited(
+  original: readonly LineTotals[],
+  credited: readonly CreditedLine[],
+  remaining: Dec,
+): boolean {
+  let residue = ZERO;
+  for (const [j, l] of original.entries()) {
+    const c = credited[j];
+    if (!c) return false;
+    const subLeft = new D(l.subTotal).minus(c.subTotal);
+    if (c.units.lt(l.quantity) && subLeft.gt(0)) return false;
+    residue = residue.plus(nonNegative(subLeft));
+    l.taxes.forEach(
+      (t, k) => (residue = residue.plus(nonNegative(new D(t.amount).minus(c.taxes[k] ?? ZERO)))),
+    );
+  }
+  return remaining.lte(residue);
+}
+
 /** Units of a line the earlier credit notes left. */
 export function unitsLeft(src: DocumentLine, credited: CreditedLine | undefined): Dec {
   return nonNegative(new D(src.quantity).minus(credited?.units ?? ZERO));
@@ -141,23 +175,21 @@ export function lineByUnits(
   const offset = orig.taxes.length - (src.otherTaxes?.length ?? 0);
   const taxes: (string | null)[] = orig.taxes.map((t, k) => {
     const taken = credited?.taxes[k] ?? ZERO;
-    if (last) return fmt5(share(t.amount, taken));
     const other = k >= offset ? src.otherTaxes?.[k - offset] : undefined;
-    // A fixed-amount tax (99 with an amount) is prorated by units like the rest of the line.
-    return other?.amount !== undefined ? fmt5(share(other.amount, taken)) : null;
+    // A fixed-amount tax (99 with an amount) is prorated by units like the rest of the line (the
+    // last units: what is left of it). A tax Hacienda recomputes is computed, never stated.
+    return other?.amount !== undefined ? fmt5(share(last ? t.amount : other.amount, taken)) : null;
   });
-  const stated: StatedAmounts = {
-    ...(last ? { montoTotal: fmt5(share(orig.montoTotal, credited.montoTotal)) } : {}),
-    ...(taxes.some((t) => t !== null) ? { taxes } : {}),
-    ...(last && src.exoneration
-      ? { exoneration: fmt5(share(orig.taxes[0]?.exoneration?.amount ?? '0', credited.exoneration)) }
-      : {}),
-  };
+  const stated: StatedAmounts = taxes.some((t) => t !== null) ? { taxes } : {};
+  const price = last
+    ? priceFor(src.unitPrice, qty, nonNegative(new D(orig.montoTotal).minus(credited.montoTotal)))
+    : null;
+  if (price !== null) fitDiscounts(r5(qty.times(price)), discounts, from);
   const { discounts: _d, stated: _s, ...rest } = src;
   const input: DocumentLine = {
     ...rest,
     quantity: qty.toFixed(3),
-    ...(last ? { unitPrice: priceFor(src.unitPrice, qty, stated.montoTotal!) } : {}),
+    ...(price !== null ? { unitPrice: price } : {}),
     ...(discounts.length ? { discounts } : {}),
     ...(src.taxableBase !== undefined
       ? { taxableBase: fmt5(share(last ? orig.baseImponible : src.taxableBase, credited?.base ?? ZERO)) }
@@ -233,7 +265,7 @@ function withoutPercent(d: DiscountInput): DiscountInput {
 }
 
 /** The unit price whose product with `qty` comes nearest to `montoTotal` (the line's, when exact). */
-function priceFor(unitPrice: string, qty: Dec, montoTotal: string): string {
+function priceFor(unitPrice: string, qty: Dec, montoTotal: Dec): string {
   if (r5(qty.times(unitPrice)).eq(montoTotal)) return unitPrice;
   return fmt5(r5(new D(montoTotal).div(qty)));
 }
@@ -284,6 +316,8 @@ export function capToLine(
 ): { exceeds: string } | { input: DocumentLine } | null {
   const subLeft = new D(orig.subTotal).minus(credited.subTotal);
   const montoLeft = new D(orig.montoTotal).minus(credited.montoTotal);
+  // Once every unit is credited, what rounding left of the line is not creditable by amount.
+  if (!byUnits && credited.units.gte(orig.quantity)) return { exceeds: fmt5(ZERO) };
   if (!byUnits && new D(note.subTotal).gt(subLeft)) return { exceeds: fmt5(nonNegative(subLeft)) };
   const stated: StatedAmounts = { ...input.stated };
   let changed = false;
@@ -350,16 +384,99 @@ export function capNoteLines<T>(
   const first = compute(lines.map((l) => l.input));
   if (!credited) return { lines: [...lines], totals: first };
   let changed = false;
-  const out = lines.map((l, i) => {
+  const out = [...lines];
+  let totals = first;
+  lines.forEach((l, i) => {
     const orig = original[l.credit.line - 1];
     const taken = credited[l.credit.line - 1];
-    const note = first.lines[i];
-    if (!orig || !taken || !note) return l;
+    const note = totals.lines[i];
+    if (!orig || !taken || !note) return;
     const cap = capToLine(l.input, l.credit.units !== null, orig, taken, note);
     if (cap && 'exceeds' in cap) throw new LineCreditExceeded(l.credit.line, cap.exceeds);
-    if (!cap) return l;
+    if (!overLine(note, orig, taken)) return;
+    const lineTotals = (input: DocumentLine): LineTotals | null => {
+      try {
+        return compute(out.map((x, j) => (j === i ? input : x.input))).lines[i] ?? null;
+      } catch {
+        return null;
+      }
+    };
+    const fitted = fitToLine(l.input, orig, taken, lineTotals);
+    if (fitted) {
+      const discounts = fitted.kept.map((k) => l.credit.discounts[k]!);
+      out[i] = { input: fitted.input, credit: { ...l.credit, discounts } };
+    } else if (cap) out[i] = { ...l, input: cap.input };
+    else return;
     changed = true;
-    return { ...l, input: cap.input };
+    totals = compute(out.map((x) => x.input));
   });
-  return { lines: out, totals: changed ? compute(out.map((l) => l.input)) : first };
+  return { lines: out, totals: changed ? totals : first };
+}
+
+/** What the earlier notes left of each amount of a line. */
+function leftOf(orig: LineTotals, credited: CreditedLine) {
+  const taxes = orig.taxes.map((t, k) => new D(t.amount).minus(credited.taxes[k] ?? ZERO));
+  const exoneration = money(orig.taxes[0]?.exoneration?.amount).minus(credited.exoneration);
+  return {
+    montoTotal: new D(orig.montoTotal).minus(credited.montoTotal),
+    subTotal: new D(orig.subTotal).minus(credited.subTotal),
+    taxes,
+    exoneration,
+    net: (taxes[0] ?? ZERO).minus(exoneration),
+  };
+}
+
+/** Whether a note line takes more of any amount of its line than the earlier notes left. */
+function overLine(note: LineTotals, orig: LineTotals, credited: CreditedLine): boolean {
+  const left = leftOf(orig, credited);
+  const exoneration = money(note.taxes[0]?.exoneration?.amount);
+  return (
+    new D(note.montoTotal).gt(left.montoTotal) ||
+    new D(note.subTotal).gt(left.subTotal) ||
+    note.taxes.some((t, k) => k < left.taxes.length && new D(t.amount).gt(left.taxes[k]!)) ||
+    (orig.taxes[0]?.exoneration !== undefined && exoneration.gt(nonNegative(left.exoneration))) ||
+    new D(note.taxes[0]?.amount ?? 0).minus(exoneration).gt(left.net)
+  );
+}
+
+/**
+ * A note line whose computed amounts would take more than the earlier notes left of its line
+ * (through rounding, by a few 0.00001): the same line at the highest unit price (to 0.00001)
+ * whose amounts, computed as Hacienda recomputes them, all fit. Its discounts give back what
+ * exceeds its MontoTotal. Null when no price fits (the line is then capped by capToLine) or the
+ * line's SubTotal asked is above what is left (refused there).
+ */
+function fitToLine(
+  input: DocumentLine,
+  orig: LineTotals,
+  credited: CreditedLine,
+  lineTotals: (input: DocumentLine) => LineTotals | null,
+): { input: DocumentLine; kept: number[] } | null {
+  const qty = new D(input.quantity);
+  const at = (units: Dec) => {
+    const price = units.div(100_000);
+    const discounts = (input.discounts ?? []).map((d) => ({ ...d }));
+    const kept = discounts.map((_, k) => k);
+    fitDiscounts(r5(qty.times(price)), discounts, kept);
+    const { discounts: _d, ...rest } = input;
+    const line: DocumentLine = {
+      ...rest,
+      unitPrice: fmt5(price),
+      ...(discounts.length ? { discounts } : {}),
+    };
+    return { input: line, kept };
+  };
+  const fits = (units: Dec): boolean => {
+    const t = lineTotals(at(units).input);
+    return t !== null && !overLine(t, orig, credited);
+  };
+  if (!fits(ZERO)) return null;
+  let lo = ZERO;
+  let hi = new D(input.unitPrice).times(100_000).floor();
+  while (hi.minus(lo).gt(1)) {
+    const mid = lo.plus(hi).div(2).floor();
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return at(lo);
 }

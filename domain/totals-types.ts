@@ -91,10 +91,10 @@ export interface LineInput {
 }
 
 /**
- * Amounts of a credit note's line taken as given, so that the notes of a line add up to it exactly
- * (domain/note-credits.ts): the note that takes the last units of a line takes what the earlier
- * notes left of each amount, and a fixed-amount tax is the line's prorated by quantity. Credit
- * notes (03) only.
+ * Amounts of a credit note's line taken as given instead of computed (domain/note-credits.ts): a
+ * fixed-amount tax prorated by quantity, and what the earlier notes left of a line's discounts,
+ * fixed-amount taxes, stated base and assumed tax when a note takes its last units (its rate taxes
+ * are computed from its base, as Hacienda recomputes them). Credit notes (03) only.
  */
 export interface StatedAmounts {
   /** MontoTotal, instead of Cantidad × PrecioUnitario. */

@@ -667,7 +667,12 @@ describe('partial credit notes that take a line unit by unit', () => {
       ids.push(note.json.id);
     }
     const ref = (await api(e, 'GET', `/api/v1/invoices/${inv.id}`, s.key)).json;
-    expect(ref).toMatchObject({ credited_total: inv.total, balance_due: '0.00', annulled: true });
+    expect(ref).toMatchObject({
+      credited_total: inv.total,
+      balance_due: '0.00',
+      payment_status: 'not_applicable',
+      annulled: true,
+    });
 
     // Every note is accepted, and together they equal the invoice exactly.
     const sums = {
@@ -694,5 +699,44 @@ describe('partial credit notes that take a line unit by unit', () => {
     const more = await credit(inv.id, [{ line: 2, amount: '0.01' }]);
     expect(more.status).toBe(422);
     expect(more.json.code).toBe('credit_exceeds_total');
+  });
+
+  it("the last units' IVA is what Hacienda recomputes from their base, not what was left: the note is accepted and the invoice fully credited", async () => {
+    // Three laptops at 1,000.74 credited 0.333 + 0.333 + 2.334: the IVA the first two notes left
+    // (303.64454) is 0.00001 more than round(2,335.72716 × 13 %, 5) = 303.64453, which Hacienda
+    // expects of the last note; that 0.00001 stays, not creditable.
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: cliId(),
+      paid_at_issue: false,
+      lines: [{ service_id: srv(s.laptop.id), qty: 3, unit_price: '1000.74' }],
+    });
+    expect(res.status, res.text).toBe(201);
+    const inv = await waitForStatus(res.json.id, ['aceptada']);
+    const ids: string[] = [];
+    for (const qty of ['0.333', '0.333', '2.334']) {
+      const note = await credit(inv.id, [{ line: 1, qty }]);
+      expect(note.status, note.text).toBe(201);
+      ids.push(note.json.id);
+    }
+    for (const id of ids) {
+      const done = await waitForStatus(id, ['aceptada', 'rechazada']);
+      expect(done.status, JSON.stringify(done.rejection_reason)).toBe('aceptada');
+    }
+    const last = await signedXml(ids[2]!);
+    expect(xmlTotal(last, 'TotalImpuesto').toFixed(5)).toBe('303.64453');
+    const ref = (await api(e, 'GET', `/api/v1/invoices/${inv.id}`, s.key)).json;
+    expect(ref).toMatchObject({
+      credited_total: inv.total,
+      balance_due: '0.00',
+      payment_status: 'not_applicable',
+      annulled: true,
+    });
+    for (const more of [
+      await credit(inv.id, [{ line: 1, amount: '0.01' }]),
+      await credit(inv.id, [{ line: 1, qty: '0.001' }]),
+    ]) {
+      expect(more.status).toBe(422);
+      expect(more.json.code).toBe('credit_exceeds_total');
+    }
   });
 });

@@ -485,24 +485,56 @@ function checkCovered({ notes, invoice }: NoteRun, lines: readonly DocumentLine[
     invoice.lines,
     notes.map((n) => ({ credits: n.lines.map((l) => l.credit), totals: n.totals.lines })),
   );
+  // Every unit is credited; every amount up to what Hacienda's rounding of the last note leaves:
+  // never more than the invoice, and less by a residue that has a bound. The last note's price
+  // is to 5 decimals (MontoTotal moves by Cantidad × 0.00001), and where its computed tax would
+  // take more than was left its SubTotal gives up the rounding of that tax over the lowest rate.
+  const unit = new D('0.00001');
+  let residue = new D(0);
+  let montoResidue = new D(0);
+  const upTo = (what: string, got: Dec, invoiced: string | null | undefined, bound: Dec) => {
+    const left = dec(invoiced).minus(got);
+    expect({ what, left: left.toFixed(5), within: left.gte(0) && left.lte(bound) }).toEqual({
+      what,
+      left: left.toFixed(5),
+      within: true,
+    });
+    return left;
+  };
   invoice.lines.forEach((l, j) => {
     const c = credited[j]!;
+    const src = lines[j]!;
     expect(c.units.toFixed(3)).toBe(l.quantity);
-    expect(c.montoTotal.toFixed(5)).toBe(l.montoTotal);
-    expect(c.subTotal.toFixed(5)).toBe(l.subTotal);
-    l.discounts.forEach((d, k) => expect(c.discounts[k]!.toFixed(5)).toBe(d.amount));
-    l.taxes.forEach((t, k) => expect(c.taxes[k]!.toFixed(5)).toBe(t.amount));
-    expect(c.exoneration.toFixed(5)).toBe(dec(l.taxes[0]?.exoneration?.amount).toFixed(5));
+    const last = notes.findLast((n) => n.lines.some((x) => x.credit.line === j + 1));
+    const lastQty = dec(last?.lines.find((x) => x.credit.line === j + 1)?.input.quantity);
+    const ivaRate = dec(IVA_RATES[src.ivaRateCode as CodigoTarifaIVA].rate);
+    const exRate = dec(src.exoneration?.rate);
+    const rates = [ivaRate, exRate, ivaRate.minus(exRate), ...(src.otherTaxes ?? []).map((t) => dec(t.rate))];
+    const lowest = rates.filter((r) => r.gt(0)).reduce((a, r) => D.min(a, r), new D(100));
+    const rounding = unit.times(notes.length + 1);
+    const bound = D.max(lastQty, 1).times(unit).plus(rounding.times(100).div(lowest));
+    const monto = upTo('MontoTotal', c.montoTotal, l.montoTotal, bound);
+    // A discount of the last units gives back what exceeds their MontoTotal.
+    l.discounts.forEach((d, k) => upTo('MontoDescuento', c.discounts[k]!, d.amount, monto));
+    const sub = upTo('SubTotal', c.subTotal, l.subTotal, monto);
+    const taxBound = rounding.times(2).plus(sub);
+    const taxed = l.taxes.reduce(
+      (a, t, k) => a.plus(upTo(`Impuesto ${t.code}`, c.taxes[k]!, t.amount, taxBound)),
+      new D(0),
+    );
+    const ex = upTo('MontoExoneracion', c.exoneration, l.taxes[0]?.exoneration?.amount, taxBound);
+    residue = residue.plus(sub).plus(taxed).plus(ex);
+    montoResidue = montoResidue.plus(monto);
   });
   const sum = (f: (t: DocumentTotals) => string | null) =>
-    notes.reduce((a, n) => a.plus(dec(f(n.totals))), new D(0)).toFixed(5);
-  for (const f of [
-    (t: DocumentTotals) => t.summary.totalVenta,
-    (t: DocumentTotals) => t.summary.totalDescuentos,
-    (t: DocumentTotals) => t.summary.totalImpuesto,
-    (t: DocumentTotals) => t.summary.totalComprobante,
-  ])
-    expect(sum(f)).toBe(dec(f(invoice)).toFixed(5));
+    notes.reduce((a, n) => a.plus(dec(f(n.totals))), new D(0));
+  for (const [what, f, bound] of [
+    ['TotalVenta', (t: DocumentTotals) => t.summary.totalVenta, montoResidue],
+    ['TotalDescuentos', (t: DocumentTotals) => t.summary.totalDescuentos, montoResidue],
+    ['TotalImpuesto', (t: DocumentTotals) => t.summary.totalImpuesto, residue],
+    ['TotalComprobante', (t: DocumentTotals) => t.summary.totalComprobante, residue],
+  ] as const)
+    upTo(what, sum(f), f(invoice), bound);
   // Each note keeps the v4.4 identities of its own figures.
   for (const n of notes) {
     const s = n.totals.summary;
@@ -530,6 +562,66 @@ function checkCovered({ notes, invoice }: NoteRun, lines: readonly DocumentLine[
   ).toThrow(LineCreditExceeded);
 }
 
+/**
+ * Every note of a run passes the simulator's own recomputation of its XML (MontoTotal, SubTotal,
+ * each tax against its base and rate, the exoneration, the summary): what Hacienda would accept.
+ */
+function checkAccepted({ notes }: NoteRun): void {
+  notes.forEach((n, i) => {
+    const xml = noteXml(
+      n.lines.map((l) => l.input),
+      n.totals,
+      i,
+    );
+    expect({ note: i + 1, of: notes.length, rows: checkTotals(parseXml(xml)).map((r) => r.message) }).toEqual(
+      {
+        note: i + 1,
+        of: notes.length,
+        rows: [],
+      },
+    );
+  });
+}
+
+/**
+ * A line of fractional units with what the credit of its last units found hardest to state: a
+ * percentage-only discount, a selective consumption tax (02) in the IVA base, an exoneration.
+ */
+const hardLineArb = fc
+  .record({
+    qty: fixed(1, 99_999, 3),
+    price: fixed(1, 2_000_000_000, 5),
+    rateCode: fc.constantFrom('02', '03', '04', '08', '09' as const),
+    percent: fc.option(fixed(1, 9_999, 2), { freq: 2 }),
+    isc: fc.option(fixed(1, 5_000, 2), { freq: 2 }),
+    exoneration: fc.option(fc.integer({ min: 1, max: 100 }), { freq: 2 }),
+  })
+  .map((x): DocumentLine => {
+    const rate = new D(IVA_RATES[x.rateCode].rate);
+    const exRate = x.exoneration === null ? null : D.min(rate, new D(x.exoneration).div(100).times(rate));
+    return {
+      cabys: '2213000000100',
+      description: 'Producto a granel',
+      unit: 'Kg',
+      quantity: x.qty,
+      unitPrice: x.price,
+      ivaRateCode: x.rateCode,
+      ...(x.percent ? { discounts: [{ percent: x.percent, code: '07' as const }] } : {}),
+      ...(x.isc ? { otherTaxes: [{ code: '02' as const, rate: x.isc }] } : {}),
+      ...(exRate && exRate.gte('0.01')
+        ? {
+            exoneration: {
+              docType: '03' as const,
+              number: 'EX-1001',
+              institution: '01' as const,
+              issuedAt: new Date('2026-01-15T00:00:00Z'),
+              rate: exRate.toDecimalPlaces(2, D.ROUND_DOWN).toFixed(2),
+            },
+          }
+        : {}),
+    };
+  });
+
 describe('generated partial credit notes', () => {
   it(`prorate a fixed-amount tax by units and never credit more tax than invoiced (${RUNS / 2} lines)`, () => {
     fc.assert(
@@ -549,21 +641,28 @@ describe('generated partial credit notes', () => {
             taken = taken.plus(got);
           }
           checkCovered(run, [line]);
+          checkAccepted(run);
         },
       ),
       { numRuns: RUNS / 2, seed: SEED + 3 },
     );
   });
 
-  it(`that together cover every unit equal the invoice exactly, leave it fully credited and refuse one more (${RUNS / 2} invoices)`, async () => {
+  it(`that together cover every unit never exceed the invoice, are each accepted, leave it fully credited and refuse one more (${RUNS / 2} invoices)`, async () => {
+    // The CABYS agrees with the unit (goods or services), as the simulator reads either.
+    const agreeing = lineArb.map((l): DocumentLine => {
+      const { kind: _k, ...rest } = l;
+      return { ...rest, cabys: SERVICE_UNITS.has(l.unit) ? '8311100000000' : '4523000000000' };
+    });
     const arb = fc
-      .array(lineArb, { minLength: 1, maxLength: 4 })
+      .array(agreeing, { minLength: 1, maxLength: 4 })
       .chain((lines) => fc.tuple(fc.constant(lines), fc.tuple(...lines.map((l) => splitsOf(l.quantity)))));
     const samples: { xml: string }[] = [];
     fc.assert(
       fc.property(arb, ([lines, parts]) => {
         const run = creditInParts(lines, parts);
         checkCovered(run, lines);
+        checkAccepted(run);
         // The last note of a line states what was left: its taxes stay within the rounding of the
         // notes before it (each within half a unit of the 5th decimal).
         for (const n of run.notes)
@@ -599,6 +698,20 @@ describe('generated partial credit notes', () => {
     const signed = await Promise.all(samples.map((x) => signer.sign(x.xml)));
     const schema = await validateXmlBatch('NotaCreditoElectronica', signed);
     expect(schema.flatMap((r, i) => (r.valid ? [] : [{ i, errors: r.errors.slice(0, 3) }]))).toEqual([]);
+  }, 120_000);
+
+  it(`of fractional units, percentage discounts, taxes in the IVA base and exonerations: every note is accepted and the last leaves the line fully credited (${RUNS / 2} invoices)`, () => {
+    const arb = fc
+      .array(hardLineArb, { minLength: 1, maxLength: 3 })
+      .chain((lines) => fc.tuple(fc.constant(lines), fc.tuple(...lines.map((l) => splitsOf(l.quantity)))));
+    fc.assert(
+      fc.property(arb, ([lines, parts]) => {
+        const run = creditInParts(lines, parts);
+        checkAccepted(run);
+        checkCovered(run, lines);
+      }),
+      { numRuns: RUNS / 2, seed: SEED + 5 },
+    );
   }, 120_000);
 });
 

@@ -21,7 +21,7 @@ import {
   type NoteLineRequest,
 } from '../../domain/document-notes.ts';
 import { documentBalance } from '../../domain/balance.ts';
-import { capNoteLines, creditedLines, LineCreditExceeded } from '../../domain/note-credits.ts';
+import { capNoteLines, creditedLines, fullyCredited, LineCreditExceeded } from '../../domain/note-credits.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
 import { notePayments, settledAtIssue, type NotePaymentFields } from '../../domain/note-payments.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
@@ -259,13 +259,31 @@ export async function createNote(
     let referenced = doc;
     if (input.kind === 'credit') {
       const creditedTotal = new Decimal(doc.creditedTotal).plus(amount);
+      // Annulled when the credits reach the total, or when every unit of every line is credited
+      // and what is left is only the rounding the last notes could not take (domain/note-credits.ts).
+      const allLines =
+        credited !== null &&
+        fullyCredited(
+          doc.summary.lines,
+          creditedLines(doc.summary.lines, [
+            ...earlier.map((n) => ({ credits: n.lines.map((l) => l.credit), totals: n.summary.lines })),
+            { credits: lines.map((l) => l.credit), totals: totals.lines },
+          ]),
+          new Decimal(doc.total).minus(creditedTotal),
+        );
       [referenced] = (await trx('invoices')
         .where({ id: doc.id })
         .update({
           creditedTotal: trx.raw('credited_total + ?::numeric', [amount.toFixed(5)]),
-          ...documentBalance({ ...doc, creditedTotal, applied: await appliedTo(trx, doc.id) }),
-          annulledAt: trx.raw('case when credited_total + ?::numeric >= total then now() end', [
+          ...documentBalance({
+            ...doc,
+            creditedTotal,
+            applied: await appliedTo(trx, doc.id),
+            annulled: allLines || creditedTotal.gte(doc.total),
+          }),
+          annulledAt: trx.raw('case when credited_total + ?::numeric >= total or ?::boolean then now() end', [
             amount.toFixed(5),
+            allLines,
           ]),
           updatedAt: trx.fn.now(),
         })

@@ -157,7 +157,10 @@ export default async function paymentRoutes(fastify: FastifyInstance, { db }: Ap
       let applied = '0';
       const data = rows.map((p) => {
         applied = new Decimal(applied).plus(p.appliedAmount).toFixed(5);
-        return paymentObject(p, documentBalance({ ...invoice, applied }));
+        return paymentObject(
+          p,
+          documentBalance({ ...invoice, applied, annulled: invoice.annulledAt != null }),
+        );
       });
       return { object: 'list' as const, data, has_more: false };
     },

@@ -26,7 +26,7 @@ describe('HTTP limits, fairness and proxy settings', () => {
       idleTimeoutMs: 15_000,
       keepAliveTimeoutMs: 65_000,
       maxConnections: 2_000,
-      maxConnectionsPerAddress: 200,
+      maxConnectionsPerAddress: 500,
       trustProxy: null,
     });
     expect(c.fairness).toEqual({

@@ -216,8 +216,8 @@ async function verifyInto(xml: string, result: XadesVerification): Promise<void>
  * signature's own ds:Object with their SignedProperties covered by its signed reference, which is
  * what binds them to it. So a Target naming no element of the document is accepted: xadesjs
  * writes one whenever the signer sets the Signature's Id (it targets the `id-…` it generated
- * first, e.g. `Target="#id-0a43…"` beside `Id="xmldsig-f72e…"`, as @dojocoding/hacienda-sdk 0.2.0
- * signs). A Target naming another element, or none at all, says the properties belong elsewhere.
+ * first, e.g. `Target="#id-0a43…"` beside `Id="xmldsig-f72e…"`, as suppliers' signers built on
+ * xadesjs sign). A Target naming another element, or none at all, says the properties belong elsewhere.
  */
 function qualifyingTargetProblem(doc: Document, qualifying: Element, signature: Element): string | null {
   const target = (qualifying.getAttribute('Target') ?? '').trim();

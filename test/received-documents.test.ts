@@ -416,7 +416,7 @@ describe('signatures of other signers and their policy', () => {
     const f = await xadesjsSupplierInvoice(30, toCompany(), POLICY_V44, 'Emisor');
     const signatureId = /<ds:Signature Id="(xmldsig-[0-9a-f]{16})"/.exec(f.xml)?.[1];
     const target = /<xades:QualifyingProperties[^>]* Target="#(id-[0-9a-f]{12})"/.exec(f.xml)?.[1];
-    // The shape @dojocoding/hacienda-sdk 0.2.0 writes: the Target names no element of the document.
+    // The shape xadesjs-based signers write: the Target names no element of the document.
     expect(signatureId).toBeDefined();
     expect(target).toBeDefined();
     expect(f.xml).not.toContain(`Id="${target}"`);

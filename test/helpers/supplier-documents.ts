@@ -76,7 +76,7 @@ export const POLICY_V44: PolicyShape = {
   hash: 'SHA-256',
   digest: POLICY_DIGEST_SHA256,
 };
-/** The v4.1-4.3 policy (DGT-R-48-2016) with the SHA-1 digest @dojocoding/hacienda-sdk 0.2.0 configures. */
+/** The v4.1-4.3 policy (DGT-R-48-2016) with its SHA-1 digest, as older signers still write it. */
 export const POLICY_V41: PolicyShape = {
   identifier:
     'https://tribunet.hacienda.go.cr/docs/esquemas/2016/v4.1/Resolucion_Comprobantes_Electronicos_DGT-R-48-2016.pdf',
@@ -97,7 +97,7 @@ function materialFor(who: Party): Promise<SigningMaterial> {
 
 /**
  * The supplier's factura signed by xadesjs the way a signer that names its ds:Signature writes it
- * (@dojocoding/hacienda-sdk 0.2.0 does): `Id="xmldsig-<hex>"` on the Signature while
+ * (as suppliers' signers built on xadesjs do): `Id="xmldsig-<hex>"` on the Signature while
  * QualifyingProperties keep `Target="#id-<hex>"`, the Id xadesjs generated before the signer's
  * replaced it; two references (the document with the enveloped and inclusive C14N transforms, and
  * the SignedProperties, `Id="xades-id-<hex>"`); KeyInfo with the certificate only; SigningTime in

@@ -23,7 +23,8 @@ beforeAll(async () => {
   e = await startE2E({
     env: {
       WEBHOOK_BACKOFF_BASE_MS: '400',
-      WEBHOOK_TIMEOUT_MS: '1000',
+      // Long enough that a receiver on a loaded CI machine is never cut off by accident.
+      WEBHOOK_TIMEOUT_MS: '3000',
       // A document Hacienda loses turns into invoice.processing_failed within seconds.
       HACIENDA_MISSING_RESEND_MS: '300',
       HACIENDA_MISSING_FAIL_MS: '1500',
@@ -309,7 +310,7 @@ describe('retries', () => {
 
   it('a receiver slower than the timeout is a failed attempt, retried', async () => {
     const { r, endpoint } = await receiver(['client.created']);
-    r.delay = (n) => (n === 0 ? 1500 : 0);
+    r.delay = (n) => (n === 0 ? 4000 : 0);
     await createClient();
     await waitFor(
       async () => (await deliveries(endpoint.id))[0]?.status === 'delivered',
@@ -318,8 +319,8 @@ describe('retries', () => {
       'delivered',
     );
     const [d] = await deliveries(endpoint.id);
-    expect(d.attempts[0]).toMatchObject({ status_code: null, error: 'timed out after 1000 ms' });
-    expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(990);
+    expect(d.attempts[0]).toMatchObject({ status_code: null, error: 'timed out after 3000 ms' });
+    expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(2990);
     expect(d.attempts[1]).toMatchObject({ status_code: 200, error: null });
   });
 

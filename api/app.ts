@@ -9,7 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { Knex } from 'knex';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import type { Queue } from 'bullmq';
 import type { Config } from '../config/index.ts';
 import type { Scope } from '../domain/scopes.ts';

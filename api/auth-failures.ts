@@ -11,9 +11,9 @@
 // TRUST_PROXY (Fastify's request.ip). IPv6 clients are counted per /64, the block one
 // subscriber usually holds.
 import { isIPv6 } from 'node:net';
-import type { RedisClient } from '../jobs/redis.ts';
-import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
-import { emulateScript } from '../jobs/pg-redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
+import { luaScript, runScript, taggedPrefix } from '../platform/redis-keys.ts';
+import { emulateScript } from '../platform/pg-redis.ts';
 
 /** A Redis answer slower than this counts locally instead. */
 const REDIS_TIMEOUT_MS = 250;

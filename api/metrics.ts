@@ -14,16 +14,15 @@
 // is never public by accident. Series carry no tenant data (no company or key ids).
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import type { Knex } from 'knex';
 import { Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config/index.ts';
-import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
-import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
-import { readWorkerMetrics } from '../jobs/metrics.ts';
-import { closeBullConnection } from '../jobs/redis.ts';
-import { queueConnection } from '../jobs/queue-store.ts';
-import { shardPrefixes } from '../jobs/shards.ts';
+import { registryQueues } from '../jobs/registry.ts';
+import { readWorkerMetrics } from '../platform/metrics.ts';
+import { closeBullConnection } from '../platform/redis.ts';
+import { queueConnection } from '../platform/queue-store.ts';
+import { shardPrefixes } from '../platform/shards.ts';
 import type { AdminCheck } from './plugins/admin-auth.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
 
@@ -55,7 +54,7 @@ export function registerMetrics(
   // Queues for counting only, opened at the first scrape.
   let queues: Queue[] | null = null;
   let connection: ConnectionOptions | null = null;
-  const sharded = new Set<string>(Object.values(QUEUES));
+  const sharded = new Set(registryQueues().flatMap((q) => (q.sharded ? [q.name] : [])));
   const openQueues = () => {
     if (queues) return queues;
     connection = queueConnection(deps.config);
@@ -151,7 +150,7 @@ export function registerMetrics(
   });
 }
 
-/** Queue names observed by /metrics: the invoice flow's, batches, webhooks, and any others given. */
+/** Queue names observed by /metrics: every queue of the registry, and any others given. */
 export function observedQueueNames(extra: { name: string }[] = []): string[] {
-  return [...new Set([...Object.values(QUEUES), BATCH_QUEUE, WEBHOOK_QUEUE, ...extra.map((q) => q.name)])];
+  return [...new Set([...registryQueues().map((q) => q.name), ...extra.map((q) => q.name)])];
 }

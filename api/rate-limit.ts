@@ -16,10 +16,10 @@
 // warning is logged at most every 10 s per process. An outage then costs throttling, not the
 // API; `RateLimit` is left out of such responses because the count is unknown.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import { companyRateLimit } from '../domain/scopes.ts';
-import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
-import { emulateScript } from '../jobs/pg-redis.ts';
+import { luaScript, runScript, taggedPrefix } from '../platform/redis-keys.ts';
+import { emulateScript } from '../platform/pg-redis.ts';
 import type { AuthContext } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
 

@@ -4,7 +4,7 @@
 // through the pipeline is one trace. With tracing off no hook is added.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { carrierOf, tracer, tracingEnabled } from '../jobs/tracing.ts';
+import { carrierOf, tracer, tracingEnabled } from '../platform/tracing.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -13,8 +13,8 @@ import {
 } from '../hacienda/client/index.ts';
 import { open, openSigningMaterial } from '../hacienda/secret-box.ts';
 import { createSigner, type XadesSigner } from '../hacienda/signer.ts';
-import type { Limiter } from './map-limit.ts';
-import { instrumentReception } from './metrics.ts';
+import type { Limiter } from '../platform/map-limit.ts';
+import { instrumentReception } from './reception-metrics.ts';
 
 export interface JobContext {
   db: Knex;

@@ -1,90 +1,8 @@
-// The typed catalogue of queues and jobs, shared by the API (enqueue through the outbox) and
-// the workers. Payloads carry ids only (versioned); documents and secrets stay in Postgres.
-// Job ids are deterministic (`invoice-<id>-<step>`), so a flow added twice starts nothing twice.
+// What every queue's jobs share: the retry schedule and retention of DEFAULT_JOB_OPTIONS, the
+// completed-job retention set per process from the configuration, and the doubling delay of a
+// job that polls Hacienda (status of invoices and of answers). Payloads carry ids only
+// (versioned); documents and secrets stay in Postgres.
 import type { DefaultJobOptions } from 'bullmq';
-
-export const QUEUES = {
-  sign: 'invoice-sign',
-  submit: 'invoice-submit',
-  accounting: 'invoice-accounting',
-  status: 'invoice-status',
-} as const;
-
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
-
-/** Batches of invoices recorded by a worker (see jobs/batch-process.ts). */
-export const BATCH_QUEUE = 'invoice-batches';
-
-/**
- * The one job of a batch, with its deterministic id (a second add collapses into it) and its place
- * in its company's turn (jobs/fair-share.ts), when it has one.
- */
-export function batchJob(batchId: number, priority?: number) {
-  return {
-    name: 'batch.process',
-    data: { v: 1 as const, batchId },
-    opts: { ...DEFAULT_JOB_OPTIONS, jobId: `batch-${batchId}`, ...(priority ? { priority } : {}) },
-  };
-}
-
-export const JOB_NAMES = {
-  sign: 'invoice.sign',
-  submit: 'invoice.submit',
-  accounting: 'invoice.accounting',
-  status: 'invoice.status',
-} as const;
-
-export type InvoiceStep = keyof typeof QUEUES;
-
-/**
- * The payload of every invoice step: a chunk of invoices of one company and mode, named by a
- * deterministic id (`chunkName`), so the same chunk added twice starts nothing twice. Version 1
- * (one invoice per flow, `invoiceId`) is still read: jobs added before chunks finish as chunks of one.
- */
-export interface ChunkJobData {
-  v: 2;
-  chunk: string;
-  invoiceIds: number[];
-  /** Status polls made so far (status job only). */
-  polls?: number;
-}
-
-/** A job added before chunks: one invoice. */
-export interface InvoiceJobData {
-  v: 1;
-  invoiceId: number;
-  requestId?: string | null;
-  polls?: number;
-}
-
-export type StepJobData = ChunkJobData | InvoiceJobData;
-
-/** The invoices a step job carries. */
-export function chunkInvoiceIds(data: StepJobData): number[] {
-  return data.v === 1 ? [data.invoiceId] : data.invoiceIds;
-}
-
-/** A chunk's name from its invoices: the same invoices always make the same name. */
-export function chunkName(invoiceIds: readonly number[]): string {
-  const sorted = [...invoiceIds].sort((a, b) => a - b);
-  let h = 0x811c9dc5; // FNV-1a over the ids: short, stable, no collision that matters at this size
-  for (const id of sorted) {
-    for (const ch of `${id},`) {
-      h ^= ch.charCodeAt(0);
-      h = Math.imul(h, 0x01000193) >>> 0;
-    }
-  }
-  return `${sorted[0]}n${sorted.length}h${h.toString(36)}`;
-}
-
-export function chunkJobId(chunk: string, step: InvoiceStep): string {
-  return `chunk-${chunk}-${step}`;
-}
-
-/** Job ids of flows added before chunks (one invoice each). */
-export function invoiceJobId(invoiceId: number, step: InvoiceStep): string {
-  return `invoice-${invoiceId}-${step}`;
-}
 
 /**
  * How long and how many completed jobs each queue keeps for operators (Bull Board shows recent
@@ -116,3 +34,8 @@ export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
   },
   removeOnFail: { age: 7 * 24 * 3600 },
 };
+
+/** The delay before a job asks Hacienda again, doubling from `baseMs` up to `maxMs`. */
+export function nextPollDelay(polls: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.min(polls, 20));
+}

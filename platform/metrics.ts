@@ -12,16 +12,7 @@
 import { AggregatorRegistry, Counter, Histogram, Registry, type MetricObjectWithValues } from 'prom-client';
 import type { Job, Worker } from 'bullmq';
 import type { RedisClient } from './redis.ts';
-import type { ReceptionClient } from '../hacienda/client/index.ts';
-import {
-  HaciendaAuthError,
-  HaciendaRejectedError,
-  HaciendaUnavailableError,
-  HaciendaUnknownOutcomeError,
-} from '../hacienda/client/index.ts';
 import { taggedPrefix } from './redis-keys.ts';
-import { SpanKind } from '@opentelemetry/api';
-import { inSpan } from './tracing.ts';
 
 export const workerRegistry = new Registry();
 
@@ -90,59 +81,6 @@ export function instrumentWorker(worker: Worker): void {
   };
   worker.on('completed', (job) => observe(job, 'completed'));
   worker.on('failed', (job) => observe(job, 'failed'));
-}
-
-function errorOutcome(err: unknown): string {
-  if (err instanceof HaciendaUnknownOutcomeError) return `unknown_${err.reason}`;
-  if (err instanceof HaciendaUnavailableError) return `unavailable_${err.reason}`;
-  if (err instanceof HaciendaRejectedError) return 'refused';
-  if (err instanceof HaciendaAuthError) return 'auth_error';
-  return 'error';
-}
-
-/** The same client, with each submit and status call timed and labelled by its outcome. */
-export function instrumentReception(client: ReceptionClient, environment: string): ReceptionClient {
-  // Each call is also a client span of the trace it runs in (the invoice's: see jobs/tracing.ts).
-  const timed = <T>(operation: string, clave: string, fn: () => Promise<T>, outcome: (r: T) => string) =>
-    inSpan(
-      `hacienda ${operation}`,
-      { kind: SpanKind.CLIENT, attributes: { 'hacienda.clave': clave, 'hacienda.environment': environment } },
-      async (span) => {
-        const started = performance.now();
-        try {
-          const result = await fn();
-          span.setAttribute('hacienda.outcome', outcome(result));
-          metrics.haciendaCall(operation, environment, outcome(result), (performance.now() - started) / 1000);
-          return result;
-        } catch (err) {
-          span.setAttribute('hacienda.outcome', errorOutcome(err));
-          metrics.haciendaCall(
-            operation,
-            environment,
-            errorOutcome(err),
-            (performance.now() - started) / 1000,
-          );
-          throw err;
-        }
-      },
-    );
-  return {
-    submit: (doc) =>
-      timed(
-        'submit',
-        doc.clave,
-        () => client.submit(doc),
-        (r) => (r.duplicate ? 'duplicate' : 'received'),
-      ),
-    status: (clave) =>
-      timed(
-        'status',
-        clave,
-        () => client.status(clave),
-        (r) => (r.found ? r.state : 'not_found'),
-      ),
-    rateLimit: () => client.rateLimit(),
-  };
 }
 
 // ---- Publishing to Redis (workers) and reading back (API) ----

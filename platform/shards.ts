@@ -4,11 +4,10 @@
 // the invoice flow's queues are therefore split into QUEUE_SHARDS shards, each under its own hash
 // tag (`{factura}` → `{factura:q0}`, `{factura:q1}`, …), and a company's chunks always go to the
 // same shard (company id modulo the shard count). Workers consume every shard. With one shard
-// (the default) the queues keep the plain prefix, exactly as before shards existed. Batches,
-// webhooks and emails stay under the plain prefix (their own slot).
-import { type Queue, type ConnectionOptions, type FlowJob, type FlowProducer } from 'bullmq';
-import type { InvoiceStep } from './catalogue.ts';
-import { createQueues } from './queues.ts';
+// (the default) the queues keep the plain prefix, exactly as before shards existed. Which queues
+// are sharded is the work module's choice (jobs/registry.ts); the others stay under the plain
+// prefix (their own slot).
+import { Queue, type ConnectionOptions, type FlowJob, type FlowProducer } from 'bullmq';
 import { taggedPrefix } from './redis-keys.ts';
 
 /** Each shard's prefix: the plain prefix for one shard, a hash tag per shard otherwise. */
@@ -22,26 +21,38 @@ export function shardOf(companyId: number, shards: number): number {
   return shards <= 1 ? 0 : companyId % shards;
 }
 
-export interface QueueShards {
+/** One queue per name under one prefix, keyed as the names are. */
+export function openQueues<K extends string>(
+  connection: ConnectionOptions,
+  prefix: string,
+  names: Record<K, string>,
+): Record<K, Queue> {
+  return Object.fromEntries(
+    (Object.keys(names) as K[]).map((k) => [k, new Queue(names[k], { connection, prefix })]),
+  ) as Record<K, Queue>;
+}
+
+export interface QueueShards<K extends string = string> {
   prefixes: string[];
-  /** The flow's queues of each shard, in shard order. */
-  shards: Record<InvoiceStep, Queue>[];
+  /** The sharded queues of each shard, in shard order. */
+  shards: Record<K, Queue>[];
   prefixOf(companyId: number): string;
-  of(companyId: number): Record<InvoiceStep, Queue>;
+  of(companyId: number): Record<K, Queue>;
   /** The shard whose prefix this is (a job's `prefix`); shard 0 for an unknown one. */
-  byPrefix(prefix: string): Record<InvoiceStep, Queue>;
+  byPrefix(prefix: string): Record<K, Queue>;
   /** Every queue of every shard. */
   all(): Queue[];
   close(): Promise<void>;
 }
 
-export function openQueueShards(
+export function openQueueShards<K extends string>(
   connection: ConnectionOptions,
   queuePrefix: string,
   count: number,
-): QueueShards {
+  names: Record<K, string>,
+): QueueShards<K> {
   const prefixes = shardPrefixes(queuePrefix, count);
-  const shards = prefixes.map((p) => createQueues(connection, p));
+  const shards = prefixes.map((p) => openQueues(connection, p, names));
   const index = new Map(prefixes.map((p, i) => [p, i]));
   return {
     prefixes,
@@ -49,9 +60,9 @@ export function openQueueShards(
     prefixOf: (companyId) => prefixes[shardOf(companyId, prefixes.length)]!,
     of: (companyId) => shards[shardOf(companyId, prefixes.length)]!,
     byPrefix: (prefix) => shards[index.get(prefix) ?? 0]!,
-    all: () => shards.flatMap((s) => Object.values(s)),
+    all: () => shards.flatMap((s) => Object.values<Queue>(s)),
     async close() {
-      await Promise.all(shards.flatMap((s) => Object.values(s).map((q) => q.close())));
+      await Promise.all(shards.flatMap((s) => Object.values<Queue>(s).map((q) => q.close())));
     },
   };
 }

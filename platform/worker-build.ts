@@ -2,8 +2,8 @@
 // stall settings, error, stall and failure logging, and job metrics, whatever its queue.
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import { instrumentWorker } from '../jobs/metrics.ts';
-import { queueTelemetry } from '../jobs/tracing.ts';
+import { instrumentWorker } from './metrics.ts';
+import { queueTelemetry } from './tracing.ts';
 
 export interface WorkerBuild {
   connection: ConnectionOptions;

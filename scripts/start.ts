@@ -25,7 +25,7 @@ import {
   describeRedisWait,
   untilPostgresReady,
 } from '../db/reachability.ts';
-import { createRedis, untilRedisReady, waitForRedis } from '../jobs/redis.ts';
+import { createRedis, untilRedisReady, waitForRedis } from '../platform/redis.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { embeddedDataDir } from './embedded-data-dir.ts';
 import { postgresUserIds } from './embedded-binaries.ts';

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../api/app.ts';
 import { KeyCache } from '../api/key-cache.ts';
-import { announceKeyChange, type RedisClient } from '../jobs/redis.ts';
-import { openStore } from '../jobs/queue-store.ts';
+import { announceKeyChange, type RedisClient } from '../platform/redis.ts';
+import { openStore } from '../platform/queue-store.ts';
 import { call, createTestCompany, createTestKey, testConfig } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { waitFor } from './helpers/wait.ts';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createCompany } from '../db/queries/companies.ts';
 import { loadDeliveryContexts, type AttemptOutcome } from '../db/queries/webhooks.ts';
-import { DeliveryStore } from '../jobs/webhook-store.ts';
+import { DeliveryStore } from '../jobs/webhooks/store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
 let t: TestDatabase;

@@ -11,10 +11,10 @@ import {
   describeRedisWait,
   untilPostgresReady,
 } from '../db/reachability.ts';
-import { closeBullConnection, createRedis, untilRedisReady } from '../jobs/redis.ts';
-import { queueConnection } from '../jobs/queue-store.ts';
+import { closeBullConnection, createRedis, untilRedisReady } from '../platform/redis.ts';
+import { queueConnection } from '../platform/queue-store.ts';
 import { startRuntime } from './runtime.ts';
-import { enableTracing } from '../jobs/tracing.ts';
+import { enableTracing } from '../platform/tracing.ts';
 import { startTracing } from '../telemetry/tracing.ts';
 
 const config = loadConfig();

@@ -5,8 +5,8 @@ import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKey } from '
 import { getCompany } from '../../db/queries/companies.ts';
 import { companyRateLimit, isScope, SCOPES } from '../../domain/scopes.ts';
 import { keyObject } from '../../db/public-objects.ts';
-import { createRedis, announceKeyChange } from '../../jobs/redis.ts';
-import { openStore } from '../../jobs/queue-store.ts';
+import { createRedis, announceKeyChange } from '../../platform/redis.ts';
+import { openStore } from '../../platform/queue-store.ts';
 import type { Config } from '../../config/index.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';
 

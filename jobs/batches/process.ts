@@ -10,9 +10,9 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { invoiceObject } from '../db/public-objects.ts';
-import { isTransientDatabaseError } from '../db/connection.ts';
-import { getCompany } from '../db/queries/companies.ts';
+import { invoiceObject } from '../../db/public-objects.ts';
+import { isTransientDatabaseError } from '../../db/connection.ts';
+import { getCompany } from '../../db/queries/companies.ts';
 import {
   IdempotencyRecordExists,
   recordBatchChunk,
@@ -20,16 +20,16 @@ import {
   type BulkItem,
   type BulkOptions,
   type ItemProblem,
-} from '../db/queries/invoice-bulk.ts';
-import { loadCatalogue, missingEmisorData, prepareFromCatalogue } from '../db/queries/invoice-prepare.ts';
-import type { Company } from '../db/models/index.ts';
-import type { Tenant } from '../db/queries/clients.ts';
-import { DomainValidationError } from '../domain/errors.ts';
-import { parseInvoiceRequest, type InvoiceRequest } from '../domain/invoice-request.ts';
-import { parsePurchaseRequest, type Supplier } from '../domain/purchase-request.ts';
-import { purchaseFromCatalogue } from '../db/queries/purchases.ts';
-import { INVOICE_CREATE_ROUTE, requestFingerprint } from '../domain/request-fingerprint.ts';
-import type { JobContext } from './context.ts';
+} from '../../db/queries/invoice-bulk.ts';
+import { loadCatalogue, missingEmisorData, prepareFromCatalogue } from '../../db/queries/invoice-prepare.ts';
+import type { Company } from '../../db/models/index.ts';
+import type { Tenant } from '../../db/queries/clients.ts';
+import { DomainValidationError } from '../../domain/errors.ts';
+import { parseInvoiceRequest, type InvoiceRequest } from '../../domain/invoice-request.ts';
+import { parsePurchaseRequest, type Supplier } from '../../domain/purchase-request.ts';
+import { purchaseFromCatalogue } from '../../db/queries/purchases.ts';
+import { INVOICE_CREATE_ROUTE, requestFingerprint } from '../../domain/request-fingerprint.ts';
+import type { JobContext } from '../context.ts';
 
 export interface BatchJobData {
   v: 1;

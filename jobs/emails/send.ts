@@ -9,26 +9,24 @@
 import { UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
-import { invoiceObject } from '../db/public-objects.ts';
-import { recordEvent } from '../db/queries/events.ts';
+import type { Config } from '../../config/index.ts';
+import { invoiceObject } from '../../db/public-objects.ts';
+import { recordEvent } from '../../db/queries/events.ts';
 import {
   countAttempt,
-  createInvoiceEmail,
-  defaultRecipients,
   finishInvoiceEmail,
   getInvoiceEmail,
   recordEmailError,
   type EmailStatus,
   type InvoiceEmailRow,
-} from '../db/queries/invoice-emails.ts';
-import { getInvoiceDocument, type InvoiceRow } from '../db/queries/invoices.ts';
-import { Company } from '../db/models/index.ts';
-import { formatId } from '../domain/ids.ts';
-import { TIPOS_COMPROBANTE, isTipoComprobante } from '../domain/codes.ts';
-import { formatMoney } from '../documents/format.ts';
-import { keepCompleted } from './catalogue.ts';
-import { invoicePdf } from './invoice-pdf.ts';
+} from '../../db/queries/invoice-emails.ts';
+import { getInvoiceDocument, type InvoiceRow } from '../../db/queries/invoices.ts';
+import { Company } from '../../db/models/index.ts';
+import { formatId } from '../../domain/ids.ts';
+import { TIPOS_COMPROBANTE, isTipoComprobante } from '../../domain/codes.ts';
+import { formatMoney } from '../../documents/format.ts';
+import { keepCompleted } from '../job-options.ts';
+import { invoicePdf } from '../invoice-pdf.ts';
 import { classifySmtpError, isPermanent, refusals, smtpTransport } from './smtp.ts';
 
 export const EMAIL_QUEUE = 'emails';
@@ -60,30 +58,6 @@ export interface EmailContext {
   db: Knex;
   log: Logger;
   config: Config;
-}
-
-/**
- * In the acceptance transaction: the automatic email of each accepted invoice whose company emails
- * accepted documents (each company's setting read once).
- */
-export async function scheduleAcceptanceEmails(
-  trx: Knex.Transaction,
-  invoices: readonly InvoiceRow[],
-): Promise<void> {
-  if (!invoices.length) return;
-  const companyIds = [...new Set(invoices.map((i) => i.companyId))];
-  const enabled = new Set(
-    (
-      (await trx('companies').whereIn('id', companyIds).where('email_enabled', true).pluck('id')) as (
-        string | number
-      )[]
-    ).map(Number),
-  );
-  for (const invoice of invoices) {
-    if (!enabled.has(Number(invoice.companyId))) continue;
-    const recipients = await defaultRecipients(trx, invoice);
-    await createInvoiceEmail(trx, { invoiceId: invoice.id, recipients, round: 0 });
-  }
 }
 
 async function finish(

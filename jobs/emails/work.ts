@@ -1,11 +1,12 @@
-// The emails part of a worker process: the `emails` queue and its Worker (exponential backoff
-// from EMAIL_BACKOFF_BASE_MS), the outbox relay's hook that turns committed `email.send` rows
-// into jobs, and a reconciler that enqueues again pending emails whose job Redis lost.
-import { Queue, type ConnectionOptions, type Worker } from 'bullmq';
+// Emails as a work module: the `emails` queue and its Worker (exponential backoff from
+// EMAIL_BACKOFF_BASE_MS, send.ts), the relay's dispatch of `email.send` rows, and the
+// reconciler's hook (pending emails whose job Redis lost are enqueued again with the attempts left).
+import { Queue } from 'bullmq';
 import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
-import { stalePendingEmails } from '../db/queries/invoice-emails.ts';
+import type { Config } from '../../config/index.ts';
+import { pendingEmailsPage, type InvoiceEmailRow } from '../../db/queries/invoice-emails.ts';
+import { buildWorker } from '../../platform/worker-build.ts';
+import type { RunningWork, TrackedWork, WorkDeps, WorkModule } from '../work.ts';
 import {
   EMAIL_JOB,
   EMAIL_QUEUE,
@@ -13,86 +14,82 @@ import {
   emailJobOptions,
   sendInvoiceEmail,
   type EmailJobData,
-} from '../jobs/invoice-email.ts';
-import { closeSmtpTransports } from '../jobs/smtp.ts';
-import { buildWorker } from './worker-build.ts';
-import { everyWithoutOverlap, type PeriodicPass } from './periodic-pass.ts';
+} from './send.ts';
+import { closeSmtpTransports } from './smtp.ts';
 
-export interface EmailRuntime {
-  queue: Queue<EmailJobData>;
-  worker: Worker<EmailJobData, string>;
-  /** The outbox relay's `dispatchEmails` hook. */
-  dispatchEmails(emailIds: number[]): Promise<void>;
-  /** One reconciler pass; returns how many emails were enqueued again. */
-  reconcileOnce(staleMs: number): Promise<number>;
-  close(): Promise<void>;
+/** Emails sent at once per process; an SMTP exchange holds its lock at least a minute. */
+const CONCURRENCY = 8;
+const MIN_LOCK_MS = 60_000;
+
+const addEmails = (
+  config: Config,
+  queue: Queue<EmailJobData>,
+  ids: number[],
+  attemptsLeft?: (id: number) => number,
+) =>
+  queue.addBulk(
+    ids.map((emailId) => ({
+      name: EMAIL_JOB,
+      data: { v: 1 as const, emailId },
+      opts: emailJobOptions(config, emailId, attemptsLeft?.(emailId)),
+    })),
+  );
+
+/**
+ * Pending emails no live job carries. An email waiting out its backoff is untouched for up to
+ * EMAIL_BACKOFF_BASE_MS × 2^(attempts−2): a routine pass waits at least that long before it looks.
+ */
+function emailWork(db: Knex, config: Config, queue: Queue<EmailJobData>): TrackedWork<InvoiceEmailRow> {
+  const backoffMs = config.email.backoffBaseMs * 2 ** (config.email.maxAttempts - 1);
+  return {
+    name: 'emails',
+    page: (afterId, limit, staleMs) =>
+      pendingEmailsPage(db, afterId, limit, staleMs === null ? null : Math.max(staleMs, backoffMs)),
+    jobsOf: (row) => [{ queue: queue as Queue, id: emailJobId(row.id) }],
+    async recreate(rows) {
+      const made = new Map(rows.map((r) => [r.id, r.attempts]));
+      await addEmails(
+        config,
+        queue,
+        rows.map((r) => r.id),
+        (id) => config.email.maxAttempts - (made.get(id) ?? 0),
+      );
+    },
+  };
 }
 
-export function startEmails(o: {
-  config: Config;
-  db: Knex;
-  connection: ConnectionOptions;
-  log: Logger;
-  lockDurationMs?: number;
-  reconcile?: { everyMs: number; staleMs: number } | false;
-}): EmailRuntime {
-  const prefix = o.config.queuePrefix;
-  const queue = new Queue<EmailJobData>(EMAIL_QUEUE, { connection: o.connection, prefix });
-  queue.on('error', (err) => o.log.error({ err, queue: EMAIL_QUEUE }, 'queue error'));
-  const ctx = { db: o.db, log: o.log, config: o.config };
+async function startEmails(d: WorkDeps): Promise<RunningWork<'email.send'>> {
+  const prefix = d.config.queuePrefix;
+  const queue = new Queue<EmailJobData>(EMAIL_QUEUE, { connection: d.connection, prefix });
+  queue.on('error', (err) => d.log.error({ err, queue: EMAIL_QUEUE }, 'queue error'));
+  const ctx = { db: d.db, log: d.log, config: d.config };
   const worker = buildWorker<EmailJobData>(EMAIL_QUEUE, (job) => sendInvoiceEmail(job, ctx), {
-    connection: o.connection,
+    connection: d.connection,
     prefix,
-    log: o.log,
-    concurrency: 8,
-    lockDurationMs: Math.max(o.lockDurationMs ?? 30_000, 60_000),
+    log: d.log,
+    concurrency: d.concurrency?.[EMAIL_QUEUE] ?? CONCURRENCY,
+    lockDurationMs: Math.max(d.lockDurationMs, MIN_LOCK_MS),
   });
-
-  const add = (ids: number[], attemptsLeft?: (id: number) => number) =>
-    queue.addBulk(
-      ids.map((emailId) => ({
-        name: EMAIL_JOB,
-        data: { v: 1 as const, emailId },
-        opts: emailJobOptions(o.config, emailId, attemptsLeft?.(emailId)),
-      })),
-    );
-
-  async function reconcileOnce(staleMs: number): Promise<number> {
-    const rows = await stalePendingEmails(o.db, staleMs);
-    if (rows.length === 0) return 0;
-    const live: number[] = [];
-    for (const r of rows) {
-      const job = await queue.getJob(emailJobId(r.id));
-      // Still waiting, delayed or running; a finished one (failed, or completed and kept for
-      // Bull Board) would hold the id, so it goes.
-      if (job && !(await job.isFailed()) && !(await job.isCompleted())) continue;
-      if (job) await job.remove();
-      live.push(r.id);
-    }
-    const made = new Map(rows.map((r) => [r.id, r.attempts]));
-    if (live.length) await add(live, (id) => o.config.email.maxAttempts - (made.get(id) ?? 0));
-    if (live.length) o.log.info({ count: live.length }, 'email reconciler: pending emails enqueued again');
-    return live.length;
-  }
-
-  let reconciler: PeriodicPass | null = null;
-  if (o.reconcile !== false) {
-    const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
-    // An email waiting out its backoff is untouched for up to EMAIL_BACKOFF_BASE_MS × 2^(attempts−2).
-    const staleMs = Math.max(r.staleMs, o.config.email.backoffBaseMs * 2 ** (o.config.email.maxAttempts - 1));
-    reconciler = everyWithoutOverlap(r.everyMs, () => reconcileOnce(staleMs), o.log, 'email reconciler');
-  }
-
   return {
-    queue,
-    worker,
-    dispatchEmails: (ids) => add(ids).then(() => undefined),
-    reconcileOnce,
+    workers: [worker],
+    dispatch: async (_trx, rows) => {
+      const ids = rows.filter((r) => r.payload.emailId).map((r) => Number(r.payload.emailId));
+      if (ids.length) await addEmails(d.config, queue, ids);
+    },
+    tracked: [emailWork(d.db, d.config, queue)],
     async close() {
-      await reconciler?.stop();
       await worker.close();
       await queue.close();
       closeSmtpTransports();
     },
   };
 }
+
+export const emailsWork: WorkModule<'email.send'> = {
+  name: 'emails',
+  queues: [{ name: EMAIL_QUEUE }],
+  outboxKind: 'email.send',
+  emits: ['invoice.emailed', 'email.failed'],
+  holdsForSweep: false,
+  start: startEmails,
+};

@@ -7,12 +7,12 @@
 // `invoice.processing_failed` event say so, and the rest of the chunk is booked and goes on.
 // Hacienda's verdict on it is still awaited and recorded; its booking waits for a person.
 import type { Job } from 'bullmq';
-import { lockInvoices } from '../db/queries/invoice-flow.ts';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
-import { bookInvoices } from '../db/queries/journal-bulk.ts';
-import { isPermanentError, recordProcessingError } from '../db/queries/processing-error.ts';
-import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
-import type { JobContext } from './context.ts';
+import { lockInvoices } from '../../db/queries/invoice-flow.ts';
+import type { InvoiceRow } from '../../db/queries/invoices.ts';
+import { bookInvoices } from '../../db/queries/journal-bulk.ts';
+import { isPermanentError, recordProcessingError } from '../../db/queries/processing-error.ts';
+import type { ChunkJobData } from './queues.ts';
+import type { JobContext } from '../context.ts';
 import { memberError, writeIsolating } from './isolate.ts';
 
 /**
@@ -25,10 +25,10 @@ const isDue = (i: InvoiceRow) =>
   (i.status === 'enviada' || i.status === 'aceptada') &&
   !isPermanentError(i.processingError);
 
-export async function accountChunk(job: Job<StepJobData>, ctx: JobContext): Promise<string> {
+export async function accountChunk(job: Job<ChunkJobData>, ctx: JobContext): Promise<string> {
   let due = 0;
   let booked = 0;
-  const failures = await writeIsolating(chunkInvoiceIds(job.data), async (ids) => {
+  const failures = await writeIsolating(job.data.invoiceIds, async (ids) => {
     const done = await ctx.db.transaction(async (trx) => {
       // 1. Lock the invoices so a concurrent run waits and then sees accounted_at.
       const invoices = (await lockInvoices(trx, [...ids])).filter(isDue);

@@ -4,15 +4,8 @@
 // fails the chain, visibly. Which invoices a step still has to do is read from Postgres (their
 // state columns), never from the job: a chunk retried or re-created redoes only what is left.
 import type { FlowJob } from 'bullmq';
-import {
-  chunkJobId,
-  chunkName,
-  DEFAULT_JOB_OPTIONS,
-  JOB_NAMES,
-  QUEUES,
-  type ChunkJobData,
-  type InvoiceStep,
-} from './catalogue.ts';
+import { DEFAULT_JOB_OPTIONS } from '../job-options.ts';
+import { chunkJobId, chunkName, JOB_NAMES, QUEUES, type ChunkJobData, type InvoiceStep } from './queues.ts';
 
 /** The steps of an invoice's flow, in the order they run. */
 export const FLOW_STEPS: readonly InvoiceStep[] = ['sign', 'submit', 'accounting', 'status'];

@@ -13,15 +13,15 @@
 //   3. The POST (with submitAndConfirm's own poll-before-resend after a 5xx or timeout).
 //   4. The attempt is finished with what came of it; errors are rethrown for the caller to end.
 import type { Knex } from 'knex';
-import { formatCrDateTime } from '../domain/cr-time.ts';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { formatCrDateTime } from '../../domain/cr-time.ts';
+import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import {
   beginSubmission,
   finishSubmission,
   renewSubmissionLease,
   type SubmissionEnd,
   type SubmissionReason,
-} from '../db/queries/submissions.ts';
+} from '../../db/queries/submissions.ts';
 import {
   HaciendaAuthError,
   HaciendaRejectedError,
@@ -30,9 +30,9 @@ import {
   type Confirmed,
   type ReceptionClient,
   type SubmitDocument,
-} from '../hacienda/client/index.ts';
+} from '../../hacienda/client/index.ts';
 import { callbackQuery, type CallbackTarget } from './callback-token.ts';
-import type { JobContext } from './context.ts';
+import type { JobContext } from '../context.ts';
 
 /**
  * How long an attempt's lease runs without renewal. A dead sender holds the invoice this long at

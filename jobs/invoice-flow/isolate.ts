@@ -7,7 +7,7 @@
 // (unreachable, restarting, a deadlock: isTransientDatabaseError) belongs to no member: it is
 // thrown, and the job is retried with its backoff. With one bad member among n, the halving costs
 // about 2·log2(n) extra transactions, and only on the run that meets it.
-import { isTransientDatabaseError } from '../db/connection.ts';
+import { isTransientDatabaseError } from '../../db/connection.ts';
 
 export interface MemberFailure<T> {
   member: T;

@@ -9,12 +9,16 @@
 //     `invoice.processing_failed` event; the status job ends (failed) and the reconciler leaves
 //     the invoice alone until an operator clears the error.
 import { UnrecoverableError } from 'bullmq';
-import { getInvoiceDocument, type InvoiceRow } from '../db/queries/invoices.ts';
-import { countLostResends, markHaciendaMissing, msSinceLastAttempt } from '../db/queries/submissions.ts';
-import { HaciendaAuthError, HaciendaRejectedError, type ReceptionClient } from '../hacienda/client/index.ts';
-import type { JobContext } from './context.ts';
+import { getInvoiceDocument, type InvoiceRow } from '../../db/queries/invoices.ts';
+import { countLostResends, markHaciendaMissing, msSinceLastAttempt } from '../../db/queries/submissions.ts';
+import {
+  HaciendaAuthError,
+  HaciendaRejectedError,
+  type ReceptionClient,
+} from '../../hacienda/client/index.ts';
+import type { JobContext } from '../context.ts';
 import { sendInvoiceDocument } from './hacienda-send.ts';
-import { recordProcessingError } from '../db/queries/processing-error.ts';
+import { recordProcessingError } from '../../db/queries/processing-error.ts';
 
 export const DOCUMENT_LOST = 'hacienda_document_lost';
 

@@ -3,19 +3,19 @@
 // are not loaded at all, so a retried or re-created chunk signs only what is left. A document that
 // cannot be signed or stored is its own permanent processing error; the others go on.
 import { UnrecoverableError, type Job } from 'bullmq';
-import { invoicesToSign, storeSignedDocuments } from '../db/queries/invoice-flow.ts';
-import { Client, Company } from '../db/models/index.ts';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
-import { DomainValidationError } from '../domain/errors.ts';
-import { SchemaViolationError } from '../hacienda/xsd-compiled.ts';
-import { XmlCharacterError } from '../hacienda/xml/writer.ts';
-import type { XadesSigner } from '../hacienda/signer.ts';
-import { assertCertificateCurrent, SigningKeyError } from '../hacienda/signing-key.ts';
-import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
-import { MissingCredentialsError, type JobContext } from './context.ts';
-import { buildInvoiceXml, DocumentDataError, facturaDocument } from './invoice-document.ts';
-import { recordProcessingError } from '../db/queries/processing-error.ts';
-import { isTransientDatabaseError } from '../db/connection.ts';
+import { invoicesToSign, storeSignedDocuments } from '../../db/queries/invoice-flow.ts';
+import { Client, Company } from '../../db/models/index.ts';
+import type { InvoiceRow } from '../../db/queries/invoices.ts';
+import { DomainValidationError } from '../../domain/errors.ts';
+import { SchemaViolationError } from '../../hacienda/xsd-compiled.ts';
+import { XmlCharacterError } from '../../hacienda/xml/writer.ts';
+import type { XadesSigner } from '../../hacienda/signer.ts';
+import { assertCertificateCurrent, SigningKeyError } from '../../hacienda/signing-key.ts';
+import type { ChunkJobData } from './queues.ts';
+import { MissingCredentialsError, type JobContext } from '../context.ts';
+import { buildInvoiceXml, DocumentDataError, facturaDocument } from '../invoice-document.ts';
+import { recordProcessingError } from '../../db/queries/processing-error.ts';
+import { isTransientDatabaseError } from '../../db/connection.ts';
 import { lastAttempt, memberError, writeIsolating } from './isolate.ts';
 
 /** Why a document can never be signed as it stands (recorded on the invoice, not retried). */
@@ -28,9 +28,9 @@ function permanentCode(err: unknown): string | undefined | null {
   return null; // not permanent
 }
 
-export async function signChunk(job: Job<StepJobData>, ctx: JobContext): Promise<string> {
+export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promise<string> {
   const { db } = ctx;
-  const ids = chunkInvoiceIds(job.data);
+  const ids = job.data.invoiceIds;
   // 1. What is left to sign, with its companies and clients: three queries for the chunk.
   const invoices = await invoicesToSign(db, ids);
   if (!invoices.length) return 'already signed';

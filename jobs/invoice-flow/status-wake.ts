@@ -5,7 +5,7 @@
 // it has put itself to sleep: a note means wake up again now. Either the callback finds the job
 // asleep, or the job finds the note.
 import { Job, type Queue } from 'bullmq';
-import type { RedisClient } from './redis.ts';
+import type { RedisClient } from '../../platform/redis.ts';
 
 const NOTE_MS = 60_000;
 

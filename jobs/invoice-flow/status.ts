@@ -14,27 +14,24 @@ import {
   storeResponseXmls,
   transitionMany,
   updateHaciendaStates,
-} from '../db/queries/invoice-flow.ts';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
-import { clearHaciendaMissing } from '../db/queries/submissions.ts';
-import type { ReceptionClient, StatusResult } from '../hacienda/client/index.ts';
-import { explainMensajeHacienda } from '../hacienda/rejection-reasons.ts';
-import { chunkInvoiceIds, type StepJobData } from './catalogue.ts';
-import type { JobContext } from './context.ts';
-import { scheduleAcceptanceEmails } from './invoice-email.ts';
-import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
+} from '../../db/queries/invoice-flow.ts';
+import type { InvoiceRow } from '../../db/queries/invoices.ts';
+import { scheduleAcceptanceEmails } from '../../db/queries/invoice-emails.ts';
+import { clearHaciendaMissing } from '../../db/queries/submissions.ts';
+import type { ReceptionClient, StatusResult } from '../../hacienda/client/index.ts';
+import { explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
+import type { ChunkJobData } from './queues.ts';
+import type { JobContext } from '../context.ts';
+import { nextPollDelay } from '../job-options.ts';
+import { reverseInvoice, transition } from '../../db/queries/invoice-state.ts';
 import { handleMissingClave } from './lost-document.ts';
 import { memberError, writeIsolating } from './isolate.ts';
-import { mapLimit } from './map-limit.ts';
-import { recordProcessingError } from '../db/queries/processing-error.ts';
-import { inInvoiceTrace } from './tracing.ts';
+import { mapLimit } from '../../platform/map-limit.ts';
+import { recordProcessingError } from '../../db/queries/processing-error.ts';
+import { inInvoiceTrace } from '../../platform/tracing.ts';
 
 /** Status requests of one chunk in flight at once. */
 const STATUS_CONCURRENCY = 16;
-
-export function nextPollDelay(polls: number, baseMs: number, maxMs: number): number {
-  return Math.min(maxMs, baseMs * 2 ** Math.min(polls, 20));
-}
 
 type Found = Extract<StatusResult, { found: true }>;
 type Polled = { invoice: InvoiceRow; s: StatusResult; resent: boolean; gaveUp: boolean };
@@ -42,13 +39,13 @@ type Final = Polled & { s: Found };
 const isFinal = (p: Polled): p is Final => p.s.found && p.s.terminal;
 
 export async function pollChunkStatus(
-  job: Job<StepJobData>,
+  job: Job<ChunkJobData>,
   ctx: JobContext,
   token?: string,
 ): Promise<string> {
   const { db } = ctx;
   // 1. What still waits for a verdict.
-  const invoices = await invoicesAwaitingVerdict(db, chunkInvoiceIds(job.data));
+  const invoices = await invoicesAwaitingVerdict(db, job.data.invoiceIds);
   if (!invoices.length) return 'all final';
 
   // 2. Ask Hacienda about every one.

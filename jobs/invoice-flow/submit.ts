@@ -9,27 +9,27 @@
 // row) is that invoice's permanent processing error (jobs/isolate.ts), the others are recorded.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
-import { invoicesToSubmit, transitionMany, type SubmitWork } from '../db/queries/invoice-flow.ts';
+import type { InvoiceRow } from '../../db/queries/invoices.ts';
+import { invoicesToSubmit, transitionMany, type SubmitWork } from '../../db/queries/invoice-flow.ts';
 import {
   beginSubmissions,
   finishSubmissions,
   renewSubmissionLeases,
   type SubmissionEnd,
-} from '../db/queries/submissions.ts';
+} from '../../db/queries/submissions.ts';
 import {
   HaciendaAuthError,
   HaciendaRejectedError,
   submitAndConfirm,
   type ReceptionClient,
-} from '../hacienda/client/index.ts';
-import { chunkInvoiceIds, chunkJobId, invoiceJobId, type StepJobData } from './catalogue.ts';
-import { MissingCredentialsError, type JobContext } from './context.ts';
+} from '../../hacienda/client/index.ts';
+import { chunkJobId, type ChunkJobData } from './queues.ts';
+import { MissingCredentialsError, type JobContext } from '../context.ts';
 import { SUBMISSION_LEASE_MS, submissionFailure, submissionOf } from './hacienda-send.ts';
-import { reverseInvoice, transition } from '../db/queries/invoice-state.ts';
-import { mapLimit } from './map-limit.ts';
-import { isPermanentError, recordProcessingError } from '../db/queries/processing-error.ts';
-import { inInvoiceTrace } from './tracing.ts';
+import { reverseInvoice, transition } from '../../db/queries/invoice-state.ts';
+import { mapLimit } from '../../platform/map-limit.ts';
+import { isPermanentError, recordProcessingError } from '../../db/queries/processing-error.ts';
+import { inInvoiceTrace } from '../../platform/tracing.ts';
 import { memberError, writeIsolating } from './isolate.ts';
 
 /** POSTs of one chunk in flight at once. */
@@ -39,9 +39,9 @@ type Sent =
   | { invoiceId: number; attemptId: number; end: SubmissionEnd; ok: true; via: string }
   | { invoiceId: number; attemptId: number; end: SubmissionEnd; ok: false; err: unknown };
 
-export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?: string): Promise<string> {
+export async function submitChunk(job: Job<ChunkJobData>, ctx: JobContext, token?: string): Promise<string> {
   const { db } = ctx;
-  const ids = chunkInvoiceIds(job.data);
+  const ids = job.data.invoiceIds;
   // 1. What is still `pendiente`, with its bytes and identifications: one query.
   const work = await invoicesToSubmit(db, ids);
   if (!work.length) return 'already sent';
@@ -108,8 +108,7 @@ export async function submitChunk(job: Job<StepJobData>, ctx: JobContext, token?
               end: { outcome: 'received', httpStatus: 200, detail: 'status' },
             };
           // Hacienda's callback wakes this flow's status job, named in the callback URL.
-          const statusJobId =
-            job.data.v === 2 ? chunkJobId(job.data.chunk, 'status') : invoiceJobId(invoiceId, 'status');
+          const statusJobId = chunkJobId(job.data.chunk, 'status');
           const doc = submissionOf(ctx.config, w.invoice, w.emisor, w.receptor, w.signedXml!, {
             companyId: Number(w.invoice.companyId),
             jobId: statusJobId,

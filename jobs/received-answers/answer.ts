@@ -15,8 +15,8 @@
 //      delayed between polls (doubling, as invoice.status); the verdict and
 //      `received_document.answered` in one transaction. Transient failures throw and are retried.
 import { DelayedError, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
-import { receivedDocumentObject } from '../db/received-document-object.ts';
-import { reserveNumber } from '../db/queries/invoices.ts';
+import { receivedDocumentObject } from '../../db/received-document-object.ts';
+import { reserveNumber } from '../../db/queries/invoices.ts';
 import {
   getAnswerWork,
   markAnswerSent,
@@ -25,25 +25,24 @@ import {
   recordAnswerVerdict,
   storeSignedAnswer,
   type ReceivedDocumentRow,
-} from '../db/queries/received-documents.ts';
-import { buildConsecutivo } from '../domain/clave.ts';
-import { formatCrDateTime } from '../domain/cr-time.ts';
-import { ANSWER_CODES } from '../domain/received-answer.ts';
+} from '../../db/queries/received-documents.ts';
+import { buildConsecutivo } from '../../domain/clave.ts';
+import { formatCrDateTime } from '../../domain/cr-time.ts';
+import { ANSWER_CODES } from '../../domain/received-answer.ts';
 import {
   HaciendaRejectedError,
   submitAndConfirm,
   type ReceptionClient,
   type SubmitDocument,
-} from '../hacienda/client/index.ts';
-import { receptionKey } from '../hacienda/client/submit-and-confirm.ts';
-import { explainMensajeHacienda } from '../hacienda/rejection-reasons.ts';
-import { assertCertificateCurrent, SigningKeyError } from '../hacienda/signing-key.ts';
-import { assertValidBeforeSigning, SchemaViolationError } from '../hacienda/xsd-compiled.ts';
-import { buildMensajeReceptorXml } from '../hacienda/xml/mensaje-receptor.ts';
-import { XmlCharacterError } from '../hacienda/xml/writer.ts';
-import { DEFAULT_JOB_OPTIONS } from './catalogue.ts';
-import { MissingCredentialsError, type JobContext } from './context.ts';
-import { nextPollDelay } from './invoice-status.ts';
+} from '../../hacienda/client/index.ts';
+import { receptionKey } from '../../hacienda/client/submit-and-confirm.ts';
+import { explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
+import { assertCertificateCurrent, SigningKeyError } from '../../hacienda/signing-key.ts';
+import { assertValidBeforeSigning, SchemaViolationError } from '../../hacienda/xsd-compiled.ts';
+import { buildMensajeReceptorXml } from '../../hacienda/xml/mensaje-receptor.ts';
+import { XmlCharacterError } from '../../hacienda/xml/writer.ts';
+import { DEFAULT_JOB_OPTIONS, nextPollDelay } from '../job-options.ts';
+import { MissingCredentialsError, type JobContext } from '../context.ts';
 
 export const ANSWER_QUEUE = 'received-answers';
 export const ANSWER_JOB = 'received_document.answer';

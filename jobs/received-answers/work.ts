@@ -1,88 +1,65 @@
-// The received-documents part of a worker process: the `received-answers` queue and its Worker
-// (jobs/received-answer.ts), the outbox relay's hook that turns committed `received.answer` rows
-// into jobs, and a reconciler that adds again the job of an answer still on its way whose job
-// Redis lost (or that failed for a transient reason past its attempts).
-import { Queue, type ConnectionOptions, type Worker } from 'bullmq';
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import { staleAnswers } from '../db/queries/received-documents.ts';
-import type { JobContext } from '../jobs/context.ts';
+// Answers to received documents as a work module: the `received-answers` queue and its Worker
+// (answer.ts), the relay's dispatch of `received.answer` rows, and the reconciler's hook (an
+// answer still on its way whose job Redis lost, or that failed for a transient reason past its
+// attempts, gets its job again).
+import { Queue } from 'bullmq';
+import { pendingAnswersPage } from '../../db/queries/received-documents.ts';
+import { buildWorker } from '../../platform/worker-build.ts';
+import type { RunningWork, WorkDeps, WorkModule } from '../work.ts';
 import {
   ANSWER_QUEUE,
   answerJob,
   answerJobId,
   answerReceivedDocument,
   type AnswerJobData,
-} from '../jobs/received-answer.ts';
-import { buildWorker } from './worker-build.ts';
-import { everyWithoutOverlap, type PeriodicPass } from './periodic-pass.ts';
+} from './answer.ts';
 
-export interface ReceivedRuntime {
-  queue: Queue<AnswerJobData>;
-  worker: Worker<AnswerJobData, string>;
-  /** The outbox relay's `dispatchAnswers` hook. */
-  dispatchAnswers(receivedIds: number[]): Promise<void>;
-  /** One reconciler pass; returns how many answers were enqueued again. */
-  reconcileOnce(staleMs: number): Promise<number>;
-  close(): Promise<void>;
-}
+/** Answers sent at once per process. */
+const CONCURRENCY = 4;
 
-export function startReceived(o: {
-  ctx: JobContext;
-  db: Knex;
-  connection: ConnectionOptions;
-  prefix: string;
-  log: Logger;
-  lockDurationMs?: number;
-  reconcile?: { everyMs: number; staleMs: number } | false;
-}): ReceivedRuntime {
-  const queue = new Queue<AnswerJobData>(ANSWER_QUEUE, { connection: o.connection, prefix: o.prefix });
-  queue.on('error', (err) => o.log.error({ err, queue: ANSWER_QUEUE }, 'queue error'));
+async function startAnswers(d: WorkDeps): Promise<RunningWork<'received.answer'>> {
+  const prefix = d.config.queuePrefix;
+  const queue = new Queue<AnswerJobData>(ANSWER_QUEUE, { connection: d.connection, prefix });
+  queue.on('error', (err) => d.log.error({ err, queue: ANSWER_QUEUE }, 'queue error'));
   const worker = buildWorker<AnswerJobData>(
     ANSWER_QUEUE,
-    (job, token) => answerReceivedDocument(job, o.ctx, token),
+    (job, token) => answerReceivedDocument(job, d.ctx, token),
     {
-      connection: o.connection,
-      prefix: o.prefix,
-      log: o.log,
-      concurrency: 4,
-      lockDurationMs: o.lockDurationMs ?? 30_000,
+      connection: d.connection,
+      prefix,
+      log: d.log,
+      concurrency: d.concurrency?.[ANSWER_QUEUE] ?? CONCURRENCY,
+      lockDurationMs: d.lockDurationMs,
       versions: [1],
     },
   );
-  const add = (ids: number[]) => queue.addBulk(ids.map(answerJob)).then(() => undefined);
-
-  async function reconcileOnce(staleMs: number): Promise<number> {
-    const ids = await staleAnswers(o.db, staleMs);
-    const again: number[] = [];
-    for (const id of ids) {
-      const job = await queue.getJob(answerJobId(id));
-      if (job && !(await job.isFailed()) && !(await job.isCompleted())) continue; // waiting, delayed or running
-      if (job) await job.remove();
-      again.push(id);
-    }
-    if (again.length) {
-      await add(again);
-      o.log.info({ count: again.length }, 'answer reconciler: answers enqueued again');
-    }
-    return again.length;
-  }
-
-  let reconciler: PeriodicPass | null = null;
-  if (o.reconcile !== false) {
-    const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
-    reconciler = everyWithoutOverlap(r.everyMs, () => reconcileOnce(r.staleMs), o.log, 'answer reconciler');
-  }
-
+  const add = async (ids: number[]) => {
+    if (ids.length) await queue.addBulk(ids.map(answerJob));
+  };
   return {
-    queue,
-    worker,
-    dispatchAnswers: add,
-    reconcileOnce,
+    workers: [worker],
+    dispatch: (_trx, rows) =>
+      add(rows.filter((r) => r.payload.receivedId).map((r) => Number(r.payload.receivedId))),
+    tracked: [
+      {
+        name: 'answers',
+        page: (afterId, limit, staleMs) => pendingAnswersPage(d.db, afterId, limit, staleMs),
+        jobsOf: (row) => [{ queue: queue as Queue, id: answerJobId(row.id) }],
+        recreate: (rows) => add(rows.map((r) => r.id)),
+      },
+    ],
     async close() {
-      await reconciler?.stop();
       await worker.close();
       await queue.close();
     },
   };
 }
+
+export const receivedAnswersWork: WorkModule<'received.answer'> = {
+  name: 'received-answers',
+  queues: [{ name: ANSWER_QUEUE }],
+  outboxKind: 'received.answer',
+  emits: ['received_document.answered'],
+  holdsForSweep: false,
+  start: startAnswers,
+};

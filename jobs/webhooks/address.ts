@@ -9,7 +9,7 @@
 import { lookup, type LookupAddress } from 'node:dns';
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { isPublicAddress } from '../domain/ip-ranges.ts';
+import { isPublicAddress } from '../../domain/ip-ranges.ts';
 
 export type UrlCheck = { ok: true } | { ok: false; code: string; message: string };
 

@@ -7,7 +7,7 @@
 // never handed to one that must be public.
 import http from 'node:http';
 import https from 'node:https';
-import { ForbiddenAddressError, literalAddressAllowed, publicOnlyLookup } from './webhook-address.ts';
+import { ForbiddenAddressError, literalAddressAllowed, publicOnlyLookup } from './address.ts';
 
 /** Bytes of the receiver's answer kept with the attempt. */
 export const EXCERPT_BYTES = 1024;

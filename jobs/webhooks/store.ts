@@ -18,7 +18,7 @@ import {
   type AttemptOutcome,
   type DeliveryContext,
   type DeliveryKey,
-} from '../db/queries/webhooks.ts';
+} from '../../db/queries/webhooks.ts';
 
 /** Most requests one shared transaction carries. */
 const MAX_GROUP = 500;

@@ -1,55 +1,115 @@
-// The webhooks part of a worker process: the `webhooks` queue, its Worker (with the custom
-// backoff strategy and error listeners) and the group commit its jobs share (webhook-store.ts);
-// the outbox relay's fan-out hook, which turns each committed event into one job per subscribed
-// endpoint inside the relay's transaction and hands what those jobs will read to the store; and
-// the webhook reconciler (pending deliveries whose job Redis lost are enqueued again).
+// Webhook deliveries as a work module: the `webhooks` queue and its Worker (with the custom
+// backoff strategy, deliver.ts), the group commit its jobs share (store.ts); the relay's dispatch
+// of `event.dispatch` rows, which turns each committed event into one job per subscribed endpoint
+// inside the relay's transaction and hands what those jobs will read to the store; and the
+// reconciler's hook (deliveries still pending well after their next attempt was due, whose job
+// Redis lost, are enqueued again with the attempts left in their round).
 import { Queue, type ConnectionOptions, type Worker } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
-import { setCompletedRetention } from '../jobs/catalogue.ts';
-import { eventTraceContexts, fanOutEvents, loadDeliveryContexts } from '../db/queries/webhooks.ts';
-import { deliveriesAhead } from '../db/queries/queue-places.ts';
-import { placeAfter, reachedPlace } from '../jobs/fair-share.ts';
+import type { Config } from '../../config/index.ts';
+import {
+  eventTraceContexts,
+  fanOutEvents,
+  loadDeliveryContexts,
+  pendingDeliveriesPage,
+  type PendingDelivery,
+} from '../../db/queries/webhooks.ts';
+import { deliveriesAhead } from '../../db/queries/queue-places.ts';
+import { queueTelemetry, tracingEnabled } from '../../platform/tracing.ts';
+import { buildWorker } from '../../platform/worker-build.ts';
+import { placeAfter, reachedPlace } from '../fair-share.ts';
+import { outboxItems } from '../../db/queries/outbox.ts';
+import type { Dispatch, RunningWork, TrackedWork, WorkModule } from '../work.ts';
 import {
   deliverWebhook,
   WEBHOOK_BACKOFF,
   WEBHOOK_JOB,
   WEBHOOK_QUEUE,
   webhookBackoffStrategy,
+  webhookJobId,
   webhookJobOptions,
   type WebhookJobData,
-} from '../jobs/webhook-deliver.ts';
-import { reconcileWebhooksOnce } from './webhook-reconciler.ts';
-import { closeWebhookConnections } from '../jobs/webhook-http.ts';
-import { DeliveryStore } from '../jobs/webhook-store.ts';
-import { buildWorker } from './worker-build.ts';
-import { everyWithoutOverlap, type PeriodicPass } from './periodic-pass.ts';
-import { queueTelemetry, tracingEnabled } from '../jobs/tracing.ts';
+} from './deliver.ts';
+import { closeWebhookConnections } from './http.ts';
+import { DeliveryStore } from './store.ts';
 
-export interface WebhookRuntime {
+export interface RunningWebhooks extends RunningWork<'event.dispatch'> {
   queue: Queue<WebhookJobData>;
   worker: Worker<WebhookJobData, string>;
   /** The group commit the delivery jobs share. */
   store: DeliveryStore;
-  /** The outbox relay's `dispatchEvents` hook. */
-  dispatchEvents(trx: Knex.Transaction, eventIds: number[]): Promise<void>;
-  close(): Promise<void>;
 }
 
-export function startWebhooks(o: {
+export interface WebhookStart {
   config: Config;
   db: Knex;
   connection: ConnectionOptions;
   log: Logger;
   lockDurationMs?: number;
-  /** The webhook reconciler's period and staleness (false: off, as in most tests). */
-  reconcile?: { everyMs: number; staleMs: number } | false;
   /** How long a delivery's read or outcome waits for others to share its transaction (ms). */
   groupMs?: number;
-}): WebhookRuntime {
+}
+
+/** The relay's dispatch: each event becomes one job per subscribed endpoint. */
+function webhookDispatch(
+  config: Config,
+  queue: Queue<WebhookJobData>,
+  store: DeliveryStore,
+): Dispatch<'event.dispatch'> {
+  return async (trx, rows) => {
+    const targets = await fanOutEvents(
+      trx,
+      rows.flatMap((r) => outboxItems(r.payload, 'eventId')),
+    );
+    if (targets.length === 0) return;
+    // What the jobs will need, read in the relay's transaction: their first run in this
+    // process reads nothing more once it has committed.
+    store.prime((await loadDeliveryContexts(trx, targets)).values(), trx.executionPromise);
+    const traces = tracingEnabled()
+      ? await eventTraceContexts(
+          trx,
+          targets.map((t) => t.eventId),
+        )
+      : null;
+    // Each after the deliveries its company already has pending (jobs/fair-share.ts).
+    const [ahead, reached] = await Promise.all([deliveriesAhead(trx, targets), reachedPlace(queue)]);
+    await queue.addBulk(
+      targets.map((t) => {
+        const data: WebhookJobData = { v: 1, ...t };
+        const metadata = traces?.get(t.eventId);
+        const priority = placeAfter(reached, ahead.get(`${t.eventId}:${t.endpointId}`)?.ahead ?? 0);
+        const opts = { ...webhookJobOptions(config, data), priority };
+        return { name: WEBHOOK_JOB, data, opts: metadata ? { ...opts, telemetry: { metadata } } : opts };
+      }),
+    );
+  };
+}
+
+/** Pending deliveries whose job Redis lost: enqueued again with the attempts left in their round. */
+function deliveryWork(db: Knex, config: Config, queue: Queue<WebhookJobData>): TrackedWork<PendingDelivery> {
+  return {
+    name: 'webhooks',
+    page: (afterId, limit, staleMs) => pendingDeliveriesPage(db, afterId, limit, staleMs),
+    jobsOf: (row) => [{ queue: queue as Queue, id: webhookJobId(row) }],
+    async recreate(rows) {
+      await queue.addBulk(
+        rows.map((r) => {
+          const data: WebhookJobData = { v: 1, eventId: r.eventId, endpointId: r.endpointId, round: r.round };
+          const opts = webhookJobOptions(config, data);
+          return {
+            name: WEBHOOK_JOB,
+            data,
+            opts: { ...opts, attempts: Math.max(1, (opts.attempts ?? 1) - r.made) },
+          };
+        }),
+      );
+    },
+  };
+}
+
+export function startWebhooks(o: WebhookStart): RunningWebhooks {
   const prefix = o.config.queuePrefix;
-  setCompletedRetention(o.config.queueKeepCompleted);
   const queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, {
     connection: o.connection,
     prefix,
@@ -71,45 +131,14 @@ export function startWebhooks(o: {
     },
     failedLevel: 'debug',
   });
-
-  let reconciler: PeriodicPass | null = null;
-  if (o.reconcile !== false) {
-    const r = o.reconcile ?? { everyMs: 30_000, staleMs: 120_000 };
-    const pass = () =>
-      reconcileWebhooksOnce({ db: o.db, queue, config: o.config, log: o.log, staleMs: r.staleMs });
-    reconciler = everyWithoutOverlap(r.everyMs, pass, o.log, 'webhook reconciler');
-  }
-
   return {
     queue,
     worker,
     store,
-    async dispatchEvents(trx, eventIds) {
-      const targets = await fanOutEvents(trx, eventIds);
-      if (targets.length === 0) return;
-      // What the jobs will need, read in the relay's transaction: their first run in this
-      // process reads nothing more once it has committed.
-      store.prime((await loadDeliveryContexts(trx, targets)).values(), trx.executionPromise);
-      const traces = tracingEnabled()
-        ? await eventTraceContexts(
-            trx,
-            targets.map((t) => t.eventId),
-          )
-        : null;
-      // Each after the deliveries its company already has pending (jobs/fair-share.ts).
-      const [ahead, reached] = await Promise.all([deliveriesAhead(trx, targets), reachedPlace(queue)]);
-      await queue.addBulk(
-        targets.map((t) => {
-          const data: WebhookJobData = { v: 1, ...t };
-          const metadata = traces?.get(t.eventId);
-          const priority = placeAfter(reached, ahead.get(`${t.eventId}:${t.endpointId}`)?.ahead ?? 0);
-          const opts = { ...webhookJobOptions(o.config, data), priority };
-          return { name: WEBHOOK_JOB, data, opts: metadata ? { ...opts, telemetry: { metadata } } : opts };
-        }),
-      );
-    },
+    workers: [worker as unknown as Worker],
+    dispatch: webhookDispatch(o.config, queue, store),
+    tracked: [deliveryWork(o.db, o.config, queue)],
     async close() {
-      await reconciler?.stop();
       await worker.close();
       await store.drain();
       await queue.close();
@@ -117,3 +146,12 @@ export function startWebhooks(o: {
     },
   };
 }
+
+export const webhooksWork: WorkModule<'event.dispatch', RunningWebhooks> = {
+  name: 'webhooks',
+  queues: [{ name: WEBHOOK_QUEUE }],
+  outboxKind: 'event.dispatch',
+  emits: [],
+  holdsForSweep: false,
+  start: async (d) => startWebhooks(d),
+};

@@ -347,3 +347,12 @@ export async function pendingAnswersPage(
   const rows = (await q.orderBy('id').limit(limit).select('id')) as { id: number | string }[];
   return rows.map((r) => ({ id: Number(r.id) }));
 }
+
+/** A received document's row, locked for its answer's numbering and signing. */
+export async function lockAnswerWork(
+  trx: Knex.Transaction,
+  id: number,
+): Promise<ReceivedDocumentRow | undefined> {
+  return (await trx('received_documents').where({ id }).forUpdate().first()) as
+    ReceivedDocumentRow | undefined;
+}

@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { invoiceObject } from '../../db/public-objects.ts';
 import { isTransientDatabaseError } from '../../db/connection.ts';
+import { completeBatch, getBatch, pendingBatchItems, type BatchItemRow } from '../../db/queries/batches.ts';
 import { getCompany } from '../../db/queries/companies.ts';
 import {
   IdempotencyRecordExists,
@@ -40,11 +41,7 @@ export interface BatchJobData {
 /** Items recorded in one transaction (a batch holds at most 1,000). */
 export const BATCH_CHUNK = 1000;
 
-interface ItemRow {
-  position: number;
-  idempotencyKey: string | null;
-  request: Record<string, unknown>;
-}
+type ItemRow = BatchItemRow;
 
 const validation = (errors: { path: string; code: string; message: string }[]): ItemProblem => ({
   status: 422,
@@ -184,10 +181,10 @@ async function recordChunk(
 
 export async function processBatch(job: Job<BatchJobData>, ctx: JobContext): Promise<string> {
   const { db } = ctx;
-  const batch = await db('batches').where({ id: job.data.batchId }).first();
+  const batch = await getBatch(db, job.data.batchId);
   if (!batch) throw new UnrecoverableError(`batch ${job.data.batchId} does not exist`);
   if (batch.status === 'completed') return 'already completed';
-  const tenant = { companyId: batch.companyId as number, livemode: batch.livemode as boolean };
+  const tenant = { companyId: batch.companyId, livemode: batch.livemode };
   const company = (await getCompany(db, tenant.companyId))!;
   const opts: BulkOptions = {
     emisorId: company.idNumber,
@@ -196,18 +193,12 @@ export async function processBatch(job: Job<BatchJobData>, ctx: JobContext): Pro
   };
 
   for (;;) {
-    const rows = (await db('batch_items')
-      .where({ batchId: batch.id, status: 'pending' })
-      .orderBy('position')
-      .limit(BATCH_CHUNK)
-      .select('position', 'idempotency_key', 'request')) as ItemRow[];
+    const rows = await pendingBatchItems(db, batch.id, BATCH_CHUNK);
     if (!rows.length) break;
     const chunk = await prepareChunk(db, tenant, company, batch.id, rows);
     await recordChunk(db, tenant, chunk, opts, ctx.log);
     await job.updateProgress({ done: rows.at(-1)!.position + 1, total: batch.total });
   }
-  await db('batches')
-    .where({ id: batch.id, status: 'processing' })
-    .update({ status: 'completed', completedAt: db.fn.now() });
+  await completeBatch(db, batch.id);
   return 'completed';
 }

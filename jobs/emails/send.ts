@@ -20,7 +20,7 @@ import {
   type EmailStatus,
   type InvoiceEmailRow,
 } from '../../db/queries/invoice-emails.ts';
-import { getInvoiceDocument, type InvoiceRow } from '../../db/queries/invoices.ts';
+import { getInvoiceDocument, invoiceById, type InvoiceRow } from '../../db/queries/invoices.ts';
 import { Company } from '../../db/models/index.ts';
 import { formatId } from '../../domain/ids.ts';
 import { TIPOS_COMPROBANTE, isTipoComprobante } from '../../domain/codes.ts';
@@ -74,7 +74,7 @@ async function finish(
       messageId: outcome.messageId ?? null,
     });
     if (!ended) return;
-    const invoice = (await trx('invoices').where({ id: email.invoiceId }).first()) as InvoiceRow;
+    const invoice = (await invoiceById(trx, email.invoiceId))!;
     await recordEvent(trx, {
       companyId: invoice.companyId,
       livemode: invoice.livemode,
@@ -85,26 +85,9 @@ async function finish(
   });
 }
 
-export async function sendInvoiceEmail(job: Job<EmailJobData>, ctx: EmailContext): Promise<string> {
+/** The message of an accepted document: its PDF, signed XML and Hacienda's answer, and the text. */
+async function composeMessage(ctx: EmailContext, invoice: InvoiceRow) {
   const { db } = ctx;
-  // 1. State check.
-  const email = await getInvoiceEmail(db, job.data.emailId);
-  if (!email) return 'email no longer exists';
-  if (email.status !== 'pending') return `already ${email.status}`;
-  const invoice = (await db('invoices').where({ id: email.invoiceId }).first()) as InvoiceRow | undefined;
-  if (!invoice) throw new UnrecoverableError(`invoice ${email.invoiceId} does not exist`);
-  if (email.recipients.length === 0) {
-    await finish(ctx, email, 'failed', { error: 'no recipients: the client has no email address' });
-    return 'no recipients';
-  }
-  const smtpUrl = invoice.livemode ? ctx.config.email.smtpUrl : ctx.config.email.sandboxSmtpUrl;
-  if (!smtpUrl) {
-    const which = invoice.livemode ? 'SMTP_URL' : 'SMTP_SANDBOX_URL';
-    await finish(ctx, email, 'failed', { error: `${which} is not set: no email can be sent` });
-    return 'no SMTP server configured';
-  }
-
-  // 2. The message: the PDF, the signed XML and Hacienda's answer.
   const [company, doc] = await Promise.all([
     Company.query(db).findById(invoice.companyId),
     getInvoiceDocument(db, invoice.id),
@@ -128,6 +111,37 @@ export async function sendInvoiceEmail(job: Job<EmailJobData>, ctx: EmailContext
     '',
     'Adjuntos: la representación gráfica (PDF), el comprobante electrónico firmado (XML) y la respuesta de Hacienda (XML).',
   ].join('\n');
+  return {
+    company,
+    doc: { signedXml: doc.signedXml, responseXml: doc.responseXml },
+    pdf,
+    kind,
+    sender,
+    text,
+  };
+}
+
+export async function sendInvoiceEmail(job: Job<EmailJobData>, ctx: EmailContext): Promise<string> {
+  const { db } = ctx;
+  // 1. State check.
+  const email = await getInvoiceEmail(db, job.data.emailId);
+  if (!email) return 'email no longer exists';
+  if (email.status !== 'pending') return `already ${email.status}`;
+  const invoice = await invoiceById(db, email.invoiceId);
+  if (!invoice) throw new UnrecoverableError(`invoice ${email.invoiceId} does not exist`);
+  if (email.recipients.length === 0) {
+    await finish(ctx, email, 'failed', { error: 'no recipients: the client has no email address' });
+    return 'no recipients';
+  }
+  const smtpUrl = invoice.livemode ? ctx.config.email.smtpUrl : ctx.config.email.sandboxSmtpUrl;
+  if (!smtpUrl) {
+    const which = invoice.livemode ? 'SMTP_URL' : 'SMTP_SANDBOX_URL';
+    await finish(ctx, email, 'failed', { error: `${which} is not set: no email can be sent` });
+    return 'no SMTP server configured';
+  }
+
+  // 2. The message: the PDF, the signed XML and Hacienda's answer.
+  const { company, doc, pdf, kind, sender, text } = await composeMessage(ctx, invoice);
 
   // 3. Count the attempt, then send.
   await countAttempt(db, email.id);

@@ -14,6 +14,8 @@
 //   4. The attempt is finished with what came of it; errors are rethrown for the caller to end.
 import type { Knex } from 'knex';
 import { formatCrDateTime } from '../../domain/cr-time.ts';
+import { clientIdentification } from '../../db/queries/clients.ts';
+import { companyIdentification } from '../../db/queries/companies.ts';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import {
   beginSubmission,
@@ -67,14 +69,14 @@ export async function buildSubmission(
   invoice: InvoiceRow,
   signedXml: Buffer,
 ): Promise<SubmitDocument> {
-  const company = await db('companies').where({ id: invoice.companyId }).first('id_type', 'id_number');
+  const company = await companyIdentification(db, invoice.companyId);
   // A factura de compra names its supplier on the row; a tiquete sold to no one has no receptor;
   // every other document names its client.
   const receptor = invoice.supplier
     ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
     : invoice.clientId === null
       ? null
-      : await db('clients').where({ id: invoice.clientId }).first('id_type', 'id_number');
+      : ((await clientIdentification(db, invoice.clientId)) ?? null);
   return submissionOf(ctx.config, invoice, company, receptor, signedXml);
 }
 

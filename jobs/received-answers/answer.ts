@@ -16,9 +16,11 @@
 //      `received_document.answered` in one transaction. Transient failures throw and are retried.
 import { DelayedError, UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
 import { receivedDocumentObject } from '../../db/received-document-object.ts';
+import { companyIdentification, companyNumbering } from '../../db/queries/companies.ts';
 import { reserveNumber } from '../../db/queries/invoices.ts';
 import {
   getAnswerWork,
+  lockAnswerWork,
   markAnswerSent,
   noteAnswerHaciendaStatus,
   recordAnswerFailure,
@@ -107,31 +109,8 @@ export async function answerReceivedDocument(
     throw new UnrecoverableError(err.message);
   }
   const doc = await submission(ctx, row);
-  if (row.answerStatus === 'pendiente') {
-    try {
-      await ctx.haciendaCalls.run(
-        () => submitAndConfirm(client, doc, { pollFirst: job.attemptsMade > 0 }),
-        row.companyId,
-      );
-    } catch (err) {
-      if (!(err instanceof HaciendaRejectedError)) throw err;
-      // Refused at reception: Hacienda's word on this message, recorded as its verdict.
-      const reason = {
-        summary: { es: err.errorCause ?? err.message, en: err.errorCause ?? err.message },
-        items: [],
-        raw: err.errorCause,
-      };
-      await recordAnswerVerdict(
-        ctx.db,
-        id,
-        ['pendiente'],
-        { status: 'rechazada', haciendaStatus: 'rechazado', responseXml: null, rejectionReason: reason },
-        receivedDocumentObject,
-      );
-      return 'refused at reception';
-    }
-    await markAnswerSent(ctx.db, id);
-  }
+  if (row.answerStatus === 'pendiente' && !(await sendAnswer(ctx, row, client, doc, job.attemptsMade > 0)))
+    return 'refused at reception';
 
   // 3. Hacienda's verdict.
   const s = await ctx.haciendaCalls.run(() => client.status(receptionKey(doc)), row.companyId);
@@ -162,22 +141,48 @@ export async function answerReceivedDocument(
   return s.state;
 }
 
+/**
+ * Step 2: the POST (a retried run asks Hacienda first), then `pendiente → enviada`. Refused at
+ * reception: Hacienda's word on this message, recorded as its verdict (false).
+ */
+async function sendAnswer(
+  ctx: JobContext,
+  row: ReceivedDocumentRow,
+  client: ReceptionClient,
+  doc: SubmitDocument,
+  retried: boolean,
+): Promise<boolean> {
+  try {
+    await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc, { pollFirst: retried }), row.companyId);
+  } catch (err) {
+    if (!(err instanceof HaciendaRejectedError)) throw err;
+    const reason = {
+      summary: { es: err.errorCause ?? err.message, en: err.errorCause ?? err.message },
+      items: [],
+      raw: err.errorCause,
+    };
+    await recordAnswerVerdict(
+      ctx.db,
+      row.id,
+      ['pendiente'],
+      { status: 'rechazada', haciendaStatus: 'rechazado', responseXml: null, rejectionReason: reason },
+      receivedDocumentObject,
+    );
+    return false;
+  }
+  await markAnswerSent(ctx.db, row.id);
+  return true;
+}
+
 /** Step 1: number, build, check, sign and store in one transaction (the number back on failure). */
 async function signAnswer(ctx: JobContext, row: ReceivedDocumentRow): Promise<void> {
   const signer = await ctx.hacienda.signer(row.companyId, row.livemode);
   const now = ctx.now();
   assertCertificateCurrent(signer.certificate, now);
   await ctx.db.transaction(async (trx) => {
-    const locked = (await trx('received_documents').where({ id: row.id }).forUpdate().first()) as
-      ReceivedDocumentRow | undefined;
+    const locked = await lockAnswerWork(trx, row.id);
     if (!locked || locked.answerStatus !== 'pendiente' || locked.answerSignedXml) return;
-    const company = (await trx('companies')
-      .where({ id: row.companyId })
-      .first('idNumber', 'defaultBranch', 'defaultTerminal')) as {
-      idNumber: string;
-      defaultBranch: string;
-      defaultTerminal: string;
-    };
+    const company = await companyNumbering(trx, row.companyId);
     const { mensaje, docType } = ANSWER_CODES[locked.answerResult!];
     const number = await reserveNumber(trx, {
       companyId: row.companyId,
@@ -215,10 +220,7 @@ async function signAnswer(ctx: JobContext, row: ReceivedDocumentRow): Promise<vo
 
 /** The reception request of a signed answer: the supplier's clave, us as receptor. */
 async function submission(ctx: JobContext, row: ReceivedDocumentRow): Promise<SubmitDocument> {
-  const company = (await ctx.db('companies').where({ id: row.companyId }).first('idType', 'idNumber')) as {
-    idType: string;
-    idNumber: string;
-  };
+  const company = await companyIdentification(ctx.db, row.companyId);
   return {
     clave: row.clave,
     fecha: formatCrDateTime(new Date(row.answerSignedAt!)),

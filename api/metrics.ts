@@ -51,61 +51,13 @@ export function registerMetrics(
     registers: [registry],
   });
 
-  // Queues for counting only, opened at the first scrape.
-  let queues: Queue[] | null = null;
-  let connection: ConnectionOptions | null = null;
-  const sharded = new Set(registryQueues().flatMap((q) => (q.sharded ? [q.name] : [])));
-  const openQueues = () => {
-    if (queues) return queues;
-    connection = queueConnection(deps.config);
-    const { queuePrefix, queueShards } = deps.config;
-    queues = deps.queueNames.flatMap((name) =>
-      (sharded.has(name) ? shardPrefixes(queuePrefix, queueShards) : [queuePrefix]).map((prefix) => {
-        const q = new Queue(name, { connection: connection!, prefix });
-        q.on('error', () => {});
-        return q;
-      }),
-    );
-    return queues;
-  };
-  const queueJobs = new Gauge({
-    name: 'factura_queue_jobs',
-    help: 'Jobs per queue and state (waiting, active, delayed, failed), read from BullMQ at scrape time',
-    labelNames: ['queue', 'state'] as const,
-    registers: [registry],
-  });
+  const queueJobs = queueCounts(registry, deps.config, deps.queueNames);
   const sourceUp = new Gauge({
     name: 'factura_metrics_source_up',
     help: 'Whether this scrape could read a source: queues (BullMQ) and workers (totals in Redis)',
     labelNames: ['source'] as const,
     registers: [registry],
   });
-  // Redis down must not hang or fail the scrape: the HTTP series are still worth having.
-  const bounded = <T>(p: Promise<T>): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    return Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`no answer within ${SOURCE_TIMEOUT_MS} ms`)),
-          SOURCE_TIMEOUT_MS,
-        );
-      }),
-    ]).finally(() => clearTimeout(timer));
-  };
-  const countJobs = async () => {
-    // A job with a place in its company's turn (a priority) waits as `prioritized`: counted as waiting.
-    const counted = await Promise.all(
-      openQueues().map(async (q) => {
-        const c: Record<string, number> = await q.getJobCounts(...JOB_STATES, 'prioritized');
-        c.waiting = (c.waiting ?? 0) + (c.prioritized ?? 0);
-        return [q.name, c] as const;
-      }),
-    );
-    queueJobs.reset();
-    for (const [queue, counts] of counted)
-      for (const state of JOB_STATES) queueJobs.inc({ queue, state }, counts[state] ?? 0);
-  };
 
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.config?.metrics === false) return;
@@ -122,7 +74,7 @@ export function registerMetrics(
     async (request, reply) => {
       if (deps.config.admin || deps.config.env === 'production') await deps.requireAdmin(request, reply);
       const [queuesRead, workers] = await Promise.allSettled([
-        bounded(countJobs()),
+        bounded(queueJobs.count()),
         bounded(readWorkerMetrics(deps.redis, deps.config.queuePrefix)),
       ]);
       sourceUp.set({ source: 'queues' }, queuesRead.status === 'fulfilled' ? 1 : 0);
@@ -144,10 +96,71 @@ export function registerMetrics(
     },
   );
 
-  app.addHook('onClose', async () => {
-    if (queues) await Promise.all(queues.map((q) => q.close().catch(() => {})));
-    await closeBullConnection(connection);
+  app.addHook('onClose', () => queueJobs.close());
+}
+
+// Redis down must not hang or fail the scrape: the HTTP series are still worth having.
+function bounded<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${SOURCE_TIMEOUT_MS} ms`)),
+        SOURCE_TIMEOUT_MS,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The queue-depth gauge, read from BullMQ at scrape time: every queue named, on every shard when
+ * the registry shards it (one series per queue, its shards summed). The queues are opened at the
+ * first scrape, for counting only.
+ */
+function queueCounts(registry: Registry, config: Config, queueNames: string[]) {
+  let queues: Queue[] | null = null;
+  let connection: ConnectionOptions | null = null;
+  const sharded = new Set(registryQueues().flatMap((q) => (q.sharded ? [q.name] : [])));
+  const openQueues = () => {
+    if (queues) return queues;
+    connection = queueConnection(config);
+    const { queuePrefix, queueShards } = config;
+    queues = queueNames.flatMap((name) =>
+      (sharded.has(name) ? shardPrefixes(queuePrefix, queueShards) : [queuePrefix]).map((prefix) => {
+        const q = new Queue(name, { connection: connection!, prefix });
+        q.on('error', () => {});
+        return q;
+      }),
+    );
+    return queues;
+  };
+  const gauge = new Gauge({
+    name: 'factura_queue_jobs',
+    help: 'Jobs per queue and state (waiting, active, delayed, failed), read from BullMQ at scrape time',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
   });
+  return {
+    reset: () => gauge.reset(),
+    async count() {
+      // A job with a place in its company's turn (a priority) waits as `prioritized`: counted as waiting.
+      const counted = await Promise.all(
+        openQueues().map(async (q) => {
+          const c: Record<string, number> = await q.getJobCounts(...JOB_STATES, 'prioritized');
+          c.waiting = (c.waiting ?? 0) + (c.prioritized ?? 0);
+          return [q.name, c] as const;
+        }),
+      );
+      gauge.reset();
+      for (const [queue, counts] of counted)
+        for (const state of JOB_STATES) gauge.inc({ queue, state }, counts[state] ?? 0);
+    },
+    async close() {
+      if (queues) await Promise.all(queues.map((q) => q.close().catch(() => {})));
+      await closeBullConnection(connection);
+    },
+  };
 }
 
 /** Queue names observed by /metrics: every queue of the registry, and any others given. */

@@ -28,22 +28,29 @@ function permanentCode(err: unknown): string | undefined | null {
   return null; // not permanent
 }
 
+/** The companies and clients of the chunk's invoices (clients with their addresses, in order). */
+async function partiesOf(ctx: JobContext, invoices: InvoiceRow[]) {
+  const [companies, clients] = await Promise.all([
+    Company.query(ctx.db).findByIds([...new Set(invoices.map((i) => i.companyId))]),
+    Client.query(ctx.db)
+      .findByIds([...new Set(invoices.flatMap((i) => (i.clientId === null ? [] : [i.clientId])))])
+      .withGraphFetched('addresses(ordered)')
+      .modifiers({ ordered: (b) => b.orderBy('position') }),
+  ]);
+  return {
+    companyById: new Map(companies.map((c) => [Number(c.id), c])),
+    clientById: new Map(clients.map((c) => [Number(c.id), c])),
+  };
+}
+
 export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promise<string> {
   const { db } = ctx;
   const ids = job.data.invoiceIds;
   // 1. What is left to sign, with its companies and clients: three queries for the chunk.
   const invoices = await invoicesToSign(db, ids);
   if (!invoices.length) return 'already signed';
-  const [companies, clients] = await Promise.all([
-    Company.query(db).findByIds([...new Set(invoices.map((i) => i.companyId))]),
-    Client.query(db)
-      .findByIds([...new Set(invoices.flatMap((i) => (i.clientId === null ? [] : [i.clientId])))])
-      .withGraphFetched('addresses(ordered)')
-      .modifiers({ ordered: (b) => b.orderBy('position') }),
-  ]);
-  const companyById = new Map(companies.map((c) => [Number(c.id), c]));
+  const { companyById, clientById } = await partiesOf(ctx, invoices);
   const byId = new Map(invoices.map((i) => [i.id, i]));
-  const clientById = new Map(clients.map((c) => [Number(c.id), c]));
   const signers = new Map<string, Promise<XadesSigner>>();
   const signerOf = (invoice: InvoiceRow) => {
     const key = `${invoice.companyId}:${invoice.livemode}`;

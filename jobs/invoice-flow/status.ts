@@ -38,17 +38,12 @@ type Polled = { invoice: InvoiceRow; s: StatusResult; resent: boolean; gaveUp: b
 type Final = Polled & { s: Found };
 const isFinal = (p: Polled): p is Final => p.s.found && p.s.terminal;
 
-export async function pollChunkStatus(
-  job: Job<ChunkJobData>,
-  ctx: JobContext,
-  token?: string,
-): Promise<string> {
-  const { db } = ctx;
-  // 1. What still waits for a verdict.
-  const invoices = await invoicesAwaitingVerdict(db, job.data.invoiceIds);
-  if (!invoices.length) return 'all final';
-
-  // 2. Ask Hacienda about every one.
+/**
+ * Hacienda's status of every invoice (a lost document sent again, or given up on). One with no
+ * answer (a timeout, a 5xx) is asked again at the next poll with the rest; nobody answering at
+ * all means Hacienda (or its network) is away: thrown, retried with the job's backoff.
+ */
+async function askHacienda(ctx: JobContext, invoices: InvoiceRow[]): Promise<Polled[]> {
   const clients = new Map<string, Promise<ReceptionClient>>();
   const clientOf = (i: InvoiceRow) => {
     const key = `${i.companyId}:${i.livemode}`;
@@ -61,7 +56,7 @@ export async function pollChunkStatus(
       try {
         const client = await clientOf(invoice);
         const s = await ctx.haciendaCalls.run(() => client.status(invoice.clave!), invoice.companyId);
-        if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(db, invoice.id);
+        if (s.found && invoice.haciendaMissingSince) await clearHaciendaMissing(ctx.db, invoice.id);
         let resent = false;
         let gaveUp = false;
         if (!s.found) {
@@ -75,15 +70,28 @@ export async function pollChunkStatus(
         }
         return { invoice, s, resent, gaveUp };
       } catch (err) {
-        // No answer about this one (a timeout, a 5xx): asked again at the next poll with the rest.
         unanswered ??= err;
         return null;
       }
     }),
   );
   const polled = asked.filter((p): p is Polled => p !== null);
-  // Nobody answered at all: Hacienda (or its network) is away; retried with the job's backoff.
   if (!polled.length) throw unanswered;
+  return polled;
+}
+
+export async function pollChunkStatus(
+  job: Job<ChunkJobData>,
+  ctx: JobContext,
+  token?: string,
+): Promise<string> {
+  const { db } = ctx;
+  // 1. What still waits for a verdict.
+  const invoices = await invoicesAwaitingVerdict(db, job.data.invoiceIds);
+  if (!invoices.length) return 'all final';
+
+  // 2. Ask Hacienda about every one.
+  const polled = await askHacienda(ctx, invoices);
 
   // 3. The verdicts, in one transaction; one that cannot be recorded fails alone (jobs/isolate.ts).
   const verdicts = polled.filter(isFinal);

@@ -39,18 +39,13 @@ type Sent =
   | { invoiceId: number; attemptId: number; end: SubmissionEnd; ok: true; via: string }
   | { invoiceId: number; attemptId: number; end: SubmissionEnd; ok: false; err: unknown };
 
-export async function submitChunk(job: Job<ChunkJobData>, ctx: JobContext, token?: string): Promise<string> {
-  const { db } = ctx;
-  const ids = job.data.invoiceIds;
-  // 1. What is still `pendiente`, with its bytes and identifications: one query.
-  const work = await invoicesToSubmit(db, ids);
-  if (!work.length) return 'already sent';
-  const unsigned = work.filter((w) => !w.signedXml && !isPermanentError(w.invoice.processingError));
-  let failedForGood = work.filter((w) => !w.signedXml).length - unsigned.length;
+type Attempt = { w: SubmitWork; attemptId: number; attemptedBefore: boolean };
 
-  // 2. One reception client per company and mode; no credentials is that company's invoices' problem.
+/** One reception client per company and mode; no credentials is that company's invoices' problem. */
+async function receptionClients(ctx: JobContext, work: SubmitWork[]) {
   const clients = new Map<string, ReceptionClient>();
   const sendable: SubmitWork[] = [];
+  let missing = 0;
   for (const w of work.filter((x) => x.signedXml)) {
     const key = `${w.invoice.companyId}:${w.invoice.livemode}`;
     try {
@@ -59,19 +54,25 @@ export async function submitChunk(job: Job<ChunkJobData>, ctx: JobContext, token
       sendable.push(w);
     } catch (err) {
       if (!(err instanceof MissingCredentialsError)) throw err;
-      await recordProcessingError(db, w.invoice.id, 'submit', err, true);
-      failedForGood += 1;
+      await recordProcessingError(ctx.db, w.invoice.id, 'submit', err, true);
+      missing += 1;
     }
   }
+  return { clients, sendable, missing };
+}
 
-  // 3. Every attempt recorded before anything leaves; invoices another sender holds wait.
+/**
+ * Every attempt recorded before anything leaves, each with a lease renewed while the POSTs run
+ * (`stop` ends the renewal); invoices another sender holds wait (`busyMs`).
+ */
+async function beginAttempts(db: Knex, sendable: SubmitWork[]) {
   const begun = await beginSubmissions(
     db,
     sendable.map((w) => ({ invoiceId: w.invoice.id, clave: w.invoice.clave!, reason: 'submit' as const })),
     SUBMISSION_LEASE_MS,
   );
   let busyMs = 0;
-  const attempts: { w: SubmitWork; attemptId: number; attemptedBefore: boolean }[] = [];
+  const attempts: Attempt[] = [];
   for (const w of sendable) {
     const b = begun.get(w.invoice.id)!;
     if ('busyMs' in b) busyMs = Math.max(busyMs, b.busyMs);
@@ -87,56 +88,61 @@ export async function submitChunk(job: Job<ChunkJobData>, ctx: JobContext, token
     });
   }, SUBMISSION_LEASE_MS / 3);
   renewal.unref();
+  return { attempts, busyMs, stop: () => clearInterval(renewal) };
+}
 
-  // 4. Look first where an earlier attempt may have reached Hacienda; send the rest.
-  let sent: Sent[];
-  try {
-    sent = await mapLimit(attempts, SUBMIT_CONCURRENCY, ({ w, attemptId, attemptedBefore }): Promise<Sent> =>
-      inInvoiceTrace(w.invoice.traceContext, async () => {
-        const client = clients.get(`${w.invoice.companyId}:${w.invoice.livemode}`)!;
-        const invoiceId = w.invoice.id;
-        try {
-          if (
-            attemptedBefore &&
-            (await ctx.haciendaCalls.run(() => client.status(w.invoice.clave!), w.invoice.companyId)).found
-          )
-            return {
-              invoiceId,
-              attemptId,
-              ok: true,
-              via: 'status',
-              end: { outcome: 'received', httpStatus: 200, detail: 'status' },
-            };
-          // Hacienda's callback wakes this flow's status job, named in the callback URL.
-          const statusJobId = chunkJobId(job.data.chunk, 'status');
-          const doc = submissionOf(ctx.config, w.invoice, w.emisor, w.receptor, w.signedXml!, {
-            companyId: Number(w.invoice.companyId),
-            jobId: statusJobId,
-          });
-          const c = await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc), w.invoice.companyId);
-          const duplicate = c.via === 'duplicate';
-          return {
-            invoiceId,
-            attemptId,
-            ok: true,
-            via: c.via,
-            end: {
-              outcome: duplicate ? 'duplicate' : 'received',
-              httpStatus: duplicate ? 400 : c.via === 'post' ? 202 : 200,
-              detail: `${c.via}; ${c.attempts} POST${c.attempts === 1 ? '' : 's'}`,
-            },
-          };
-        } catch (err) {
-          return { invoiceId, attemptId, ok: false, err, end: submissionFailure(err) };
-        }
-      }),
-    );
-  } finally {
-    clearInterval(renewal);
-  }
+/** One invoice: look first where an earlier attempt may have reached Hacienda, or send it. */
+function sendOne(
+  ctx: JobContext,
+  job: Job<ChunkJobData>,
+  client: ReceptionClient,
+  a: Attempt,
+): Promise<Sent> {
+  const { w, attemptId, attemptedBefore } = a;
+  return inInvoiceTrace(w.invoice.traceContext, async () => {
+    const invoiceId = w.invoice.id;
+    try {
+      if (
+        attemptedBefore &&
+        (await ctx.haciendaCalls.run(() => client.status(w.invoice.clave!), w.invoice.companyId)).found
+      )
+        return {
+          invoiceId,
+          attemptId,
+          ok: true,
+          via: 'status',
+          end: { outcome: 'received', httpStatus: 200, detail: 'status' },
+        };
+      // Hacienda's callback wakes this flow's status job, named in the callback URL.
+      const statusJobId = chunkJobId(job.data.chunk, 'status');
+      const doc = submissionOf(ctx.config, w.invoice, w.emisor, w.receptor, w.signedXml!, {
+        companyId: Number(w.invoice.companyId),
+        jobId: statusJobId,
+      });
+      const c = await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc), w.invoice.companyId);
+      const duplicate = c.via === 'duplicate';
+      return {
+        invoiceId,
+        attemptId,
+        ok: true,
+        via: c.via,
+        end: {
+          outcome: duplicate ? 'duplicate' : 'received',
+          httpStatus: duplicate ? 400 : c.via === 'post' ? 202 : 200,
+          detail: `${c.via}; ${c.attempts} POST${c.attempts === 1 ? '' : 's'}`,
+        },
+      };
+    } catch (err) {
+      return { invoiceId, attemptId, ok: false, err, end: submissionFailure(err) };
+    }
+  });
+}
 
-  // 5. What came of it, in one transaction: attempts finished, `enviada` with its events, refusals.
-  //    An invoice whose outcome cannot be recorded fails alone (jobs/isolate.ts).
+/**
+ * What came of it, in one transaction: attempts finished, `enviada` with its events, refusals.
+ * An invoice whose outcome cannot be recorded fails alone (isolate.ts).
+ */
+async function recordSent(db: Knex, work: SubmitWork[], sent: Sent[]) {
   const byId = new Map(work.map((w) => [w.invoice.id, w.invoice]));
   const unrecorded = await writeIsolating(sent, (part) =>
     db.transaction((trx) => recordOutcomes(trx, [...part], byId)),
@@ -150,7 +156,6 @@ export async function submitChunk(job: Job<ChunkJobData>, ctx: JobContext, token
       true,
       'result_not_recorded',
     );
-  failedForGood += unrecorded.length;
   const recorded = sent.filter((x) => !unrecorded.some((u) => u.member === x));
   const received = recorded.filter((x) => x.ok).map((x) => x.invoiceId);
   const refused = recorded.filter((x) => !x.ok && x.err instanceof HaciendaRejectedError);
@@ -161,6 +166,37 @@ export async function submitChunk(job: Job<ChunkJobData>, ctx: JobContext, token
   for (const f of failed)
     if (f.err instanceof HaciendaAuthError)
       await recordProcessingError(db, f.invoiceId, 'submit', f.err, false);
+  return { unrecorded: unrecorded.length, received, refused, failed };
+}
+
+export async function submitChunk(job: Job<ChunkJobData>, ctx: JobContext, token?: string): Promise<string> {
+  const { db } = ctx;
+  // 1. What is still `pendiente`, with its bytes and identifications: one query.
+  const work = await invoicesToSubmit(db, job.data.invoiceIds);
+  if (!work.length) return 'already sent';
+  const unsigned = work.filter((w) => !w.signedXml && !isPermanentError(w.invoice.processingError));
+  let failedForGood = work.filter((w) => !w.signedXml).length - unsigned.length;
+
+  // 2. One reception client per company and mode.
+  const { clients, sendable, missing } = await receptionClients(ctx, work);
+  failedForGood += missing;
+
+  // 3. Every attempt recorded before anything leaves; invoices another sender holds wait.
+  const { attempts, busyMs, stop } = await beginAttempts(db, sendable);
+
+  // 4. Look first where an earlier attempt may have reached Hacienda; send the rest.
+  let sent: Sent[];
+  try {
+    sent = await mapLimit(attempts, SUBMIT_CONCURRENCY, (a) =>
+      sendOne(ctx, job, clients.get(`${a.w.invoice.companyId}:${a.w.invoice.livemode}`)!, a),
+    );
+  } finally {
+    stop();
+  }
+
+  // 5. What came of it.
+  const { unrecorded, received, refused, failed } = await recordSent(db, work, sent);
+  failedForGood += unrecorded;
 
   // 6. How the job ends: waiting for another sender, retried for what failed, or done.
   if (busyMs > 0) {

@@ -72,6 +72,29 @@ export async function postWebhook(o: PostOptions): Promise<PostResult> {
   return first.result;
 }
 
+/** The first EXCERPT_BYTES of an answer's body, kept for the attempt row. */
+function bodyExcerpt() {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  return {
+    /** Keeps a chunk while there is room; true once enough is kept. */
+    add(c: Buffer): boolean {
+      if (kept < EXCERPT_BYTES) {
+        chunks.push(c);
+        kept += c.length;
+      }
+      return kept >= EXCERPT_BYTES;
+    },
+    // Text for the attempt row: at most EXCERPT_BYTES, decoded leniently, without NUL characters
+    // (Postgres text refuses them).
+    text(): string | null {
+      const bytes = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES);
+      if (bytes.length === 0) return null;
+      return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replaceAll('\u0000', '');
+    },
+  };
+}
+
 function postOnce(
   o: PostOptions,
   started: number,
@@ -89,15 +112,8 @@ function postOnce(
   return new Promise((resolve) => {
     let settled = false;
     let statusCode: number | null = null;
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    // Text for the attempt row: at most EXCERPT_BYTES, decoded leniently, without NUL characters
-    // (Postgres text refuses them).
-    const excerpt = (): string | null => {
-      const bytes = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES);
-      if (bytes.length === 0) return null;
-      return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replaceAll('\u0000', '');
-    };
+    const body = bodyExcerpt();
+    const excerpt = () => body.text();
     const finish = (r: Omit<PostResult, 'durationMs'>, resetOnReusedSocket = false) => {
       if (settled) return;
       settled = true;
@@ -127,12 +143,8 @@ function postOnce(
           statusCode = res.statusCode ?? null;
           const done = () => finish({ statusCode, error: null, responseExcerpt: excerpt() });
           res.on('data', (c: Buffer) => {
-            if (kept < EXCERPT_BYTES) {
-              chunks.push(c);
-              kept += c.length;
-            }
             // Enough kept: the rest of the body is not read, and its connection is not reused.
-            if (kept >= EXCERPT_BYTES) {
+            if (body.add(c)) {
               done();
               res.destroy();
             }

@@ -64,7 +64,7 @@ export interface AppDeps {
   db: Knex;
   redis: RedisClient;
   /**
-   * The invoice-status queue (of a company's shard, jobs/shards.ts), so Hacienda's callbacks can
+   * The invoice-status queue (of a company's shard, platform/shards.ts), so Hacienda's callbacks can
    * wake a waiting status job.
    */
   statusQueue?: Queue | ((companyId: number) => Queue);

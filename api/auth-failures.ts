@@ -33,7 +33,7 @@ const GIVE_BACK = luaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
 return 0
 `);
-// Their twins in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+// Their twins in embedded mode, where Postgres stands in for Redis (platform/pg-redis.ts).
 emulateScript(RESERVE, async (tx, [key], [windowMs]) => {
   const n = await tx.incr(key!);
   let ttl = await tx.pttl(key!);

@@ -2,9 +2,9 @@
 // - this API process: request latency histograms by method, route pattern and status;
 // - BullMQ, read at scrape time: jobs waiting, active, delayed and failed per queue;
 // - the workers' cluster-wide totals from Redis (job durations per queue, Hacienda calls,
-//   webhook deliveries; see jobs/metrics.ts).
+//   webhook deliveries; see platform/metrics.ts).
 // The queue and worker series are the same on every API instance; HTTP series are per process.
-// A queue split into shards (jobs/shards.ts) is one series: its shards' counts summed.
+// A queue split into shards (platform/shards.ts) is one series: its shards' counts summed.
 //
 // Redis down: the scrape still answers (HTTP series) after at most 2 s, with
 // factura_metrics_source_up{source="queues"|"workers"} 0 in place of the missing series.

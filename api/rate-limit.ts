@@ -66,7 +66,7 @@ if k > 0 then
 end
 return {k, cc, kc, reset}
 `);
-// The same steps in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+// The same steps in embedded mode, where Postgres stands in for Redis (platform/pg-redis.ts).
 emulateScript(HIT, async (tx, keys, argv) => {
   const [climit, klimit, window, n] = argv.map(Number) as [number, number, number, number];
   const now = await tx.time();

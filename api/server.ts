@@ -40,7 +40,7 @@ const postgresWait = untilPostgresReady(
 );
 // The first answer, or a refusal that ends the process, before listening (at most 3 s).
 const postgresUp = await Promise.race([postgresWait, new Promise((r) => setTimeout(() => r(false), 3000))]);
-// Redis, or in embedded mode its Postgres stand-in (jobs/queue-store.ts).
+// Redis, or in embedded mode its Postgres stand-in (platform/queue-store.ts).
 const redis = openStore(config, 'api');
 const redisWait = config.embedded
   ? null

@@ -1,4 +1,4 @@
-// A server span per API request when the process traces (jobs/tracing.ts): a child of the
+// A server span per API request when the process traces (platform/tracing.ts): a child of the
 // caller's `traceparent` when it sends one, named by method and route, with the status code.
 // Its context is what an invoice created by the request stores, so the invoice's whole way
 // through the pipeline is one trace. With tracing off no hook is added.

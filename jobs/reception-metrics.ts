@@ -21,7 +21,7 @@ function errorOutcome(err: unknown): string {
 
 /** The same client, with each submit and status call timed and labelled by its outcome. */
 export function instrumentReception(client: ReceptionClient, environment: string): ReceptionClient {
-  // Each call is also a client span of the trace it runs in (the invoice's: see jobs/tracing.ts).
+  // Each call is also a client span of the trace it runs in (the invoice's: see platform/tracing.ts).
   const timed = <T>(operation: string, clave: string, fn: () => Promise<T>, outcome: (r: T) => string) =>
     inSpan(
       `hacienda ${operation}`,

@@ -1,6 +1,6 @@
 // Embedded mode (FACTURA_EMBEDDED=1, one machine, no Redis): a stand-in for the few Redis
 // commands this service sends beside BullMQ, kept in Postgres. Used only in embedded mode
-// (jobs/queue-store.ts picks it); with Redis nothing here is loaded or called.
+// (platform/queue-store.ts picks it); with Redis nothing here is loaded or called.
 //
 // It answers the ioredis calls the Redis users make (rate limits, failed-authentication counts,
 // usage counters, the workers' metric totals, wake notes, the reconciler's marker, key-change

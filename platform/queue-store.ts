@@ -1,7 +1,7 @@
 // Where the queues and the service's Redis-side state live: Redis (the normal mode), or, in
 // embedded mode (config.embedded, one machine without Redis), Postgres: BullMQ on its Postgres
 // backend (its tables in the `bullmq` schema, migrated by whoever connects first) and the
-// counters, caches and notes in the Postgres stand-in of jobs/pg-redis.ts. Entry points ask here
+// counters, caches and notes in the Postgres stand-in of platform/pg-redis.ts. Entry points ask here
 // once at boot; nothing per request.
 import { createPostgresBackend, setDefaultBackendFactory, type ConnectionOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';

@@ -1,4 +1,4 @@
-// Invoices travel through the pipeline in chunks (jobs/flow.ts). These tests put several invoices
+// Invoices travel through the pipeline in chunks (jobs/invoice-flow/flow.ts). These tests put several invoices
 // in one chunk on purpose — created while no worker runs, so the relay finds them all ready at
 // once — and check what the chunk does when one of them goes wrong, when they end differently,
 // when a worker dies mid-step and when Redis loses the chunk's jobs.

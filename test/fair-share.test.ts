@@ -1,6 +1,6 @@
 // How the workers' capacity is shared between companies, step by step and without timing: the
 // places the relay gives each company's chunks in the sign queue (jobs/fair-share.ts), and the
-// per-process limit of Hacienda calls taking turns between companies (jobs/map-limit.ts).
+// per-process limit of Hacienda calls taking turns between companies (platform/map-limit.ts).
 import { FlowProducer, Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

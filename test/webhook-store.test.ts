@@ -1,4 +1,4 @@
-// The delivery jobs' group commit (jobs/webhook-store.ts) on the real database: what concurrent
+// The delivery jobs' group commit (jobs/webhooks/store.ts) on the real database: what concurrent
 // jobs read and record shares one transaction; each request still gets its own answer, a
 // request is answered only once committed, and one bad request fails only itself.
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -41,7 +41,7 @@ try {
   process.exit(1);
 }
 if (waitedPostgres) log.info('PostgreSQL reachable');
-// Embedded mode has no Redis: queues and the rest live in Postgres (jobs/queue-store.ts).
+// Embedded mode has no Redis: queues and the rest live in Postgres (platform/queue-store.ts).
 if (!config.embedded) {
   const probe = createRedis(config.redisUrl, 'worker');
   let waited = false;

@@ -39,7 +39,7 @@ if redis.call('hget', KEYS[1], 'state') == ARGV[1] then
   return 1
 end
 return 0`);
-// Its twin in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+// Its twin in embedded mode, where Postgres stands in for Redis (platform/pg-redis.ts).
 emulateScript(SETTLE, async (tx, [key], [from, to]) => {
   if ((await tx.hget(key!, 'state')) !== from) return 0;
   await tx.hset(key!, { state: to! });

@@ -1,7 +1,7 @@
 // POST /hacienda/callback: Hacienda's (or the simulator's) notice that a clave reached a final
 // state. It is a hint, never trusted as the verdict: the invoice's delayed status job is promoted
 // so it asks Hacienda at once. The URL carries an HMAC of the clave (and of the status job it
-// names, jobs/callback-token.ts) so strangers cannot prod it.
+// names, jobs/invoice-flow/callback-token.ts) so strangers cannot prod it.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';

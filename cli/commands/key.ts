@@ -13,7 +13,7 @@ import { CliError, output, parseIdArg, parseMode, withContext } from '../context
 /** Tells running API processes to drop their cached keys (best effort; caches expire anyway). */
 async function announce(config: Config): Promise<void> {
   if (config.embedded) {
-    // Embedded mode: the announcement is a Postgres NOTIFY (jobs/pg-redis.ts).
+    // Embedded mode: the announcement is a Postgres NOTIFY (platform/pg-redis.ts).
     const store = openStore(config, 'api');
     await announceKeyChange(store).finally(() => store.disconnect());
     return;

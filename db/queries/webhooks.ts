@@ -248,7 +248,7 @@ export async function requestRedelivery(
 
 // ---------------------------------------------------------------------------------------------
 // The delivery job's steps, for many jobs at once: the delivery jobs of a worker process share
-// one transaction for their reads and the outcomes they record (jobs/webhook-store.ts).
+// one transaction for their reads and the outcomes they record (jobs/webhooks/store.ts).
 
 /** One (event, endpoint) pair: a delivery. */
 export interface DeliveryKey {

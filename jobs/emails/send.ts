@@ -40,7 +40,7 @@ export interface EmailJobData {
 export const emailJobId = (emailId: number): string => `email-${emailId}`;
 
 /**
- * Completed jobs are kept a bounded time and count like every queue's (jobs/catalogue.ts,
+ * Completed jobs are kept a bounded time and count like every queue's (jobs/job-options.ts,
  * QUEUE_KEEP_COMPLETED_*), so Bull Board shows recent emails; Postgres keeps the record. Failed
  * ones stay a week for operators.
  */

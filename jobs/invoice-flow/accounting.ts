@@ -3,7 +3,7 @@
 // balances, for the whole chunk in one transaction. The database makes each entry exactly once
 // (unique invoice + kind); a rerun finds `accounted_at` set and changes nothing. An invoice that
 // cannot be booked (its entry does not fit the ledger's columns, a check refuses it) fails alone
-// (jobs/isolate.ts): its permanent processing error (step `accounting`) and its
+// (jobs/invoice-flow/isolate.ts): its permanent processing error (step `accounting`) and its
 // `invoice.processing_failed` event say so, and the rest of the chunk is booked and goes on.
 // Hacienda's verdict on it is still awaited and recorded; its booking waits for a person.
 import type { Job } from 'bullmq';

@@ -15,7 +15,7 @@ export interface FlowItem {
   invoiceId: number;
   companyId: number;
   livemode: boolean;
-  /** The invoice's stored trace context (jobs/tracing.ts), when it has one. */
+  /** The invoice's stored trace context (platform/tracing.ts), when it has one. */
   traceContext?: string | null;
   /**
    * The outbox row of a retry (POST /api/v1/invoices/{id}/retry): the invoice has been in a
@@ -73,7 +73,7 @@ export function makeChunks(items: readonly FlowItem[], size: number): Chunk[] {
 /**
  * The flow of one chunk from step `from` on (the reconciler re-creates only what its invoices
  * still need: steps before `from` are done for good, since an invoice's state only moves forward),
- * under the queue prefix of the chunk's shard (jobs/shards.ts) when one is given.
+ * under the queue prefix of the chunk's shard (platform/shards.ts) when one is given.
  */
 export function chunkFlow(chunk: Chunk, from: InvoiceStep = 'sign', prefix?: string): FlowJob {
   const data: ChunkJobData = { v: 2, chunk: chunk.name, invoiceIds: chunk.invoiceIds };

@@ -102,7 +102,7 @@ export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promis
     else failed.push({ invoice: u.invoice, err: u.err, code: 'sign_failed' });
 
   // 3. Store the exact bytes in one transaction (the first writer wins), then the failures; a
-  //    document whose bytes cannot be stored fails alone (jobs/isolate.ts).
+  //    document whose bytes cannot be stored fails alone (jobs/invoice-flow/isolate.ts).
   const unstored = await writeIsolating(signed, (part) =>
     db.transaction((trx) => storeSignedDocuments(trx, [...part])),
   );

@@ -4,7 +4,7 @@
 // rejection are business outcomes: the chunk's verdicts are recorded with their events in one
 // transaction, never thrown. A rejection writes the reversing entry and lowers the client's
 // balance in the same transaction. A clave Hacienda answers 404 for after receiving it is sent
-// again, and past a bound reported as that invoice's processing error (jobs/lost-document.ts). A
+// again, and past a bound reported as that invoice's processing error (jobs/invoice-flow/lost-document.ts). A
 // verdict that cannot be recorded (its reversal does not fit the ledger, …) is that invoice's
 // permanent processing error; the chunk's other verdicts are recorded.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
@@ -93,7 +93,7 @@ export async function pollChunkStatus(
   // 2. Ask Hacienda about every one.
   const polled = await askHacienda(ctx, invoices);
 
-  // 3. The verdicts, in one transaction; one that cannot be recorded fails alone (jobs/isolate.ts).
+  // 3. The verdicts, in one transaction; one that cannot be recorded fails alone (jobs/invoice-flow/isolate.ts).
   const verdicts = polled.filter(isFinal);
   const unrecorded = await writeIsolating(verdicts, (part) =>
     db.transaction((trx) => recordVerdicts(trx, [...part])),

@@ -6,7 +6,7 @@
 // Hacienda for the clave before sending. One invoice's trouble never holds the others: a refusal
 // is recorded on that invoice; a transient failure is retried with the chunk, which then finds
 // only the invoices still `pendiente`; an outcome that cannot be written (a check refusing that
-// row) is that invoice's permanent processing error (jobs/isolate.ts), the others are recorded.
+// row) is that invoice's permanent processing error (jobs/invoice-flow/isolate.ts), the others are recorded.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';

@@ -101,7 +101,7 @@ export const invoiceFlowWork: WorkModule<'invoice.flow', RunningFlow> = {
     'invoice.accepted',
     'invoice.rejected',
     'invoice.processing_failed',
-    'payment.created (cash sales)',
+    'payment.created, invoice.paid (cash sales)',
   ],
   holdsForSweep: true,
   start: startFlow,

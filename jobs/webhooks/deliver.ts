@@ -42,7 +42,7 @@ export function webhookJobId(d: Pick<WebhookJobData, 'eventId' | 'endpointId' | 
   return d.round === 0 ? base : `${base}-r${d.round}`;
 }
 
-/** Completed jobs are kept a bounded time and count (jobs/catalogue.ts); failed ones a week. */
+/** Completed jobs are kept a bounded time and count (jobs/job-options.ts); failed ones a week. */
 export function webhookJobOptions(config: Config, d: WebhookJobData): JobsOptions {
   return {
     jobId: webhookJobId(d),

@@ -4,14 +4,21 @@
 //
 //   domain  ←  db, hacienda  ←  jobs  ←  api, workers
 //                    hacienda  ←  documents  ←  jobs
+//                               platform  ←  jobs, api, workers
 //
 // - domain/ holds pure rules: it imports nothing of ours (npm packages and node: built-ins only).
 // - db/ and hacienda/ may import domain/, not each other: SQL knows nothing of XML and signatures,
 //   the Hacienda code knows nothing of tables.
 // - documents/ renders documents people read (the PDF): it may import domain/ and hacienda/ (the
 //   comprobante's model), never db/, jobs/, api/, workers/; jobs/ (and so api/) import it.
-// - jobs/ may import db/, hacienda/, documents/, domain/; api/ may also import jobs/ (to enqueue); workers/
-//   imports jobs/ (and db/, hacienda/, domain/). Nothing of the layers imports api/ or workers/.
+// - platform/ is the queue and process infrastructure (Redis or its Postgres stand-in, queue shards,
+//   Redis keys, worker metrics, tracing, building a Worker): it imports nothing of ours but config/
+//   types, so api/ uses it without reaching into jobs/.
+// - jobs/ may import platform/, db/, hacienda/, documents/, domain/; api/ may also import jobs/ (to
+//   enqueue, and the registry for Bull Board and /metrics); workers/ imports jobs/ (and platform/,
+//   db/, hacienda/, domain/). Nothing of the layers imports api/ or workers/.
+// - jobs/ holds one folder per kind of work (a work module) and what they share at its top: a work
+//   module never imports another one, and of the shared files only registry.ts imports the modules.
 // - cli/, scripts/, bench/ and test/ are entry points: they may import anything, no layer imports
 //   them, and only test/ imports test/ (its helpers are for tests).
 // - telemetry/ sets up a process's OpenTelemetry SDK: only api/server.ts, workers/main.ts and the
@@ -31,9 +38,9 @@
 //   "simulator"; the paths below cover it both in hacienda/simulator/ and in a top-level simulator/.
 const SIMULATOR = '^(hacienda/simulator|simulator)/';
 const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
-const LAYERS = '^(domain|db|hacienda|documents|jobs|api|workers|config)/';
+const LAYERS = '^(domain|db|hacienda|documents|platform|jobs|api|workers|config)/';
 const OURS =
-  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|scripts|simulator|telemetry|test|workers)/|^[^/]+\\.ts$';
+  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|platform|scripts|simulator|telemetry|test|workers)/|^[^/]+\\.ts$';
 /** Where a process reads its configuration (value imports of config/ allowed). */
 const CONFIG_EDGE = [
   '^api/server\\.ts$',
@@ -55,10 +62,11 @@ module.exports = {
     },
     {
       name: 'db-below-jobs',
-      comment: 'db/ may import domain/ (and config/ types) only; never hacienda/, jobs/, api/, workers/.',
+      comment:
+        'db/ may import domain/ (and config/ types) only; never hacienda/, platform/, jobs/, api/, workers/.',
       severity: 'error',
       from: { path: '^db/' },
-      to: { path: '^(hacienda|documents|jobs|api|workers|simulator)/' },
+      to: { path: '^(hacienda|documents|platform|jobs|api|workers|simulator)/' },
     },
     {
       name: 'hacienda-below-jobs',
@@ -78,10 +86,32 @@ module.exports = {
     },
     {
       name: 'jobs-below-processes',
-      comment: 'jobs/ may import db/, hacienda/, domain/; never api/ or workers/.',
+      comment: 'jobs/ may import platform/, db/, hacienda/, documents/, domain/; never api/ or workers/.',
       severity: 'error',
       from: { path: '^jobs/' },
       to: { path: '^(api|workers)/' },
+    },
+    {
+      name: 'platform-below-jobs',
+      comment: 'platform/ imports nothing of ours but config/ types: queue and process infrastructure alone.',
+      severity: 'error',
+      from: { path: '^platform/' },
+      to: { path: OURS, pathNot: '^(platform|config)/' },
+    },
+    {
+      name: 'work-modules-apart',
+      comment:
+        'A work module (a folder of jobs/) never imports another: what they share sits at the top of jobs/.',
+      severity: 'error',
+      from: { path: '^jobs/([^/]+)/' },
+      to: { path: '^jobs/[^/]+/', pathNot: '^jobs/$1/' },
+    },
+    {
+      name: 'registry-lists-the-modules',
+      comment: 'Of the shared files at the top of jobs/, only registry.ts imports the work modules.',
+      severity: 'error',
+      from: { path: '^jobs/[^/]+\\.ts$', pathNot: '^jobs/registry\\.ts$' },
+      to: { path: '^jobs/[^/]+/' },
     },
     {
       name: 'processes-apart',
@@ -118,7 +148,7 @@ module.exports = {
         'Below the entry points config/ is imported for its types only (plain options are passed down); ' +
         'loadConfig() and the other values belong to entry points and config modules.',
       severity: 'error',
-      from: { path: '^(db|hacienda|documents|jobs|api|workers|simulator)/', pathNot: CONFIG_EDGE },
+      from: { path: '^(db|hacienda|documents|platform|jobs|api|workers|simulator)/', pathNot: CONFIG_EDGE },
       to: { path: '^config/', dependencyTypesNot: ['type-only'] },
     },
     {
@@ -154,7 +184,7 @@ module.exports = {
       name: 'telemetry-at-the-edge',
       comment:
         "telemetry/ registers a process's tracer provider: only entry points (api/server.ts, workers/main.ts, " +
-        'cli/, scripts/, bench/, test/) import it; the layers use @opentelemetry/api (jobs/tracing.ts).',
+        'cli/, scripts/, bench/, test/) import it; the layers use @opentelemetry/api (platform/tracing.ts).',
       severity: 'error',
       from: { path: LAYERS, pathNot: '^(api/server|workers/main)\\.ts$' },
       to: { path: '^telemetry/' },

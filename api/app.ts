@@ -9,7 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { Knex } from 'knex';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import type { Queue } from 'bullmq';
 import type { Config } from '../config/index.ts';
 import type { Scope } from '../domain/scopes.ts';
@@ -64,7 +64,7 @@ export interface AppDeps {
   db: Knex;
   redis: RedisClient;
   /**
-   * The invoice-status queue (of a company's shard, jobs/shards.ts), so Hacienda's callbacks can
+   * The invoice-status queue (of a company's shard, platform/shards.ts), so Hacienda's callbacks can
    * wake a waiting status job.
    */
   statusQueue?: Queue | ((companyId: number) => Queue);

@@ -11,9 +11,9 @@
 // TRUST_PROXY (Fastify's request.ip). IPv6 clients are counted per /64, the block one
 // subscriber usually holds.
 import { isIPv6 } from 'node:net';
-import type { RedisClient } from '../jobs/redis.ts';
-import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
-import { emulateScript } from '../jobs/pg-redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
+import { luaScript, runScript, taggedPrefix } from '../platform/redis-keys.ts';
+import { emulateScript } from '../platform/pg-redis.ts';
 
 /** A Redis answer slower than this counts locally instead. */
 const REDIS_TIMEOUT_MS = 250;
@@ -33,7 +33,7 @@ const GIVE_BACK = luaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
 return 0
 `);
-// Their twins in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+// Their twins in embedded mode, where Postgres stands in for Redis (platform/pg-redis.ts).
 emulateScript(RESERVE, async (tx, [key], [windowMs]) => {
   const n = await tx.incr(key!);
   let ttl = await tx.pttl(key!);

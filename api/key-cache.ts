@@ -3,9 +3,9 @@
 // command line) publishes on Redis and every API process drops its cache at once (and whatever
 // else registered with `onClear`, such as the unknown secrets). Expiry of a rolled secret is
 // checked against the cached expires_at on every request, so it needs no invalidation.
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import type { AuthRecord } from '../db/queries/api-keys.ts';
-import { duplicateRedis, KEY_CHANGES_CHANNEL } from '../jobs/redis.ts';
+import { duplicateRedis, KEY_CHANGES_CHANNEL } from '../platform/redis.ts';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;

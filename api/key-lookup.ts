@@ -8,7 +8,7 @@
 //    an authenticated key gives its unit of the address's budget back.
 import type { FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import { findKeyBySecret, type AuthRecord } from '../db/queries/api-keys.ts';
 import { AuthFailures } from './auth-failures.ts';
 import { ApiError } from './errors.ts';

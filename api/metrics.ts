@@ -2,9 +2,9 @@
 // - this API process: request latency histograms by method, route pattern and status;
 // - BullMQ, read at scrape time: jobs waiting, active, delayed and failed per queue;
 // - the workers' cluster-wide totals from Redis (job durations per queue, Hacienda calls,
-//   webhook deliveries; see jobs/metrics.ts).
+//   webhook deliveries; see platform/metrics.ts).
 // The queue and worker series are the same on every API instance; HTTP series are per process.
-// A queue split into shards (jobs/shards.ts) is one series: its shards' counts summed.
+// A queue split into shards (platform/shards.ts) is one series: its shards' counts summed.
 //
 // Redis down: the scrape still answers (HTTP series) after at most 2 s, with
 // factura_metrics_source_up{source="queues"|"workers"} 0 in place of the missing series.
@@ -14,16 +14,15 @@
 // is never public by accident. Series carry no tenant data (no company or key ids).
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import type { Knex } from 'knex';
 import { Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config/index.ts';
-import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
-import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
-import { readWorkerMetrics } from '../jobs/metrics.ts';
-import { closeBullConnection } from '../jobs/redis.ts';
-import { queueConnection } from '../jobs/queue-store.ts';
-import { shardPrefixes } from '../jobs/shards.ts';
+import { registryQueues } from '../jobs/registry.ts';
+import { readWorkerMetrics } from '../platform/metrics.ts';
+import { closeBullConnection } from '../platform/redis.ts';
+import { queueConnection } from '../platform/queue-store.ts';
+import { shardPrefixes } from '../platform/shards.ts';
 import type { AdminCheck } from './plugins/admin-auth.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
 
@@ -52,61 +51,13 @@ export function registerMetrics(
     registers: [registry],
   });
 
-  // Queues for counting only, opened at the first scrape.
-  let queues: Queue[] | null = null;
-  let connection: ConnectionOptions | null = null;
-  const sharded = new Set<string>(Object.values(QUEUES));
-  const openQueues = () => {
-    if (queues) return queues;
-    connection = queueConnection(deps.config);
-    const { queuePrefix, queueShards } = deps.config;
-    queues = deps.queueNames.flatMap((name) =>
-      (sharded.has(name) ? shardPrefixes(queuePrefix, queueShards) : [queuePrefix]).map((prefix) => {
-        const q = new Queue(name, { connection: connection!, prefix });
-        q.on('error', () => {});
-        return q;
-      }),
-    );
-    return queues;
-  };
-  const queueJobs = new Gauge({
-    name: 'factura_queue_jobs',
-    help: 'Jobs per queue and state (waiting, active, delayed, failed), read from BullMQ at scrape time',
-    labelNames: ['queue', 'state'] as const,
-    registers: [registry],
-  });
+  const queueJobs = queueCounts(registry, deps.config, deps.queueNames);
   const sourceUp = new Gauge({
     name: 'factura_metrics_source_up',
     help: 'Whether this scrape could read a source: queues (BullMQ) and workers (totals in Redis)',
     labelNames: ['source'] as const,
     registers: [registry],
   });
-  // Redis down must not hang or fail the scrape: the HTTP series are still worth having.
-  const bounded = <T>(p: Promise<T>): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    return Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`no answer within ${SOURCE_TIMEOUT_MS} ms`)),
-          SOURCE_TIMEOUT_MS,
-        );
-      }),
-    ]).finally(() => clearTimeout(timer));
-  };
-  const countJobs = async () => {
-    // A job with a place in its company's turn (a priority) waits as `prioritized`: counted as waiting.
-    const counted = await Promise.all(
-      openQueues().map(async (q) => {
-        const c: Record<string, number> = await q.getJobCounts(...JOB_STATES, 'prioritized');
-        c.waiting = (c.waiting ?? 0) + (c.prioritized ?? 0);
-        return [q.name, c] as const;
-      }),
-    );
-    queueJobs.reset();
-    for (const [queue, counts] of counted)
-      for (const state of JOB_STATES) queueJobs.inc({ queue, state }, counts[state] ?? 0);
-  };
 
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.config?.metrics === false) return;
@@ -123,7 +74,7 @@ export function registerMetrics(
     async (request, reply) => {
       if (deps.config.admin || deps.config.env === 'production') await deps.requireAdmin(request, reply);
       const [queuesRead, workers] = await Promise.allSettled([
-        bounded(countJobs()),
+        bounded(queueJobs.count()),
         bounded(readWorkerMetrics(deps.redis, deps.config.queuePrefix)),
       ]);
       sourceUp.set({ source: 'queues' }, queuesRead.status === 'fulfilled' ? 1 : 0);
@@ -145,13 +96,74 @@ export function registerMetrics(
     },
   );
 
-  app.addHook('onClose', async () => {
-    if (queues) await Promise.all(queues.map((q) => q.close().catch(() => {})));
-    await closeBullConnection(connection);
-  });
+  app.addHook('onClose', () => queueJobs.close());
 }
 
-/** Queue names observed by /metrics: the invoice flow's, batches, webhooks, and any others given. */
+// Redis down must not hang or fail the scrape: the HTTP series are still worth having.
+function bounded<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${SOURCE_TIMEOUT_MS} ms`)),
+        SOURCE_TIMEOUT_MS,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The queue-depth gauge, read from BullMQ at scrape time: every queue named, on every shard when
+ * the registry shards it (one series per queue, its shards summed). The queues are opened at the
+ * first scrape, for counting only.
+ */
+function queueCounts(registry: Registry, config: Config, queueNames: string[]) {
+  let queues: Queue[] | null = null;
+  let connection: ConnectionOptions | null = null;
+  const sharded = new Set(registryQueues().flatMap((q) => (q.sharded ? [q.name] : [])));
+  const openQueues = () => {
+    if (queues) return queues;
+    connection = queueConnection(config);
+    const { queuePrefix, queueShards } = config;
+    queues = queueNames.flatMap((name) =>
+      (sharded.has(name) ? shardPrefixes(queuePrefix, queueShards) : [queuePrefix]).map((prefix) => {
+        const q = new Queue(name, { connection: connection!, prefix });
+        q.on('error', () => {});
+        return q;
+      }),
+    );
+    return queues;
+  };
+  const gauge = new Gauge({
+    name: 'factura_queue_jobs',
+    help: 'Jobs per queue and state (waiting, active, delayed, failed), read from BullMQ at scrape time',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+  });
+  return {
+    reset: () => gauge.reset(),
+    async count() {
+      // A job with a place in its company's turn (a priority) waits as `prioritized`: counted as waiting.
+      const counted = await Promise.all(
+        openQueues().map(async (q) => {
+          const c: Record<string, number> = await q.getJobCounts(...JOB_STATES, 'prioritized');
+          c.waiting = (c.waiting ?? 0) + (c.prioritized ?? 0);
+          return [q.name, c] as const;
+        }),
+      );
+      gauge.reset();
+      for (const [queue, counts] of counted)
+        for (const state of JOB_STATES) gauge.inc({ queue, state }, counts[state] ?? 0);
+    },
+    async close() {
+      if (queues) await Promise.all(queues.map((q) => q.close().catch(() => {})));
+      await closeBullConnection(connection);
+    },
+  };
+}
+
+/** Queue names observed by /metrics: every queue of the registry, and any others given. */
 export function observedQueueNames(extra: { name: string }[] = []): string[] {
-  return [...new Set([...Object.values(QUEUES), BATCH_QUEUE, WEBHOOK_QUEUE, ...extra.map((q) => q.name)])];
+  return [...new Set([...registryQueues().map((q) => q.name), ...extra.map((q) => q.name)])];
 }

@@ -16,10 +16,10 @@
 // warning is logged at most every 10 s per process. An outage then costs throttling, not the
 // API; `RateLimit` is left out of such responses because the count is unknown.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import { companyRateLimit } from '../domain/scopes.ts';
-import { luaScript, runScript, taggedPrefix } from '../jobs/redis-keys.ts';
-import { emulateScript } from '../jobs/pg-redis.ts';
+import { luaScript, runScript, taggedPrefix } from '../platform/redis-keys.ts';
+import { emulateScript } from '../platform/pg-redis.ts';
 import type { AuthContext } from './auth.ts';
 import { ApiError, validationError } from './errors.ts';
 
@@ -66,7 +66,7 @@ if k > 0 then
 end
 return {k, cc, kc, reset}
 `);
-// The same steps in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+// The same steps in embedded mode, where Postgres stands in for Redis (platform/pg-redis.ts).
 emulateScript(HIT, async (tx, keys, argv) => {
   const [climit, klimit, window, n] = argv.map(Number) as [number, number, number, number];
   const now = await tx.time();

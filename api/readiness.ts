@@ -9,7 +9,7 @@
 // (health.ts): a new instance that has not reached Redis yet has not shown that its REDIS_URL is
 // right (a mistyped one would look like an outage forever).
 import type { Knex } from 'knex';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 
 export type CheckState = 'ok' | 'unavailable';
 

@@ -10,15 +10,14 @@ import {
   describeRedisWait,
   untilPostgresReady,
 } from '../db/reachability.ts';
-import { Queue, type ConnectionOptions } from 'bullmq';
-import { BATCH_QUEUE } from '../jobs/catalogue.ts';
-import { WEBHOOK_QUEUE } from '../jobs/webhook-deliver.ts';
-import { EMAIL_QUEUE } from '../jobs/invoice-email.ts';
-import { openQueueShards } from '../jobs/shards.ts';
-import { closeBullConnection, untilRedisReady } from '../jobs/redis.ts';
-import { openStore, queueConnection } from '../jobs/queue-store.ts';
+import type { ConnectionOptions } from 'bullmq';
+import { QUEUES } from '../jobs/invoice-flow/queues.ts';
+import { openRegistryQueues } from '../jobs/registry.ts';
+import { shardOf, shardPrefixes } from '../platform/shards.ts';
+import { closeBullConnection, untilRedisReady } from '../platform/redis.ts';
+import { openStore, queueConnection } from '../platform/queue-store.ts';
 import { buildApp } from './app.ts';
-import { enableTracing } from '../jobs/tracing.ts';
+import { enableTracing } from '../platform/tracing.ts';
 import { startTracing } from '../telemetry/tracing.ts';
 
 const config = loadConfig();
@@ -41,27 +40,26 @@ const postgresWait = untilPostgresReady(
 );
 // The first answer, or a refusal that ends the process, before listening (at most 3 s).
 const postgresUp = await Promise.race([postgresWait, new Promise((r) => setTimeout(() => r(false), 3000))]);
-// Redis, or in embedded mode its Postgres stand-in (jobs/queue-store.ts).
+// Redis, or in embedded mode its Postgres stand-in (platform/queue-store.ts).
 const redis = openStore(config, 'api');
 const redisWait = config.embedded
   ? null
   : untilRedisReady(redis, (err, waited) => console.error(describeRedisWait(config.redisUrl, err, waited)));
 
 const connection: ConnectionOptions = queueConnection(config);
-const shards = openQueueShards(connection, config.queuePrefix, config.queueShards);
-// Every queue a worker runs, for Bull Board: the invoice flow (every shard), batches and webhooks.
-const allQueues = [
-  ...shards.all(),
-  new Queue(BATCH_QUEUE, { connection, prefix: config.queuePrefix }),
-  new Queue(WEBHOOK_QUEUE, { connection, prefix: config.queuePrefix }),
-  new Queue(EMAIL_QUEUE, { connection, prefix: config.queuePrefix }),
-];
+// Every queue of every kind of work (jobs/registry.ts, every shard), for Bull Board.
+const allQueues = openRegistryQueues(connection, config.queuePrefix, config.queueShards);
 for (const q of allQueues) q.on('error', (err) => console.error(`queue ${q.name}: ${err.message}`));
+// Hacienda's callbacks wake status jobs in the invoice flow's status queue of the company's shard.
+const prefixes = shardPrefixes(config.queuePrefix, config.queueShards);
+const statusQueues = new Map(
+  allQueues.filter((q) => q.name === QUEUES.status).map((q) => [q.opts.prefix, q]),
+);
 const app = await buildApp({
   config,
   db,
   redis,
-  statusQueue: (companyId) => shards.of(companyId).status,
+  statusQueue: (companyId) => statusQueues.get(prefixes[shardOf(companyId, prefixes.length)])!,
   adminQueues: allQueues,
 });
 let closing = false;

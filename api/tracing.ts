@@ -1,10 +1,10 @@
-// A server span per API request when the process traces (jobs/tracing.ts): a child of the
+// A server span per API request when the process traces (platform/tracing.ts): a child of the
 // caller's `traceparent` when it sends one, named by method and route, with the status code.
 // Its context is what an invoice created by the request stores, so the invoice's whole way
 // through the pipeline is one trace. With tracing off no hook is added.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { carrierOf, tracer, tracingEnabled } from '../jobs/tracing.ts';
+import { carrierOf, tracer, tracingEnabled } from '../platform/tracing.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

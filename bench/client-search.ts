@@ -9,7 +9,7 @@ import { createApiKey } from '../db/queries/api-keys.ts';
 import { createCompany } from '../db/queries/companies.ts';
 import { createDb } from '../db/connection.ts';
 import { migrateLatest } from '../db/migrator.ts';
-import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { createRedis, waitForRedis } from '../platform/redis.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);

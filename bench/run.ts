@@ -26,7 +26,7 @@ import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, projectRoot } from '../config/index.ts';
-import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { createRedis, waitForRedis } from '../platform/redis.ts';
 import { buildService } from '../scripts/build.ts';
 import type { BenchContext, StageResult } from './lib/context.ts';
 import { observeDatabase, type DbObserver } from './lib/db-activity.ts';

@@ -52,13 +52,13 @@ export interface Config {
   /**
    * REDIS_URL (else DEFAULT_REDIS_URL, `redis://127.0.0.1:6379`): one Redis server (`redis://`,
    * `rediss://`) or a Redis Cluster (`redis+cluster://h:p,h:p`, also built from
-   * REDIS_CLUSTER_NODES); jobs/redis.ts opens either kind.
+   * REDIS_CLUSTER_NODES); platform/redis.ts opens either kind.
    */
   redisUrl: string;
   /**
    * Embedded mode (FACTURA_EMBEDDED=1, set by `npm start` when it runs its own Postgres): one
    * machine, no Redis. BullMQ runs on its Postgres backend and the counters, caches and notes kept
-   * in Redis otherwise live in Postgres (jobs/queue-store.ts); REDIS_URL is not used.
+   * in Redis otherwise live in Postgres (platform/queue-store.ts); REDIS_URL is not used.
    */
   embedded: boolean;
   /**
@@ -68,7 +68,7 @@ export interface Config {
   embeddedServer: { dataDir: string; port: number };
   /**
    * The invoice flow's queues are split into this many shards by company, each under its own
-   * hash tag (jobs/shards.ts); 1 keeps every queue under `queuePrefix`.
+   * hash tag (platform/shards.ts); 1 keeps every queue under `queuePrefix`.
    */
   queueShards: number;
   /** BullMQ key prefix; the braces make it a Redis Cluster hash tag so a queue's keys share one slot. */

@@ -5,6 +5,7 @@ import type { Job } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
+import { companyCredentials, type CredentialsRow } from '../db/queries/credentials.ts';
 import {
   createReceptionClient,
   createTokenPool,
@@ -13,8 +14,8 @@ import {
 } from '../hacienda/client/index.ts';
 import { open, openSigningMaterial } from '../hacienda/secret-box.ts';
 import { createSigner, type XadesSigner } from '../hacienda/signer.ts';
-import type { Limiter } from './map-limit.ts';
-import { instrumentReception } from './metrics.ts';
+import type { Limiter } from '../platform/map-limit.ts';
+import { instrumentReception } from './reception-metrics.ts';
 
 export interface JobContext {
   db: Knex;
@@ -35,13 +36,6 @@ export interface JobContext {
 
 export class MissingCredentialsError extends Error {}
 
-interface CredentialsRow {
-  signingKeyEnc: Buffer | null;
-  haciendaUsername: string | null;
-  haciendaPasswordEnc: Buffer | null;
-  updatedAt: Date;
-}
-
 export interface HaciendaAccess {
   signer(companyId: number, livemode: boolean): Promise<XadesSigner>;
   reception(companyId: number, livemode: boolean): Promise<ReceptionClient>;
@@ -52,12 +46,12 @@ export function createHaciendaAccess(db: Knex, config: Config): HaciendaAccess {
   const signers = new Map<string, { stamp: number; signer: Promise<XadesSigner> }>();
   const pool: TokenPool = createTokenPool();
   const load = async (companyId: number, livemode: boolean): Promise<CredentialsRow> => {
-    const row = await db('company_credentials').where({ companyId, livemode }).first();
+    const row = await companyCredentials(db, companyId, livemode);
     if (!row)
       throw new MissingCredentialsError(
         `company ${companyId} has no ${livemode ? 'live' : 'sandbox'} credentials`,
       );
-    return row as CredentialsRow;
+    return row;
   };
   return {
     async signer(companyId, livemode) {

@@ -15,7 +15,13 @@
 import type { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import { waitingFlowPriorities } from '../db/queries/invoice-flow.ts';
-import type { Chunk } from './flow.ts';
+
+/** What a place is given to: a chunk of a company's invoices (jobs/invoice-flow/flow.ts). */
+interface Placed {
+  companyId: number;
+  livemode: boolean;
+  invoiceIds: readonly number[];
+}
 
 /** BullMQ's highest priority (2^21 − 1): places beyond it share it, first come first. */
 export const MAX_PRIORITY = 2_097_151;
@@ -25,7 +31,7 @@ export const MAX_PRIORITY = 2_097_151;
  * in the sign queue of the company's shard (0 when none waits), asked once per shard
  * (`shardOf(companyId)`, its queue prefix).
  */
-export async function withFairPlaces<C extends Chunk & { livemode: boolean }>(
+export async function withFairPlaces<C extends Placed>(
   trx: Knex | Knex.Transaction,
   chunks: C[],
   reached: (companyId: number) => Promise<number>,

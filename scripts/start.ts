@@ -7,7 +7,7 @@
 // the default addresses, DEFAULT_DATABASE_URL/DEFAULT_REDIS_URL): it first starts its own
 // PostgreSQL (scripts/embedded-postgres.ts, data under .local/ or, as root from a checkout the
 // server's user cannot enter, scripts/embedded-data-dir.ts), runs the processes without Redis
-// (queues and counters in Postgres, jobs/queue-store.ts) and stops that server after them.
+// (queues and counters in Postgres, platform/queue-store.ts) and stops that server after them.
 //
 // Nothing it runs outlives it: its children end with it (scripts/parent-watch.ts, also loaded
 // here for when the process above this one is killed), the embedded server too (its watchdog).
@@ -25,7 +25,7 @@ import {
   describeRedisWait,
   untilPostgresReady,
 } from '../db/reachability.ts';
-import { createRedis, untilRedisReady, waitForRedis } from '../jobs/redis.ts';
+import { createRedis, untilRedisReady, waitForRedis } from '../platform/redis.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { embeddedDataDir } from './embedded-data-dir.ts';
 import { postgresUserIds } from './embedded-binaries.ts';

@@ -3,10 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { ConnectionOptions } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../api/app.ts';
-import { QUEUES } from '../jobs/catalogue.ts';
-import { bullConnection } from '../jobs/redis.ts';
-import { createQueues } from '../jobs/queues.ts';
-import { openQueueShards } from '../jobs/shards.ts';
+import { QUEUES } from '../jobs/invoice-flow/queues.ts';
+import { bullConnection } from '../platform/redis.ts';
+import { createQueues, openFlowShards } from '../jobs/invoice-flow/queues.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';
 
@@ -31,7 +30,7 @@ describe('/admin/queues', () => {
       QUEUE_PREFIX: prefix,
       QUEUE_SHARDS: '2',
     });
-    const shards = openQueueShards(bullConnection(testRedisUrl()) as ConnectionOptions, prefix, 2);
+    const shards = openFlowShards(bullConnection(testRedisUrl()) as ConnectionOptions, prefix, 2);
     const app = await buildApp(
       { config, db: t.db, redis: t.redis, adminQueues: shards.all() },
       { logger: false },

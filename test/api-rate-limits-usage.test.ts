@@ -6,7 +6,7 @@ import { buildApp } from '../api/app.ts';
 import { createUsageRecorder, usageHashKey } from '../api/usage/recorder.ts';
 import { createDb } from '../db/connection.ts';
 import { formatId } from '../domain/ids.ts';
-import { createRedis } from '../jobs/redis.ts';
+import { createRedis } from '../platform/redis.ts';
 import {
   call,
   createTestCompany,

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyKeyInUse, insertIdempotent, type IdempotencyInput } from '../db/queries/idempotency.ts';
-import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { createRedis, waitForRedis } from '../platform/redis.ts';
 import { createTestCompany, createTestKey, TEST_SECRETS_KEY } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';

@@ -1,4 +1,4 @@
-// Invoices travel through the pipeline in chunks (jobs/flow.ts). These tests put several invoices
+// Invoices travel through the pipeline in chunks (jobs/invoice-flow/flow.ts). These tests put several invoices
 // in one chunk on purpose — created while no worker runs, so the relay finds them all ready at
 // once — and check what the chunk does when one of them goes wrong, when they end differently,
 // when a worker dies mid-step and when Redis loses the chunk's jobs.
@@ -6,8 +6,9 @@ import type { ChildProcess } from 'node:child_process';
 import { FlowProducer } from 'bullmq';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flowDispatch } from '../jobs/invoice-flow/dispatch.ts';
 import { createRelay } from '../workers/outbox-relay.ts';
-import { createRedis } from '../jobs/redis.ts';
+import { createRedis } from '../platform/redis.ts';
 import { TEST_SECRETS_KEY } from './helpers/app.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';
 import { api, flowJobId, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
@@ -169,10 +170,9 @@ describe('a chunk of invoices', () => {
     const flows = new FlowProducer({ connection: e.connection, prefix: e.config.queuePrefix });
     const relay = createRelay({
       db: e.db,
-      databaseUrl: e.database.url,
-      flows,
+      config: { databaseUrl: e.database.url },
       log: pino({ level: 'silent' }),
-      chunkSize: 50,
+      dispatch: { 'invoice.flow': flowDispatch({ flows, chunkSize: 50 }) },
     });
     expect(await relay.runOnce()).toBeGreaterThanOrEqual(1); // outbox rows: a group's invoices share one
     expect(Number((await e.db('outbox').count('* as n'))[0]!.n)).toBe(0); // moved rows leave the outbox

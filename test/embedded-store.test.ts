@@ -1,4 +1,4 @@
-// Embedded mode's stand-in for Redis (jobs/pg-redis.ts) behind the API, in-process, on a
+// Embedded mode's stand-in for Redis (platform/pg-redis.ts) behind the API, in-process, on a
 // database of its own and no Redis at all: the rate limit's script twin admits exactly the plan's
 // requests of a burst (atomic under concurrency) and refuses the rest with 429; failed
 // authentications are counted per address and blocked past the limit; usage counters reach
@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../api/app.ts';
 import { KeyCache } from '../api/key-cache.ts';
-import { announceKeyChange, type RedisClient } from '../jobs/redis.ts';
-import { openStore } from '../jobs/queue-store.ts';
+import { announceKeyChange, type RedisClient } from '../platform/redis.ts';
+import { openStore } from '../platform/queue-store.ts';
 import { call, createTestCompany, createTestKey, testConfig } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { waitFor } from './helpers/wait.ts';

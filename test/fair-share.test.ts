@@ -1,14 +1,16 @@
 // How the workers' capacity is shared between companies, step by step and without timing: the
 // places the relay gives each company's chunks in the sign queue (jobs/fair-share.ts), and the
-// per-process limit of Hacienda calls taking turns between companies (jobs/map-limit.ts).
+// per-process limit of Hacienda calls taking turns between companies (platform/map-limit.ts).
 import { FlowProducer, Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
+import { QUEUES } from '../jobs/invoice-flow/queues.ts';
+import { BATCH_QUEUE, batchDispatch } from '../jobs/batches/work.ts';
+import { flowDispatch } from '../jobs/invoice-flow/dispatch.ts';
 import { reachedPlace } from '../jobs/fair-share.ts';
-import { createLimiter } from '../jobs/map-limit.ts';
+import { createLimiter } from '../platform/map-limit.ts';
 import { createRelay } from '../workers/outbox-relay.ts';
-import { startWebhooks } from '../workers/webhook-runtime.ts';
+import { startWebhooks } from '../jobs/webhooks/work.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 
 type Issuer = Awaited<ReturnType<typeof seedIssuer>>;
@@ -52,11 +54,9 @@ describe('places in the sign queue', () => {
     const sign = new Queue(QUEUES.sign, { connection: e.connection, prefix: e.config.queuePrefix });
     const relay = createRelay({
       db: e.db,
-      databaseUrl: e.database.url,
-      flows,
+      config: { databaseUrl: e.database.url },
       log: pino({ level: 'silent' }),
-      chunkSize: 2,
-      reached: () => reachedPlace(sign),
+      dispatch: { 'invoice.flow': flowDispatch({ flows, chunkSize: 2, reached: () => reachedPlace(sign) }) },
     });
     try {
       // The big company's backlog: 10 invoices in chunks of 2, then one invoice of the small one.
@@ -105,16 +105,17 @@ describe('places in the batches and webhooks queues', () => {
       db: e.db,
       connection: e.connection,
       log: pino({ level: 'silent' }),
-      reconcile: false,
     });
     await webhooks.worker.pause(true); // the jobs stay where they are put
     const relay = createRelay({
       db: e.db,
-      databaseUrl: e.database.url,
-      flows,
+      config: { databaseUrl: e.database.url },
       log: pino({ level: 'silent' }),
-      batches,
-      dispatchEvents: webhooks.dispatchEvents,
+      dispatch: {
+        'invoice.flow': flowDispatch({ flows }),
+        'batch.process': batchDispatch(batches),
+        'event.dispatch': webhooks.dispatch,
+      },
     });
     try {
       await relay.runOnce(); // what earlier tests left

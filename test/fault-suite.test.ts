@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../db/connection.ts';
 import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
 import { verifyWebhookSignature } from '../domain/webhook-signature.ts';
-import { chunkJobId } from '../jobs/catalogue.ts';
+import { chunkJobId } from '../jobs/invoice-flow/queues.ts';
 import { buildSimulator, type SimulatorApp } from '../simulator/app.ts';
 import { TEST_SECRETS_KEY, testConfig } from './helpers/app.ts';
 import { seedIssuer } from './helpers/e2e.ts';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
-import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { createRedis, waitForRedis } from '../platform/redis.ts';
 import { TEST_SECRETS_KEY } from './helpers/app.ts';
 import { adminUrl, testDatabaseUrl, testRedisUrl } from './helpers/db-urls.ts';
 import { freePort, stopProcess } from './helpers/processes.ts';

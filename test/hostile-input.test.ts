@@ -30,7 +30,7 @@ import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { formatId, type IdKind } from '../domain/ids.ts';
 import { SCOPES, type Scope } from '../domain/scopes.ts';
 import { validateXmlBatch } from './helpers/xsd.ts';
-import { QUEUES } from '../jobs/catalogue.ts';
+import { QUEUES } from '../jobs/invoice-flow/queues.ts';
 import { createHaciendaAccess } from '../jobs/context.ts';
 import { buildInvoiceXml, loadFacturaDocument } from '../jobs/invoice-document.ts';
 import { companyInput } from './helpers/app.ts';

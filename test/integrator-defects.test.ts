@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { Queue, Worker } from 'bullmq';
-import { DEFAULT_JOB_OPTIONS, KEEP_COMPLETED, QUEUES, setCompletedRetention } from '../jobs/catalogue.ts';
+import { DEFAULT_JOB_OPTIONS, KEEP_COMPLETED, setCompletedRetention } from '../jobs/job-options.ts';
+import { QUEUES } from '../jobs/invoice-flow/queues.ts';
 import { recordEvent } from '../db/queries/events.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';

@@ -251,7 +251,7 @@ describe('the emails queue in Bull Board', () => {
         .db('invoice_emails')
         .where({ id: row.id })
         .update({ status: 'pending', updatedAt: e.db.raw(`now() - interval '1 hour'`) });
-      expect(await e.runtime!.emails.reconcileOnce(1000)).toBe(1);
+      expect((await e.runtime!.reconcileNow({ staleMs: 1000, only: ['emails'] })).recreated.emails).toBe(1);
       await waitFor(async () => {
         const again = await e.db('invoice_emails').where({ id: row.id }).first();
         return again.status === 'sent' && new Date(again.sentAt).getTime() > sentAt;

@@ -5,8 +5,8 @@
 // and accepted. Concurrent retries do one thing; an accepted invoice cannot be retried.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseId } from '../domain/ids.ts';
-import { chunkName } from '../jobs/catalogue.ts';
-import { makeChunks } from '../jobs/flow.ts';
+import { chunkName } from '../jobs/invoice-flow/queues.ts';
+import { makeChunks } from '../jobs/invoice-flow/flow.ts';
 import { api, saveCompanyCertificate, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 

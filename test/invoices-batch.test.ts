@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Job } from 'bullmq';
 import { pino } from 'pino';
-import { processBatch, type BatchJobData } from '../jobs/batch-process.ts';
+import { processBatch, type BatchJobData } from '../jobs/batches/process.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';

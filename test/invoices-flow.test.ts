@@ -7,7 +7,7 @@ import { testCaCertificate } from '../hacienda/test-certificates.ts';
 import { verifyWithXmlsec } from './helpers/xmlsec.ts';
 import { api, flowJobId, seedIssuer, startE2E, type E2E, waitForDocumentStatus } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
-import { callbackQuery } from '../jobs/callback-token.ts';
+import { callbackQuery } from '../jobs/invoice-flow/callback-token.ts';
 
 let e: E2E;
 let s: Awaited<ReturnType<typeof seedIssuer>>;

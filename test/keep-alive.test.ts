@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeWebhookConnections, postWebhook } from '../jobs/webhook-http.ts';
+import { closeWebhookConnections, postWebhook } from '../jobs/webhooks/http.ts';
 import { TransportFailure } from '../hacienda/client/http.ts';
 import { nodeTransport } from '../hacienda/client/node-transport.ts';
 import { clientFor, startSimulator, type RunningSimulator } from './helpers/hacienda-fixtures.ts';

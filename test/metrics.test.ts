@@ -4,10 +4,10 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../api/app.ts';
-import { QUEUES } from '../jobs/catalogue.ts';
-import { metrics } from '../jobs/metrics.ts';
-import { createRedis, waitForRedis } from '../jobs/redis.ts';
-import { shardPrefixes } from '../jobs/shards.ts';
+import { QUEUES } from '../jobs/invoice-flow/queues.ts';
+import { metrics } from '../platform/metrics.ts';
+import { createRedis, waitForRedis } from '../platform/redis.ts';
+import { shardPrefixes } from '../platform/shards.ts';
 import { call, testConfig } from './helpers/app.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';

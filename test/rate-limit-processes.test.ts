@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
 import { formatId } from '../domain/ids.ts';
-import { createRedis, waitForRedis } from '../jobs/redis.ts';
+import { createRedis, waitForRedis } from '../platform/redis.ts';
 import { createTestCompany, createTestKey, TEST_SECRETS_KEY } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';

@@ -4,16 +4,17 @@
 // after Redis lost its data.
 import { randomBytes } from 'node:crypto';
 import { FlowProducer, Queue, UnrecoverableError, Worker } from 'bullmq';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../db/connection.ts';
-import { BATCH_QUEUE, QUEUES } from '../jobs/catalogue.ts';
-import { createRedis } from '../jobs/redis.ts';
+import { QUEUES } from '../jobs/invoice-flow/queues.ts';
+import { BATCH_QUEUE, batchWork } from '../jobs/batches/work.ts';
+import { createRedis } from '../platform/redis.ts';
 import { markerKey, RECONCILER_LOCK, reconcileOnce, type ReconcilerOptions } from '../workers/reconciler.ts';
 import { startReconciler } from '../workers/reconcile-loop.ts';
-import { batchWork, invoiceWork } from '../workers/reconcile-work.ts';
-import { createQueues } from '../jobs/queues.ts';
+import { invoiceWork } from '../jobs/invoice-flow/reconcile.ts';
+import { createQueues } from '../jobs/invoice-flow/queues.ts';
 import { api, flowJobId, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 

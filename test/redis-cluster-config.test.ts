@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config/index.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
-import { chunkFlow, makeChunks } from '../jobs/flow.ts';
-import { isClusterUrl, parseClusterUrl } from '../jobs/redis.ts';
-import { shardOf, shardPrefixes } from '../jobs/shards.ts';
+import { chunkFlow, makeChunks } from '../jobs/invoice-flow/flow.ts';
+import { isClusterUrl, parseClusterUrl } from '../platform/redis.ts';
+import { shardOf, shardPrefixes } from '../platform/shards.ts';
 
 const env = { NODE_ENV: 'test', SECRETS_KEY: 'a'.repeat(64) };
 

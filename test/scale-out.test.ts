@@ -1,6 +1,6 @@
 // Scale-out on a Redis Cluster: three masters with one replica each (plain redis-server processes,
 // test/helpers/redis-cluster.ts), a private PostgreSQL, two API processes and three worker
-// processes with the invoice flow's queues in three shards (QUEUE_SHARDS, jobs/shards.ts), three
+// processes with the invoice flow's queues in three shards (QUEUE_SHARDS, platform/shards.ts), three
 // companies (one per shard). A steady load of single creates and batches runs while the master
 // carrying one company's shard is SIGKILLed and its replica takes over, a worker is SIGKILLed and
 // PostgreSQL is restarted. Afterwards: every invoice accepted exactly once, numbering gapless per
@@ -20,8 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../db/connection.ts';
 import { ensureDatabase, migrateLatest } from '../db/migrator.ts';
 import { verifyWebhookSignature } from '../domain/webhook-signature.ts';
-import { QUEUES } from '../jobs/catalogue.ts';
-import { shardOf, shardPrefixes } from '../jobs/shards.ts';
+import { QUEUES } from '../jobs/invoice-flow/queues.ts';
+import { shardOf, shardPrefixes } from '../platform/shards.ts';
 import { buildSimulator, type SimulatorApp } from '../simulator/app.ts';
 import { TEST_SECRETS_KEY, testConfig } from './helpers/app.ts';
 import { seedIssuer } from './helpers/e2e.ts';

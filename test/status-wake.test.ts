@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { DelayedError, Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bullConnection, createRedis } from '../jobs/redis.ts';
-import { wakeIfNoted, wakeStatusJob } from '../jobs/status-wake.ts';
+import { bullConnection, createRedis } from '../platform/redis.ts';
+import { wakeIfNoted, wakeStatusJob } from '../jobs/invoice-flow/status-wake.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';
 import { waitFor } from './helpers/wait.ts';
 

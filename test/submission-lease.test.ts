@@ -7,7 +7,11 @@ import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { getInvoiceDocument } from '../db/queries/invoices.ts';
 import type { ReceptionClient } from '../hacienda/client/index.ts';
 import { createHaciendaAccess } from '../jobs/context.ts';
-import { sendInvoiceDocument, SubmissionInFlightError, SUBMISSION_LEASE_MS } from '../jobs/hacienda-send.ts';
+import {
+  sendInvoiceDocument,
+  SubmissionInFlightError,
+  SUBMISSION_LEASE_MS,
+} from '../jobs/invoice-flow/hacienda-send.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 

@@ -1,10 +1,10 @@
-// The delivery jobs' group commit (jobs/webhook-store.ts) on the real database: what concurrent
+// The delivery jobs' group commit (jobs/webhooks/store.ts) on the real database: what concurrent
 // jobs read and record shares one transaction; each request still gets its own answer, a
 // request is answered only once committed, and one bad request fails only itself.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createCompany } from '../db/queries/companies.ts';
 import { loadDeliveryContexts, type AttemptOutcome } from '../db/queries/webhooks.ts';
-import { DeliveryStore } from '../jobs/webhook-store.ts';
+import { DeliveryStore } from '../jobs/webhooks/store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
 let t: TestDatabase;

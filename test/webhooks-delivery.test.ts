@@ -6,10 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatId } from '../domain/ids.ts';
 import { EVENT_KINDS } from '../domain/webhook-events.ts';
-import { pino } from 'pino';
-import { webhookJobId, WEBHOOK_JOB } from '../jobs/webhook-deliver.ts';
-import { reconcileWebhooksOnce } from '../workers/webhook-reconciler.ts';
-import { postWebhook } from '../jobs/webhook-http.ts';
+import { webhookJobId, WEBHOOK_JOB } from '../jobs/webhooks/deliver.ts';
+import { postWebhook } from '../jobs/webhooks/http.ts';
 import { createApiKey } from '../db/queries/api-keys.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
@@ -260,10 +258,10 @@ describe('a receiver subscribed to every event kind', () => {
     };
     // The first run's job is kept as completed (for Bull Board); an add under its id would be
     // ignored, so it goes first and the same job runs a second time.
-    await e.runtime!.webhooks.queue.remove(webhookJobId(data));
-    const job = await e.runtime!.webhooks.queue.add(WEBHOOK_JOB, data, { jobId: webhookJobId(data) });
+    await e.runtime!.work.webhooks.queue.remove(webhookJobId(data));
+    const job = await e.runtime!.work.webhooks.queue.add(WEBHOOK_JOB, data, { jobId: webhookJobId(data) });
     await waitFor(async () => (await job.getState()) === 'completed', 10_000, 50, 'the repeated job');
-    const done = await e.runtime!.webhooks.queue.getJob(job.id!);
+    const done = await e.runtime!.work.webhooks.queue.getJob(job.id!);
     expect(done?.returnvalue).toBe('already delivered');
     expect(all.received.filter((x) => x.body.id === original.body.id)).toHaveLength(1);
   });
@@ -304,7 +302,7 @@ describe('retries', () => {
     for (const a of d.attempts) expect(a.duration_ms).toBeGreaterThanOrEqual(0);
     expect(r.received.map((x) => x.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4']);
     // Nothing left to retry.
-    const counts = await e.runtime!.webhooks.queue.getJobCounts('waiting', 'delayed', 'active');
+    const counts = await e.runtime!.work.webhooks.queue.getJobCounts('waiting', 'delayed', 'active');
     expect(counts).toEqual({ waiting: 0, delayed: 0, active: 0 });
   });
 
@@ -415,14 +413,9 @@ describe('the webhook reconciler', () => {
       .db('webhook_deliveries')
       .insert({ eventId: fresh.id, endpointId, companyId: s.company.id, livemode: false });
 
-    const o = {
-      db: e.db,
-      queue: e.runtime!.webhooks.queue,
-      config: e.config,
-      log: pino({ level: 'silent' }),
-      staleMs: 60_000,
-    };
-    expect(await reconcileWebhooksOnce(o)).toBe(1);
+    const reconcileWebhooksOnce = async () =>
+      (await e.runtime!.reconcileNow({ staleMs: 60_000, only: ['webhooks'] })).recreated.webhooks;
+    expect(await reconcileWebhooksOnce()).toBe(1);
     await waitFor(() => r.received.some((x) => x.body.id === formatId('event', ev.id)), 10_000);
     expect(r.received.find((x) => x.body.id === formatId('event', ev.id))!.verified.ok).toBe(true);
     await waitFor(
@@ -432,7 +425,7 @@ describe('the webhook reconciler', () => {
         ),
       10_000,
     );
-    expect(await reconcileWebhooksOnce(o)).toBe(0);
+    expect(await reconcileWebhooksOnce()).toBe(0);
     expect(r.received.some((x) => x.body.id === formatId('event', fresh.id))).toBe(false);
   });
 });

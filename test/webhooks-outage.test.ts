@@ -96,7 +96,7 @@ it(`delivers all ${N} events produced while the receiver was down once it is bac
   expect(attempts).toBeGreaterThanOrEqual(3 * N);
   // Each attempt is a read before its POST and a record after it; the jobs share transactions
   // for both (one of each per attempt would be two commits an attempt).
-  const transactions = e.runtime!.webhooks.store.transactions;
+  const transactions = e.runtime!.work.webhooks.store.transactions;
   expect(transactions).toBeGreaterThan(0);
   expect(transactions).toBeLessThan(attempts / 4);
 }, 60_000);

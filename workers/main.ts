@@ -11,10 +11,10 @@ import {
   describeRedisWait,
   untilPostgresReady,
 } from '../db/reachability.ts';
-import { closeBullConnection, createRedis, untilRedisReady } from '../jobs/redis.ts';
-import { queueConnection } from '../jobs/queue-store.ts';
+import { closeBullConnection, createRedis, untilRedisReady } from '../platform/redis.ts';
+import { queueConnection } from '../platform/queue-store.ts';
 import { startRuntime } from './runtime.ts';
-import { enableTracing } from '../jobs/tracing.ts';
+import { enableTracing } from '../platform/tracing.ts';
 import { startTracing } from '../telemetry/tracing.ts';
 
 const config = loadConfig();
@@ -41,7 +41,7 @@ try {
   process.exit(1);
 }
 if (waitedPostgres) log.info('PostgreSQL reachable');
-// Embedded mode has no Redis: queues and the rest live in Postgres (jobs/queue-store.ts).
+// Embedded mode has no Redis: queues and the rest live in Postgres (platform/queue-store.ts).
 if (!config.embedded) {
   const probe = createRedis(config.redisUrl, 'worker');
   let waited = false;

@@ -7,16 +7,13 @@
 // A row none of whose jobs is live has lost its work; the finished jobs in its way (a failed job
 // keeps its id, and an add under that id would be ignored) are returned for removal. Which jobs
 // carry a row is a function the caller passes, so the same detection serves any job layout.
-// Jobs of different queue prefixes (shards, jobs/shards.ts) live in different Cluster slots, so
+// Jobs of different queue prefixes (shards, platform/shards.ts) live in different Cluster slots, so
 // the lookups go in one pipeline per prefix, side by side.
-import type { Queue } from 'bullmq';
-import type { RedisClient } from '../jobs/redis.ts';
-import { isPostgresStore } from '../jobs/queue-store.ts';
+import type { JobRef } from '../jobs/work.ts';
+import type { RedisClient } from '../platform/redis.ts';
+import { isPostgresStore } from '../platform/queue-store.ts';
 
-export interface JobRef {
-  queue: Queue;
-  id: string;
-}
+export type { JobRef };
 
 export type JobPresence = 'live' | 'finished' | 'missing';
 

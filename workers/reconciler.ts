@@ -18,15 +18,15 @@
 // the stale threshold, for a bounded time, and the next pass goes on from the id where it stopped
 // (cursors in the same hash). Detection is set-based (reconcile-detect.ts); re-creation is bulk.
 import type { Knex } from 'knex';
-import type { RedisClient } from '../jobs/redis.ts';
+import type { RedisClient } from '../platform/redis.ts';
 import type { Logger } from 'pino';
 import { findLostWork } from './reconcile-detect.ts';
-import type { TrackedWork } from './reconcile-work.ts';
-import { luaScript, runScript } from '../jobs/redis-keys.ts';
-import { emulateScript } from '../jobs/pg-redis.ts';
+import type { TrackedWork } from '../jobs/work.ts';
+import { luaScript, runScript } from '../platform/redis-keys.ts';
+import { emulateScript } from '../platform/pg-redis.ts';
+import { withReconcilerLock } from '../db/queries/in-flight.ts';
 
-/** The two int4 keys of the reconciler's advisory lock: "fact"(ura) and the reconciler's number. */
-export const RECONCILER_LOCK: readonly [number, number] = [0x66616374, 1];
+export { RECONCILER_LOCK } from '../db/queries/in-flight.ts';
 /** Rows per page: one query, one Redis pipeline of (rows × jobs) lookups, one bulk add. */
 const PAGE_SIZE = 500;
 
@@ -39,7 +39,7 @@ if redis.call('hget', KEYS[1], 'state') == ARGV[1] then
   return 1
 end
 return 0`);
-// Its twin in embedded mode, where Postgres stands in for Redis (jobs/pg-redis.ts).
+// Its twin in embedded mode, where Postgres stands in for Redis (platform/pg-redis.ts).
 emulateScript(SETTLE, async (tx, [key], [from, to]) => {
   if ((await tx.hget(key!, 'state')) !== from) return 0;
   await tx.hset(key!, { state: to! });
@@ -53,7 +53,7 @@ export interface ReconcilerOptions {
   queuePrefix: string;
   log: Logger;
   /** In pass order. */
-  work: TrackedWork<{ id: number }>[];
+  work: TrackedWork[];
   /** How long a row may sit without progress before a routine pass looks at it. */
   staleMs: number;
   /** How long a routine pass may walk one kind before it stops (the next one goes on). */
@@ -82,11 +82,20 @@ export interface PassResult {
 /** One pass, if no other process is running one. */
 export async function reconcileOnce(o: ReconcilerOptions): Promise<PassResult> {
   const started = Date.now();
-  const result = await o.db.transaction(async (trx) => {
-    const lock = await trx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [...RECONCILER_LOCK]);
-    if (!(lock.rows[0] as { ok: boolean }).ok) return null;
-    return pass(o, started);
-  });
+  return underLock(o.db, () => pass(o, started));
+}
+
+/**
+ * One routine pass from the first row of each kind, whatever the marker says (no sweep), if no
+ * other process is running one: what an operator or a test asks for.
+ */
+export async function routinePass(o: ReconcilerOptions): Promise<PassResult> {
+  const started = Date.now();
+  return underLock(o.db, () => walk(o, {}, false, started));
+}
+
+async function underLock(db: Knex, pass: () => Promise<PassResult>): Promise<PassResult> {
+  const result = await withReconcilerLock(db, pass);
   return result ?? { ran: false, sweep: false, settled: false, recreated: {}, scanned: 0, ms: 0 };
 }
 

@@ -38,7 +38,7 @@ export async function registerBullBoard(
 ): Promise<void> {
   const serverAdapter = new FastifyAdapter();
   createBullBoard({
-    // A queue of a shard (jobs/shards.ts) is shown under its shard's name (`q1.invoice-sign`).
+    // A queue of a shard (platform/shards.ts) is shown under its shard's name (`q1.invoice-sign`).
     queues: queues.map(
       (q) =>
         new BullMQAdapter(q, {

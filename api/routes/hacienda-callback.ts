@@ -1,14 +1,14 @@
 // POST /hacienda/callback: Hacienda's (or the simulator's) notice that a clave reached a final
 // state. It is a hint, never trusted as the verdict: the invoice's delayed status job is promoted
 // so it asks Hacienda at once. The URL carries an HMAC of the clave (and of the status job it
-// names, jobs/callback-token.ts) so strangers cannot prod it.
+// names, jobs/invoice-flow/callback-token.ts) so strangers cannot prod it.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { chunkJobId, invoiceJobId } from '../../jobs/catalogue.ts';
+import { chunkJobId } from '../../jobs/invoice-flow/queues.ts';
 import { flowOfClave } from '../../db/queries/invoice-flow.ts';
-import { callbackToken } from '../../jobs/callback-token.ts';
-import { wakeStatusJob } from '../../jobs/status-wake.ts';
+import { callbackToken } from '../../jobs/invoice-flow/callback-token.ts';
+import { wakeStatusJob } from '../../jobs/invoice-flow/status-wake.ts';
 import type { AppDeps } from '../app.ts';
 
 const Body = Type.Object(
@@ -59,11 +59,9 @@ export default async function haciendaCallbackRoute(app: FastifyInstance, deps: 
         return reply.code(202).send({ received: true });
       }
       const invoice = await flowOfClave(deps.db, clave);
-      if (invoice) {
-        // The status job of the chunk that carries the invoice (or of its own flow, before chunks).
-        const jobId = invoice.flowChunk
-          ? chunkJobId(invoice.flowChunk, 'status')
-          : invoiceJobId(invoice.id, 'status');
+      if (invoice?.flowChunk) {
+        // The status job of the chunk that carries the invoice.
+        const jobId = chunkJobId(invoice.flowChunk, 'status');
         await wakeStatusJob(queueOf(invoice.companyId), deps.redis, jobId);
       }
       return reply.code(202).send({ received: true });

@@ -11,10 +11,10 @@
 // retried).
 import type { FastifyInstance } from 'fastify';
 import type { Knex } from 'knex';
-import type { RedisClient } from '../../jobs/redis.ts';
+import type { RedisClient } from '../../platform/redis.ts';
 import type { Logger } from 'pino';
 import { addUsage, statusClassOf, type StatusClass, type UsageIncrement } from '../../db/queries/usage.ts';
-import { taggedPrefix } from '../../jobs/redis-keys.ts';
+import { taggedPrefix } from '../../platform/redis-keys.ts';
 
 export interface UsageRecorder {
   record(keyId: number, route: string, status: number, at?: Date): Promise<void>;

@@ -3,7 +3,7 @@
 // prefix `{bench<pid>}` on REDIS_URL. Both are removed at the end; a database left by a bench
 // that was killed (its pid no longer alive) is dropped by the next run.
 import knexFactory, { type Knex } from 'knex';
-import type { RedisClient } from '../../jobs/redis.ts';
+import type { RedisClient } from '../../platform/redis.ts';
 import { createDb, type Db } from '../../db/connection.ts';
 import { migrateLatest } from '../../db/migrator.ts';
 

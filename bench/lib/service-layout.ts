@@ -3,8 +3,9 @@
 // the bench watches. A moved entry point or a renamed queue is updated here and nowhere else.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { BATCH_QUEUE, QUEUES } from '../../jobs/catalogue.ts';
-import { WEBHOOK_QUEUE } from '../../jobs/webhook-deliver.ts';
+import { QUEUES } from '../../jobs/invoice-flow/queues.ts';
+import { BATCH_QUEUE } from '../../jobs/batches/work.ts';
+import { WEBHOOK_QUEUE } from '../../jobs/webhooks/deliver.ts';
 
 /** Entry files, relative to the project root. */
 export const ENTRY = {

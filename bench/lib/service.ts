@@ -4,7 +4,7 @@
 // stages ask of it: the queues' backlog and the pids of every process group for CPU accounting.
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { bullConnection } from '../../jobs/redis.ts';
+import { bullConnection } from '../../platform/redis.ts';
 import { markerKey } from '../../workers/reconciler.ts';
 import type { BenchParams } from './params.ts';
 import { freePort, startChild, stopChild, waitUntil, type Child } from './processes.ts';

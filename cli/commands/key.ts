@@ -5,15 +5,15 @@ import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKey } from '
 import { getCompany } from '../../db/queries/companies.ts';
 import { companyRateLimit, isScope, SCOPES } from '../../domain/scopes.ts';
 import { keyObject } from '../../db/public-objects.ts';
-import { createRedis, announceKeyChange } from '../../jobs/redis.ts';
-import { openStore } from '../../jobs/queue-store.ts';
+import { createRedis, announceKeyChange } from '../../platform/redis.ts';
+import { openStore } from '../../platform/queue-store.ts';
 import type { Config } from '../../config/index.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';
 
 /** Tells running API processes to drop their cached keys (best effort; caches expire anyway). */
 async function announce(config: Config): Promise<void> {
   if (config.embedded) {
-    // Embedded mode: the announcement is a Postgres NOTIFY (jobs/pg-redis.ts).
+    // Embedded mode: the announcement is a Postgres NOTIFY (platform/pg-redis.ts).
     const store = openStore(config, 'api');
     await announceKeyChange(store).finally(() => store.disconnect());
     return;

@@ -85,3 +85,26 @@ export async function setEmailDelivery(db: Knex, companyId: number, s: EmailDeli
   if (s.bcc !== undefined) patch.emailBcc = JSON.stringify(s.bcc);
   await db('companies').where({ id: companyId }).update(patch);
 }
+
+/** A company's identification (as emisor of its documents, or receptor of an answer). */
+export async function companyIdentification(
+  db: Knex,
+  id: number,
+): Promise<{ idType: string; idNumber: string }> {
+  return (await db('companies').where({ id }).first('id_type', 'id_number')) as {
+    idType: string;
+    idNumber: string;
+  };
+}
+
+/** What numbering a company's own document needs: its identification and default branch and terminal. */
+export async function companyNumbering(
+  db: Knex,
+  id: number,
+): Promise<{ idNumber: string; defaultBranch: string; defaultTerminal: string }> {
+  return (await db('companies').where({ id }).first('idNumber', 'defaultBranch', 'defaultTerminal')) as {
+    idNumber: string;
+    defaultBranch: string;
+    defaultTerminal: string;
+  };
+}

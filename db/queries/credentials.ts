@@ -34,3 +34,20 @@ export async function saveHaciendaCredentials(
     .onConflict(['company_id', 'livemode'])
     .merge(['hacienda_username', 'hacienda_password_enc', 'updated_at']);
 }
+
+export interface CredentialsRow {
+  signingKeyEnc: Buffer | null;
+  haciendaUsername: string | null;
+  haciendaPasswordEnc: Buffer | null;
+  updatedAt: Date;
+}
+
+/** A company's sealed credentials for one mode (live or sandbox), if it has any. */
+export async function companyCredentials(
+  db: Knex,
+  companyId: number,
+  livemode: boolean,
+): Promise<CredentialsRow | undefined> {
+  return (await db('company_credentials').where({ companyId, livemode }).first()) as
+    CredentialsRow | undefined;
+}

@@ -1,5 +1,6 @@
 // Events: what integrators can hear about. Each is written in the transaction that makes the
 // change, together with an outbox row that the relay turns into webhook deliveries after commit.
+import type { OutboxKind, OutboxPayloads } from './outbox.ts';
 import type { Knex } from 'knex';
 
 export interface EventInput {
@@ -26,10 +27,10 @@ export async function recordEvent(trx: Knex.Transaction, input: EventInput): Pro
 }
 
 /** Work for Redis, written in the caller's transaction; the outbox relay enqueues it after commit. */
-export async function enqueueOutbox(
+export async function enqueueOutbox<K extends OutboxKind>(
   trx: Knex.Transaction,
-  kind: string,
-  payload: Record<string, unknown>,
+  kind: K,
+  payload: OutboxPayloads[K],
   requestId?: string | null,
 ): Promise<void> {
   await trx('outbox').insert({ kind, payload: JSON.stringify(payload), requestId: requestId ?? null });

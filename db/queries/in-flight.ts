@@ -78,3 +78,18 @@ export async function processingBatchesPage(
   const rows = (await q.orderBy('id').limit(limit).select('id')) as { id: string | number }[];
   return rows.map((r) => ({ id: Number(r.id) }));
 }
+
+/** The two int4 keys of the reconciler's advisory lock: "fact"(ura) and the reconciler's number. */
+export const RECONCILER_LOCK: readonly [number, number] = [0x66616374, 1];
+
+/**
+ * Runs `pass` holding the reconciler's advisory lock (transaction-scoped: Postgres drops it by
+ * itself when its holder's connection dies); null when another process holds it.
+ */
+export async function withReconcilerLock<T>(db: Knex, pass: () => Promise<T>): Promise<T | null> {
+  return db.transaction(async (trx) => {
+    const lock = await trx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [...RECONCILER_LOCK]);
+    if (!(lock.rows[0] as { ok: boolean }).ok) return null;
+    return pass();
+  });
+}

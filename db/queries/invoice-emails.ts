@@ -4,6 +4,7 @@
 // outcome on the invoice (email_status, emailed_at, email_bounces).
 import type { Knex } from 'knex';
 import { enqueueOutbox } from './events.ts';
+import type { InvoiceRow } from './invoices.ts';
 
 export type EmailStatus = 'pending' | 'sent' | 'failed' | 'bounced';
 
@@ -134,10 +135,42 @@ export async function recordEmailError(db: Knex, id: number, error: string): Pro
 }
 
 /** Pending emails untouched for `staleMs` (their job may have been lost with Redis). */
-export async function stalePendingEmails(db: Knex, staleMs: number, limit = 500): Promise<InvoiceEmailRow[]> {
-  return (await db('invoice_emails')
-    .where({ status: 'pending' })
-    .where('updated_at', '<', db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]))
-    .orderBy('id')
-    .limit(limit)) as InvoiceEmailRow[];
+/**
+ * Pending emails after `afterId`, in id order, untouched for `staleMs` (null: every one), for the
+ * reconciler.
+ */
+export async function pendingEmailsPage(
+  db: Knex,
+  afterId: number,
+  limit: number,
+  staleMs: number | null,
+): Promise<InvoiceEmailRow[]> {
+  const q = db('invoice_emails').where({ status: 'pending' }).where('id', '>', afterId);
+  if (staleMs !== null)
+    q.where('updated_at', '<', db.raw(`now() - make_interval(secs => ?)`, [staleMs / 1000]));
+  return (await q.orderBy('id').limit(limit)) as InvoiceEmailRow[];
+}
+
+/**
+ * In the acceptance transaction: the automatic email of each accepted invoice whose company emails
+ * accepted documents (each company's setting read once).
+ */
+export async function scheduleAcceptanceEmails(
+  trx: Knex.Transaction,
+  invoices: readonly InvoiceRow[],
+): Promise<void> {
+  if (!invoices.length) return;
+  const companyIds = [...new Set(invoices.map((i) => i.companyId))];
+  const enabled = new Set(
+    (
+      (await trx('companies').whereIn('id', companyIds).where('email_enabled', true).pluck('id')) as (
+        string | number
+      )[]
+    ).map(Number),
+  );
+  for (const invoice of invoices) {
+    if (!enabled.has(Number(invoice.companyId))) continue;
+    const recipients = await defaultRecipients(trx, invoice);
+    await createInvoiceEmail(trx, { invoiceId: invoice.id, recipients, round: 0 });
+  }
 }

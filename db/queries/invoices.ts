@@ -318,3 +318,8 @@ export async function getInvoiceDocument(
 ): Promise<{ signedXml: Buffer | null; responseXml: string | null } | undefined> {
   return db('invoice_documents').where({ invoiceId }).first('signed_xml', 'response_xml');
 }
+
+/** An invoice by its id alone (a job's own invoice: no tenant to check). */
+export async function invoiceById(db: Knex, id: number): Promise<InvoiceRow | undefined> {
+  return (await db('invoices').where({ id }).first()) as InvoiceRow | undefined;
+}

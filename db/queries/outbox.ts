@@ -1,49 +1,68 @@
-// The outbox relay's SQL: claim waiting rows (several relays never take the same row), read the
-// company, mode and trace of the invoices they start, and delete what was moved to Redis in the
-// claiming transaction. A row may carry one item (`eventId`, `invoiceId`) or all of one
-// transaction's (`eventIds`, `invoiceIds`): a chunk step's events or a group of creates are one row.
+// The outbox: work for the queues written in the transaction of the change that calls for it,
+// moved to BullMQ by the relay after commit (workers/outbox-relay.ts). One message type with a
+// case per kind; each kind belongs to one work module (jobs/registry.ts), which turns its rows
+// into jobs. A row may carry one item (`eventId`, `invoiceId`) or all of one transaction's
+// (`eventIds`, `invoiceIds`): a chunk step's events or a group of creates are one row.
+// The relay's SQL: claim waiting rows (several relays never take the same row), read the
+// company, mode and trace of the invoices they start, and delete what was moved to the queues
+// in the claiming transaction.
 import type { Knex } from 'knex';
 
-export interface OutboxPayload {
-  invoiceId?: number;
-  invoiceIds?: number[];
-  retry?: boolean;
-  eventId?: number;
-  eventIds?: number[];
-  batchId?: number;
-  emailId?: number;
-  receivedId?: number;
+/** What each kind of outbox row carries. */
+export interface OutboxPayloads {
+  /** Invoices whose flow starts (sign → submit → accounting → status); `retry`: POST …/retry. */
+  'invoice.flow': { invoiceId?: number; invoiceIds?: number[]; retry?: boolean };
+  /** A batch of invoices to record. */
+  'batch.process': { batchId: number };
+  /** Events to fan out to their webhook endpoints. */
+  'event.dispatch': { eventId?: number; eventIds?: number[] };
+  /** A document to email to its receptor. */
+  'email.send': { emailId: number };
+  /** A received document's answer (MensajeReceptor) to send. */
+  'received.answer': { receivedId: number };
 }
 
-export interface OutboxRow {
+export type OutboxKind = keyof OutboxPayloads;
+
+/** One outbox message: its kind and that kind's payload. */
+export type OutboxMessage = {
+  [K in OutboxKind]: { kind: K; payload: OutboxPayloads[K] };
+}[OutboxKind];
+
+/** A claimed row: the message with its id and the request that wrote it. */
+export type OutboxRow<K extends OutboxKind = OutboxKind> = Extract<OutboxMessage, { kind: K }> & {
   id: number;
-  kind: string;
-  payload: OutboxPayload;
   requestId: string | null;
-}
+};
 
 export async function claimOutbox(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
   const res = await trx.raw(
     `select id, kind, payload, request_id from outbox
-      where processed_at is null
       order by id
       limit ?
       for update skip locked`,
     [limit],
   );
-  return (res.rows as Record<string, unknown>[]).map((r) => ({
-    id: Number(r.id),
-    kind: r.kind as string,
-    payload: r.payload as OutboxPayload,
-    requestId: (r.request_id as string | null) ?? null,
-  }));
+  return (res.rows as Record<string, unknown>[]).map(
+    (r) =>
+      ({
+        id: Number(r.id),
+        kind: r.kind as OutboxKind,
+        payload: r.payload,
+        requestId: (r.request_id as string | null) ?? null,
+      }) as OutboxRow,
+  );
 }
 
 /** The items of a row, whichever form it has. */
-export function outboxItems(payload: OutboxPayload, single: 'invoiceId' | 'eventId'): number[] {
-  const many = single === 'invoiceId' ? payload.invoiceIds : payload.eventIds;
+export function outboxItems(
+  payload: OutboxPayloads['invoice.flow'] | OutboxPayloads['event.dispatch'],
+  single: 'invoiceId' | 'eventId',
+): number[] {
+  const p = payload as { invoiceIds?: number[]; eventIds?: number[]; invoiceId?: number; eventId?: number };
+  const many = single === 'invoiceId' ? p.invoiceIds : p.eventIds;
   if (many) return many.map(Number);
-  const one = payload[single];
+  const one = p[single];
   return one ? [Number(one)] : [];
 }
 
@@ -74,7 +93,7 @@ export async function flowInvoices(trx: Knex.Transaction, ids: number[]): Promis
   );
 }
 
-/** Rows moved to Redis leave the outbox (the events table keeps what happened). */
+/** Rows moved to the queues leave the outbox (the events table keeps what happened). */
 export async function deleteOutboxRows(trx: Knex.Transaction, ids: number[]): Promise<void> {
   await trx('outbox').whereIn('id', ids).del();
 }

@@ -333,12 +333,26 @@ export async function recordAnswerVerdict(
 }
 
 /** Answers requested but not final, untouched for `staleMs` (the reconciler enqueues them again). */
-export async function staleAnswers(db: Knex, staleMs: number): Promise<number[]> {
-  const rows = (await db('received_documents')
+export async function pendingAnswersPage(
+  db: Knex,
+  afterId: number,
+  limit: number,
+  staleMs: number | null,
+): Promise<{ id: number }[]> {
+  const q = db('received_documents')
     .whereIn('answerStatus', ['pendiente', 'enviada'])
-    .where('updatedAt', '<', db.raw(`now() - (? * interval '1 millisecond')`, [staleMs]))
-    .orderBy('updatedAt')
-    .limit(500)
-    .select('id')) as { id: number }[];
-  return rows.map((r) => r.id);
+    .where('id', '>', afterId);
+  if (staleMs !== null)
+    q.where('updatedAt', '<', db.raw(`now() - (? * interval '1 millisecond')`, [staleMs]));
+  const rows = (await q.orderBy('id').limit(limit).select('id')) as { id: number | string }[];
+  return rows.map((r) => ({ id: Number(r.id) }));
+}
+
+/** A received document's row, locked for its answer's numbering and signing. */
+export async function lockAnswerWork(
+  trx: Knex.Transaction,
+  id: number,
+): Promise<ReceivedDocumentRow | undefined> {
+  return (await trx('received_documents').where({ id }).forUpdate().first()) as
+    ReceivedDocumentRow | undefined;
 }

@@ -248,7 +248,7 @@ export async function requestRedelivery(
 
 // ---------------------------------------------------------------------------------------------
 // The delivery job's steps, for many jobs at once: the delivery jobs of a worker process share
-// one transaction for their reads and the outcomes they record (jobs/webhook-store.ts).
+// one transaction for their reads and the outcomes they record (jobs/webhooks/store.ts).
 
 /** One (event, endpoint) pair: a delivery. */
 export interface DeliveryKey {
@@ -525,4 +525,45 @@ export async function listDeliveries(
     rows: page.map((r) => ({ ...r, attemptList: attempts.filter((a) => a.deliveryId === r.id) })),
     hasMore: rows.length > f.limit,
   };
+}
+
+export interface PendingDelivery {
+  id: number;
+  eventId: number;
+  endpointId: number;
+  round: number;
+  /** Attempts recorded in its round. */
+  made: number;
+}
+
+/**
+ * Deliveries after `afterId` still `pending` on a live endpoint, `staleMs` past their next attempt
+ * (or, never attempted, their creation; null: every one), with the attempts of their round, for
+ * the reconciler.
+ */
+export async function pendingDeliveriesPage(
+  db: Knex,
+  afterId: number,
+  limit: number,
+  staleMs: number | null,
+): Promise<PendingDelivery[]> {
+  const res = await db.raw(
+    `select d.id, d.event_id as "eventId", d.endpoint_id as "endpointId", d.round,
+            (select count(*) from webhook_attempts a where a.delivery_id = d.id and a.round = d.round)::int as made
+       from webhook_deliveries d
+       join webhook_endpoints w on w.id = d.endpoint_id
+      where d.status = 'pending' and w.deleted_at is null and w.disabled_at is null and d.id > ?
+        and (?::float8 is null
+             or coalesce(d.next_attempt_at, d.last_attempt_at, d.created_at) < now() - make_interval(secs => ?::float8))
+      order by d.id
+      limit ?`,
+    [afterId, staleMs === null ? null : staleMs / 1000, staleMs === null ? 0 : staleMs / 1000, limit],
+  );
+  return (res.rows as Record<string, unknown>[]).map((r) => ({
+    id: Number(r.id),
+    eventId: Number(r.eventId),
+    endpointId: Number(r.endpointId),
+    round: Number(r.round),
+    made: Number(r.made),
+  }));
 }

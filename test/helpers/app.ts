@@ -2,13 +2,13 @@
 // buildApp() and driven through inject(); helpers to create companies and keys.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { RedisClient } from '../../jobs/redis.ts';
+import type { RedisClient } from '../../platform/redis.ts';
 import { buildApp } from '../../api/app.ts';
 import { loadConfig, type Config } from '../../config/index.ts';
 import { createApiKey } from '../../db/queries/api-keys.ts';
 import { createCompany, type CompanyInput } from '../../db/queries/companies.ts';
 import type { Db } from '../../db/connection.ts';
-import { createRedis, waitForRedis } from '../../jobs/redis.ts';
+import { createRedis, waitForRedis } from '../../platform/redis.ts';
 import { SCOPES, type Scope } from '../../domain/scopes.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { testRedisUrl } from './db-urls.ts';

@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import type { RedisClient } from '../../jobs/redis.ts';
+import type { RedisClient } from '../../platform/redis.ts';
 import { buildApp } from '../../api/app.ts';
 import type { Config } from '../../config/index.ts';
-import { QUEUES } from '../../jobs/catalogue.ts';
-import { bullConnection, createRedis, waitForRedis } from '../../jobs/redis.ts';
+import { QUEUES } from '../../jobs/invoice-flow/queues.ts';
+import { bullConnection, createRedis, waitForRedis } from '../../platform/redis.ts';
 import { testConfig } from './app.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 

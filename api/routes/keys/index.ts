@@ -20,7 +20,7 @@ import { keyObject } from '../../../db/public-objects.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { CreateKeyBody, KeyObject, KeyWithSecret, RollKeyBody } from '../../schemas/keys.ts';
 import type { AppDeps } from '../../app.ts';
-import { announceKeyChange } from '../../../jobs/redis.ts';
+import { announceKeyChange } from '../../../platform/redis.ts';
 import { checkKeyLimit } from '../../rate-limit.ts';
 
 export default async function keyRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): Promise<void> {

@@ -3,7 +3,7 @@
 // 06; rejected → 3, 07). The rules of reason, IVA credit, expense and tax condition are
 // domain/received-answer.ts (422 validation_failed, naming the field). The answer is recorded once
 // with its job (through the outbox) and answered 202; the worker signs, sends and polls it
-// (jobs/received-answer.ts) and `received_document.answered` tells the verdict. A second answer
+// (jobs/received-answers/answer.ts) and `received_document.answered` tells the verdict. A second answer
 // request, whatever it says, is 409 already_answered and changes nothing.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

@@ -14,7 +14,7 @@ import {
 import { generateWebhookSecret } from '../../../domain/webhook-signature.ts';
 import { misplacedWildcard } from '../../../domain/webhook-events.ts';
 import { seal } from '../../../hacienda/secret-box.ts';
-import { checkWebhookUrlTarget } from '../../../jobs/webhook-address.ts';
+import { checkWebhookUrlTarget } from '../../../jobs/webhooks/address.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError, notFound, validationError } from '../../errors.ts';
 import { errorResponses, IdParam } from '../../schemas/common.ts';

@@ -26,7 +26,7 @@ import type { DocumentLine } from '../../domain/document-line.ts';
 import { notePayments, settledAtIssue, type NotePaymentFields } from '../../domain/note-payments.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
-import { recordEvent, enqueueOutbox } from './events.ts';
+import { enqueueOutbox, recordEvents } from './events.ts';
 import {
   lockIdempotencyKey,
   saveIdempotent,
@@ -292,12 +292,14 @@ export async function createNote(
 
     // 6. Events and the flow.
     if (referenced.annulledAt && !doc.annulledAt)
-      await recordEvent(trx, {
-        ...tenant,
-        type: 'invoice.annulled',
-        data: input.render(referenced),
-        requestId: input.requestId,
-      });
+      await recordEvents(trx, [
+        {
+          ...tenant,
+          type: 'invoice.annulled',
+          data: input.render(referenced),
+          requestId: input.requestId,
+        },
+      ]);
     const response = await finishNote(trx, tenant, note, input);
     return { kind: 'created', note, referenced, response };
   });
@@ -340,12 +342,14 @@ async function finishNote(
   ctx: NoteContext,
 ): Promise<StoredResponse> {
   const body = ctx.render(note);
-  await recordEvent(trx, {
-    ...tenant,
-    type: ctx.kind === 'credit' ? 'credit_note.created' : 'debit_note.created',
-    data: body,
-    requestId: ctx.requestId,
-  });
+  await recordEvents(trx, [
+    {
+      ...tenant,
+      type: ctx.kind === 'credit' ? 'credit_note.created' : 'debit_note.created',
+      data: body,
+      requestId: ctx.requestId,
+    },
+  ]);
   await enqueueOutbox(trx, 'invoice.flow', { invoiceId: note.id }, ctx.requestId);
   const response = { status: 201, body };
   if (ctx.idempotency) await saveIdempotent(trx, tenant, ctx.idempotency, response);

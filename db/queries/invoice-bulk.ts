@@ -22,6 +22,7 @@ import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 import { CREATED_ROWS_SQL, createdItem, createdRowsBindings } from './created-rows.ts';
+import { OUTBOX_NOTIFY_SQL } from './events.ts';
 import { decideStored, KEY_REUSED } from './idempotency.ts';
 
 export interface BulkItem {
@@ -480,7 +481,7 @@ async function writeAfter(
        returning 1)
      select (select count(*) from k)::int as keys, (select count(*) from u)::int as outcomes,
             (select count(*) from o)::int + (select count(*) from f)::int as outbox,
-            pg_notify('outbox', '') as notified`,
+            ${OUTBOX_NOTIFY_SQL} as notified`,
     [
       ...createdRowsBindings(
         created,

@@ -36,6 +36,7 @@ import { duplicateExternalId, insertNumbered, type ItemProblem } from './invoice
 import { prepareFromCatalogue, type Catalogue } from './invoice-prepare.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 import { CREATED_ROWS_SQL, createdItem, createdRowsBindings } from './created-rows.ts';
+import { OUTBOX_NOTIFY_SQL } from './events.ts';
 import { decideStored, KEY_IN_USE, KEY_REUSED } from './idempotency.ts';
 import { REPLACEMENT_REFERENCES, replacementTypeError } from '../../domain/document-notes.ts';
 
@@ -342,7 +343,7 @@ async function recordGroup(trx: Knex.Transaction, members: Pending[]): Promise<G
        returning 1)
      select (select count(*) from o)::int as events, (select count(*) from f)::int as flows,
             (select count(*) from k)::int as keys, (select count(*) from rb)::int as replaced,
-            pg_notify('outbox', '') as notified`,
+            ${OUTBOX_NOTIFY_SQL} as notified`,
     [
       ...createdRowsBindings(
         items,

@@ -19,7 +19,7 @@ import {
   type AtIssuePayment,
 } from '../../domain/payments.ts';
 import { isPaymentMethod, PAYMENT_METHODS } from '../../domain/sale-terms.ts';
-import { recordEvents, type EventRow } from './invoice-flow.ts';
+import { recordEvents, type NewEvent } from './events.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { writePaymentLines, type PaymentRow } from './payments.ts';
 
@@ -151,7 +151,7 @@ export async function settleAtIssue(
       payments.filter((p) => p.clientId !== null).map((p) => p.amountCrc),
     ],
   );
-  const events: EventRow[] = [];
+  const events: NewEvent[] = [];
   for (const p of payments) {
     const { invoice, pay } = planOf(p);
     // payment.created with the invoice as this payment leaves it; invoice.paid once, by the last.

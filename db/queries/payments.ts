@@ -9,7 +9,7 @@ import { formatId } from '../../domain/ids.ts';
 import { invoiceReceivableCrc, planPayment, type PaymentRefusal } from '../../domain/payments.ts';
 import { PAYMENT_METHODS, type PaymentMethodName } from '../../domain/sale-terms.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
-import { recordEvent } from './events.ts';
+import { recordEvents } from './events.ts';
 import {
   lockIdempotencyKey,
   saveIdempotent,
@@ -200,25 +200,27 @@ export async function createPayment(
 
     // 5. Events.
     const body = paymentObject(payment!, updated!);
-    await recordEvent(trx, { ...tenant, type: 'payment.created', data: body, requestId: opts.requestId });
+    await recordEvents(trx, [{ ...tenant, type: 'payment.created', data: body, requestId: opts.requestId }]);
     if (plan.paymentStatus === 'paid') {
       const totalPaid = new Decimal(prior.paid).plus(input.amount);
-      await recordEvent(trx, {
-        ...tenant,
-        type: 'invoice.paid',
-        data: {
-          invoice_id: formatId('invoice', invoiceId),
-          amount: money2(totalPaid.toString()),
-          method: input.method,
-          // Additive fields beyond the reference's payload:
-          currency: invoice.currency,
-          payment_id: formatId('payment', payment!.id),
-          paid_at: new Date(payment!.paidAt).toISOString(),
-          client_id: invoice.clientId === null ? null : formatId('client', invoice.clientId),
-          livemode: invoice.livemode,
+      await recordEvents(trx, [
+        {
+          ...tenant,
+          type: 'invoice.paid',
+          data: {
+            invoice_id: formatId('invoice', invoiceId),
+            amount: money2(totalPaid.toString()),
+            method: input.method,
+            // Additive fields beyond the reference's payload:
+            currency: invoice.currency,
+            payment_id: formatId('payment', payment!.id),
+            paid_at: new Date(payment!.paidAt).toISOString(),
+            client_id: invoice.clientId === null ? null : formatId('client', invoice.clientId),
+            livemode: invoice.livemode,
+          },
+          requestId: opts.requestId,
         },
-        requestId: opts.requestId,
-      });
+      ]);
     }
     const response = { status: 201, body };
     if (opts.idempotency) await saveIdempotent(trx, tenant, opts.idempotency, response);

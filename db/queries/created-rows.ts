@@ -1,5 +1,5 @@
 // What every newly recorded invoice brings, written in the same statement that records it (the
-// single creates' group commit, invoice-committer.ts, and a batch's chunk, invoice-bulk.ts): its
+// single creates' group commit, operations/invoice-committer.ts, and a batch's chunk, invoice-bulk.ts): its
 // `invoice.created` event, one outbox row dispatching all of the statement's events (the SQL of
 // events.ts, which writes every event) and one starting the flows of the invoices ready to go,
 // and the idempotency record of each keyed request

@@ -1,6 +1,6 @@
-// Guarded state changes of invoices, each written with its event in one transaction
-// (`update … where id in (…) and status in (<from>)`), and the bookkeeping that goes with them:
-// the issue entry (exactly once) and the reversing entry on rejection (exactly once).
+// Guarded state changes of invoices, written with their events in the caller's transaction
+// (`update … where id in (…) and status in (<from>)`, whatever the number of invoices), and the
+// bookkeeping of a rejection: the reversing entry, exactly once.
 import type { Knex } from 'knex';
 import { invoiceObject } from '../public-objects.ts';
 import { recordEvents } from './events.ts';

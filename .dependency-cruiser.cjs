@@ -2,13 +2,16 @@
 // by .ci/run after lint). Every import is resolved to a file, type-only imports included, so a
 // rule holds whatever the path spelling (`../../db/x.ts` from a route, `../db/x.ts` from a job).
 //
-//   domain  ←  db, hacienda  ←  jobs  ←  api, workers
+//   domain  ←  db, hacienda  ←  operations  ←  jobs  ←  api, workers
 //                    hacienda  ←  documents  ←  jobs
 //                               platform  ←  jobs, api, workers
 //
 // - domain/ holds pure rules: it imports nothing of ours (npm packages and node: built-ins only).
 // - db/ and hacienda/ may import domain/, not each other: SQL knows nothing of XML and signatures,
 //   the Hacienda code knows nothing of tables.
+// - operations/ holds the use cases that span several tables and rules (a credit note, a payment,
+//   booking a chunk of invoices): it may import db/, domain/ and hacienda/; jobs/, api/, workers/
+//   and the entry points import it; db/, hacienda/, documents/ and domain/ never do.
 // - documents/ renders documents people read (the PDF): it may import domain/ and hacienda/ (the
 //   comprobante's model), never db/, jobs/, api/, workers/; jobs/ (and so api/) import it.
 // - platform/ is the queue and process infrastructure (Redis or its Postgres stand-in, queue shards,
@@ -38,9 +41,9 @@
 //   "simulator"; the paths below cover it both in hacienda/simulator/ and in a top-level simulator/.
 const SIMULATOR = '^(hacienda/simulator|simulator)/';
 const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
-const LAYERS = '^(domain|db|hacienda|documents|platform|jobs|api|workers|config)/';
+const LAYERS = '^(domain|db|hacienda|operations|documents|platform|jobs|api|workers|config)/';
 const OURS =
-  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|platform|scripts|simulator|telemetry|test|workers)/|^[^/]+\\.ts$';
+  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|operations|platform|scripts|simulator|telemetry|test|workers)/|^[^/]+\\.ts$';
 /** Where a process reads its configuration (value imports of config/ allowed). */
 const CONFIG_EDGE = [
   '^api/server\\.ts$',
@@ -63,10 +66,10 @@ module.exports = {
     {
       name: 'db-below-jobs',
       comment:
-        'db/ may import domain/ (and config/ types) only; never hacienda/, platform/, jobs/, api/, workers/.',
+        'db/ may import domain/ (and config/ types) only; never hacienda/, operations/, platform/, jobs/, api/, workers/.',
       severity: 'error',
       from: { path: '^db/' },
-      to: { path: '^(hacienda|documents|platform|jobs|api|workers|simulator)/' },
+      to: { path: '^(hacienda|operations|documents|platform|jobs|api|workers|simulator)/' },
     },
     {
       name: 'hacienda-below-jobs',
@@ -74,7 +77,7 @@ module.exports = {
         'hacienda/ (the service side) may import domain/ (and config/ types) only; never db/, jobs/, api/, workers/.',
       severity: 'error',
       from: { path: '^hacienda/', pathNot: SIMULATOR },
-      to: { path: '^(db|documents|jobs|api|workers)/' },
+      to: { path: '^(db|operations|documents|jobs|api|workers)/' },
     },
     {
       name: 'documents-below-jobs',
@@ -82,7 +85,15 @@ module.exports = {
         'documents/ may import domain/ and hacienda/ (and config/ types) only; never db/, jobs/, api/, workers/.',
       severity: 'error',
       from: { path: '^documents/' },
-      to: { path: '^(db|jobs|api|workers|simulator)/' },
+      to: { path: '^(db|operations|jobs|api|workers|simulator)/' },
+    },
+    {
+      name: 'operations-below-jobs',
+      comment:
+        'operations/ may import db/, hacienda/, domain/ (and config/ types); never documents/, jobs/, api/, workers/.',
+      severity: 'error',
+      from: { path: '^operations/' },
+      to: { path: '^(documents|jobs|api|workers|simulator)/' },
     },
     {
       name: 'jobs-below-processes',
@@ -148,7 +159,7 @@ module.exports = {
         'Below the entry points config/ is imported for its types only (plain options are passed down); ' +
         'loadConfig() and the other values belong to entry points and config modules.',
       severity: 'error',
-      from: { path: '^(db|hacienda|documents|platform|jobs|api|workers|simulator)/', pathNot: CONFIG_EDGE },
+      from: { path: '^(db|hacienda|operations|documents|platform|jobs|api|workers|simulator)/', pathNot: CONFIG_EDGE },
       to: { path: '^config/', dependencyTypesNot: ['type-only'] },
     },
     {

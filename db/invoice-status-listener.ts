@@ -28,6 +28,33 @@ export interface InvoiceStatusListener {
   close(): Promise<void>;
 }
 
+/** A session's connection, not yet open: reports every status change it hears, and its loss. */
+function newSession(
+  options: InvoiceStatusListenerOptions,
+  lost: (c: pg.Client, err: unknown) => void,
+): pg.Client {
+  const c = new pg.Client({
+    connectionString: options.databaseUrl,
+    application_name: 'factura-waits',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+  });
+  c.on('notification', (msg) => {
+    const id = Number(msg.payload);
+    if (msg.channel === INVOICE_STATUS_CHANNEL && Number.isSafeInteger(id)) options.onChange(id);
+  });
+  c.on('error', (err) => lost(c, err));
+  c.on('end', () => lost(c, new Error('listener connection ended')));
+  return c;
+}
+
+/** Waits for `p`, but no longer than `ms`. */
+async function waitAtMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 export function createInvoiceStatusListener(options: InvoiceStatusListenerOptions): InvoiceStatusListener {
   let client: pg.Client | null = null;
   let listening = false;
@@ -59,19 +86,8 @@ export function createInvoiceStatusListener(options: InvoiceStatusListenerOption
   const connect = (): Promise<void> => {
     if (connecting) return connecting;
     connecting = (async () => {
-      const c = new pg.Client({
-        connectionString: options.databaseUrl,
-        application_name: 'factura-waits',
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-        keepAlive: true,
-      });
+      const c = newSession(options, lost);
       client = c;
-      c.on('notification', (msg) => {
-        const id = Number(msg.payload);
-        if (msg.channel === INVOICE_STATUS_CHANNEL && Number.isSafeInteger(id)) options.onChange(id);
-      });
-      c.on('error', (err) => lost(c, err));
-      c.on('end', () => lost(c, new Error('listener connection ended')));
       try {
         await c.connect();
         await c.query(`listen ${INVOICE_STATUS_CHANNEL}`);
@@ -103,11 +119,7 @@ export function createInvoiceStatusListener(options: InvoiceStatusListenerOption
     async ensure(timeoutMs) {
       if (listening || closed) return listening;
       const attempt = connecting ?? (retryTimer ? null : connect());
-      if (attempt) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([attempt, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-        clearTimeout(timer);
-      }
+      if (attempt) await waitAtMost(attempt, timeoutMs);
       return listening;
     },
     async close() {

@@ -1,5 +1,5 @@
 // Payments against an invoice: which invoices may be paid, how much a payment takes off the
-// balance, and what it books in colones. Pure rules; db/queries/payments.ts applies them inside
+// balance, and what it books in colones. Pure rules; operations/payments.ts applies them inside
 // the transaction that locks the invoice.
 //
 // Amounts are 2-decimal strings in the invoice currency; balance_due keeps the 5 decimals of
@@ -106,7 +106,7 @@ export function planPayment(
 
 /**
  * The colones receivable of an invoice, computed exactly as its issue entry is
- * (db/queries/journal-bulk.ts bookInvoices): the document's total converted to colones, in centavos.
+ * (operations/invoice-booking.ts bookInvoices): the document's total converted to colones, in centavos.
  */
 export function invoiceReceivableCrc(totals: DocumentTotals, exchangeRate: string): string {
   return receivableAmount(invoicePostingFromTotals(totals, exchangeRate));

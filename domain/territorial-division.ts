@@ -68,10 +68,6 @@ export function unknownLocationPart(loc: LocationCodes): 'provincia' | 'canton' 
   return null;
 }
 
-export function isKnownLocation(loc: LocationCodes): boolean {
-  return unknownLocationPart(loc) === null;
-}
-
 /** Number of cantons and districts in the table (for tests and operator screens). */
 export const TERRITORIAL_DIVISION_SIZE = {
   cantons: Object.keys(DISTRICTS).length,

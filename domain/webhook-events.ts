@@ -42,10 +42,6 @@ export function misplacedWildcard(events: readonly string[]): number {
   return events.length > 1 ? events.indexOf(ALL_EVENTS) : -1;
 }
 
-export function isEventKind(v: string): v is EventKind {
-  return (EVENT_KINDS as readonly string[]).includes(v);
-}
-
 /** What a receiver gets (and GET /api/v1/events/{id} shows): `id` is stable across retries. */
 export interface EventEnvelope {
   id: string;

@@ -6,7 +6,8 @@ import { Decimal } from 'decimal.js';
 import { Queue, Worker } from 'bullmq';
 import { DEFAULT_JOB_OPTIONS, KEEP_COMPLETED, setCompletedRetention } from '../jobs/job-options.ts';
 import { QUEUES } from '../jobs/invoice-flow/queues.ts';
-import { recordEvent } from '../db/queries/events.ts';
+import { recordEvents } from '../db/queries/events.ts';
+import type { EventKind } from '../domain/webhook-events.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { waitFor } from './helpers/wait.ts';
 import { startReceiver } from './helpers/webhook-receiver.ts';
@@ -111,12 +112,14 @@ describe('webhook endpoints subscribed to every event', () => {
       expect(client.status).toBe(201);
       // An event kind this build does not know yet, recorded the way every event is.
       await e.db.transaction((trx) =>
-        recordEvent(trx, {
-          companyId: s.company.id,
-          livemode: false,
-          type: 'kind.added_later',
-          data: { ok: true },
-        }),
+        recordEvents(trx, [
+          {
+            companyId: s.company.id,
+            livemode: false,
+            type: 'kind.added_later' as EventKind,
+            data: { ok: true },
+          },
+        ]),
       );
       await waitFor(
         () => r.ofKind('client.created').length === 1 && r.ofKind('kind.added_later').length === 1,

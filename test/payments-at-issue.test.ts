@@ -5,7 +5,7 @@
 // credit sales stay unpaid for the payments API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
-import { bookInvoices } from '../db/queries/journal-bulk.ts';
+import { bookInvoices } from '../operations/invoice-booking.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { parseId } from '../domain/ids.ts';
 import { planAtIssuePayments } from '../domain/payments.ts';

@@ -1,12 +1,15 @@
 // What every newly recorded invoice brings, written in the same statement that records it (the
-// single creates' group commit, invoice-committer.ts, and a batch's chunk, invoice-bulk.ts): its
-// `invoice.created` event, one outbox row dispatching all of the statement's events and one
-// starting the flows of the invoices ready to go, and the idempotency record of each keyed request
+// single creates' group commit, operations/invoice-committer.ts, and a batch's chunk, invoice-bulk.ts): its
+// `invoice.created` event, one outbox row dispatching all of the statement's events (the SQL of
+// events.ts, which writes every event) and one starting the flows of the invoices ready to go,
+// and the idempotency record of each keyed request
 // (a key's earlier record is taken over only once it is more than 24 hours old; otherwise fewer
 // records than keys come back, and the caller refuses the whole statement).
 import type { Knex } from 'knex';
 import type { Tenant } from './clients.ts';
 import type { IdempotencyInput } from './invoices.ts';
+import type { EventKind } from '../../domain/webhook-events.ts';
+import { eventCtes } from './events.ts';
 
 /** One invoice of the statement: its public body (event data and idempotent response). */
 export interface CreatedItem {
@@ -22,22 +25,19 @@ export function createdItem(body: unknown, idempotency: IdempotencyInput | null)
     : { body };
 }
 
+/** The kind of the event each new invoice brings. */
+const CREATED: EventKind = 'invoice.created';
+
 /**
- * The statement's head: `r` (the items), `e` (events), `o` and `f` (outbox) and `k` (idempotency
- * records); the caller goes on with `,` and its own CTEs, then its final select. Each body is sent
- * once: it is both the event's data and the idempotency record's response.
+ * The statement's head: `r` (the items), `e` (events) and `o` (their dispatch row, events.ts),
+ * `f` (the flows' outbox row) and `k` (idempotency records); the caller goes on with `,` and its
+ * own CTEs, then its final select (with OUTBOX_NOTIFY_SQL). Each body is sent once: it is both the
+ * event's data and the idempotency record's response.
  */
 export const CREATED_ROWS_SQL = `with r as (
        select * from jsonb_to_recordset(?::jsonb) as r(body jsonb, key text, route text, hash text)),
-     e as (
-       insert into events (company_id, livemode, type, data, request_id)
-       select ?, ?, 'invoice.created', body, ? from r
-       returning id),
-     o as (
-       insert into outbox (kind, payload, request_id)
-       select 'event.dispatch', jsonb_build_object('eventIds', jsonb_agg(id order by id)), ? from e
-       having count(*) > 0
-       returning 1),
+     ${eventCtes(`(select ?::bigint as company_id, ?::boolean as livemode, ?::text as type, body as data,
+                          ?::text as request_id from r) as created`)},
      f as (
        insert into outbox (kind, payload, request_id)
        select 'invoice.flow', jsonb_build_object('invoiceIds', to_jsonb(a)), ?
@@ -65,6 +65,7 @@ export function createdRowsBindings(
     JSON.stringify(items),
     tenant.companyId,
     tenant.livemode,
+    CREATED,
     requestId,
     requestId,
     requestId,

@@ -1,322 +1,32 @@
-// Credit and debit notes of an issued document, recorded in one transaction: the referenced
-// document is locked (concurrent notes of one document take turns), the note's lines are built
-// from its lines, the note takes the next number of its own series (tipo 03 or 02) and the flow
-// carries it like an invoice. A credit note reserves its total on the referenced document
-// (`credited_total`, which a check constraint keeps ≤ total) and lowers its balance; when the
-// credits reach the total the document is annulled. A credit note Hacienda rejects gives its
-// credit back (releaseCredit, called with the rejection's reversal).
+// The SQL of credit and debit notes (the use case is operations/credit-notes.ts): the referenced
+// document locked, the credit notes recorded on it before, the note's row numbered in its own
+// series, and the credit a credit note reserves on the document (`credited_total`, which a check
+// constraint keeps ≤ total) or gives back when Hacienda rejects it (releaseCredit, called with
+// the rejection's reversal).
 import type { Knex } from 'knex';
 import { Decimal } from 'decimal.js';
-import { computeDocumentTotals, returnedIvaShare } from '../../domain/totals.ts';
-import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
-import {
-  checkNoteHeader,
-  NOTE_DOC_TYPE,
-  NOTE_REFERENCE_TYPE,
-  noteLines,
-  noteOtherCharges,
-  type NoteChargeRequest,
-  type DocumentReference,
-  type NoteKind,
-  type NoteLineRequest,
-} from '../../domain/document-notes.ts';
-import { documentBalance } from '../../domain/balance.ts';
-import { capNoteLines, creditedLines, fullyCredited, LineCreditExceeded } from '../../domain/note-credits.ts';
-import type { DocumentLine } from '../../domain/document-line.ts';
-import { notePayments, settledAtIssue, type NotePaymentFields } from '../../domain/note-payments.ts';
-import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
-import { tenantOnly, type Tenant } from './clients.ts';
-import { recordEvent, enqueueOutbox } from './events.ts';
-import {
-  lockIdempotencyKey,
-  saveIdempotent,
-  type IdempotencyInput,
-  type StoredResponse,
-} from './idempotency.ts';
+import { documentBalance, type DocumentBalance } from '../../domain/balance.ts';
+import type { Tenant } from './clients.ts';
 import { invoiceInsertRow } from './invoice-bulk.ts';
 import { reserveNumber, type InvoiceRow, type PreparedInvoice } from './invoices.ts';
 
-/** A note the rules refuse; `code` is an error-catalogue code. */
-export class NoteRefused extends Error {
-  constructor(
-    readonly code: 'reference_not_accepted' | 'document_not_creditable' | 'credit_exceeds_total',
-    message: string,
-    readonly fields: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
+/** The lines and totals of the credit notes of a document that Hacienda has not rejected. */
+export async function earlierCredits(
+  trx: Knex.Transaction,
+  documentId: number,
+): Promise<Pick<InvoiceRow, 'lines' | 'summary'>[]> {
+  return (await trx('invoices')
+    .where({ referencedInvoiceId: documentId, docType: '03' })
+    .whereNot('status', 'rechazada')
+    .select('lines', 'summary')) as Pick<InvoiceRow, 'lines' | 'summary'>[];
 }
 
-export interface NoteBody extends NotePaymentFields {
-  reason?: unknown;
-  code?: unknown;
-  lines?: NoteLineRequest[];
-  other_charges?: NoteChargeRequest[];
-}
-
-export type NoteOutcome =
-  | { kind: 'created'; note: InvoiceRow; referenced: InvoiceRow; response: StoredResponse }
-  | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'not_found' };
-
-export async function createNote(
-  db: Knex,
-  tenantIn: Tenant,
-  input: {
-    kind: NoteKind;
-    invoiceId: number;
-    body: NoteBody;
-    emisorId: string;
-    requestId: string | null;
-    idempotency: IdempotencyInput | null;
-    render: (row: InvoiceRow) => Record<string, unknown>;
-  },
-): Promise<NoteOutcome> {
-  const tenant = tenantOnly(tenantIn);
-  return db.transaction(async (trx) => {
-    // 1. Idempotency: one request at a time per key; a finished one is replayed.
-    if (input.idempotency) {
-      const replay = await lockIdempotencyKey(trx, tenant, input.idempotency);
-      if (replay) return { kind: 'replay', response: replay };
-    }
-    // 2. The referenced document, locked until COMMIT.
-    const doc = (await trx('invoices')
-      .where({ ...tenant, id: input.invoiceId })
-      .forUpdate()
-      .first()) as InvoiceRow | undefined;
-    if (!doc) return { kind: 'not_found' };
-
-    // 3. The note's reason, code and lines (nothing is written before they are valid). A credit
-    // note's lines take at most what the earlier credit notes (not rejected) left of each line.
-    const errors: FieldError[] = [];
-    const whole = input.body.lines === undefined;
-    const header = checkNoteHeader(errors, input.kind, input.body, whole);
-    const earlier =
-      input.kind === 'credit'
-        ? ((await trx('invoices')
-            .where({ referencedInvoiceId: doc.id, docType: '03' })
-            .whereNot('status', 'rechazada')
-            .select('lines', 'summary')) as Pick<InvoiceRow, 'lines' | 'summary'>[])
-        : [];
-    const credited =
-      input.kind === 'credit'
-        ? creditedLines(
-            doc.summary.lines,
-            earlier.map((n) => ({ credits: n.lines.map((l) => l.credit), totals: n.summary.lines })),
-          )
-        : null;
-    const built = noteLines(
-      errors,
-      doc.lines.map((l) => l.input),
-      doc.summary.lines,
-      input.body.lines,
-      credited,
-    );
-    // A note on a tiquete sold to no one is settled at issue too (domain/note-payments.ts).
-    const settled = settledAtIssue(doc);
-    const stated = notePayments(errors, input.kind, settled, input.body);
-    if (errors.length) throw new DomainValidationError(errors);
-    const referenceType = NOTE_REFERENCE_TYPE[doc.docType];
-    if (!referenceType)
-      throw new NoteRefused(
-        'document_not_creditable',
-        'Only facturas, debit notes, tiquetes and facturas de exportación can be referenced by a note',
-        { document_type: doc.docType },
-      );
-    if (doc.status !== 'aceptada' || !doc.clave || !doc.issuedAt)
-      throw new NoteRefused(
-        'reference_not_accepted',
-        `Only a document Hacienda accepted can be referenced; this one is ${doc.status}`,
-        { status: doc.status },
-      );
-    const docType = NOTE_DOC_TYPE[input.kind];
-    if (built.overLine)
-      throw new NoteRefused(
-        'credit_exceeds_total',
-        `Line ${built.overLine.line} has ${built.overLine.left} units left to credit`,
-        { line: built.overLine.line, units_left: built.overLine.left },
-      );
-    // Its other charges: all of them for the whole document; for a partial note the proportional
-    // ones follow the lines, and fixed ones only when named (domain/document-notes.ts).
-    const otherCharges = noteOtherCharges(
-      errors,
-      input.kind,
-      doc.summary.otherCharges ?? [],
-      whole,
-      input.body.other_charges,
-      earlier.flatMap((n) => n.summary.otherCharges ?? []),
-    );
-    if (errors.length) throw new DomainValidationError(errors);
-    // One payment method (the document's first): a note states no split of its amount, unless a
-    // debit note settled at issue names its own. A note that returns IVA states the card, without
-    // which no IVA is returned.
-    const methods = stated
-      ? stated.map((p) => p.method)
-      : doc.summary.summary.totalIVADevuelto && doc.paymentMethods.includes('tarjeta')
-        ? ['tarjeta']
-        : doc.paymentMethods.slice(0, 1);
-    const methodOther = stated
-      ? (stated.find((p) => p.other !== null)?.other ?? null)
-      : doc.paymentMethods[0] === 'otros'
-        ? doc.paymentMethodOther
-        : null;
-    const noteTotals = (lines: readonly DocumentLine[]) => {
-      try {
-        return computeDocumentTotals(lines, {
-          currency: doc.currency as never,
-          exchangeRate: doc.exchangeRate,
-          docType,
-          otherCharges,
-          // IVA devuelto in the document's share (in a sale paid partly by card, less than the IVA).
-          ivaReturnedOf: returnedIvaShare(doc.summary),
-          // The MedioPago of a note that states its own payments, amounts checked against its total.
-          ...(stated
-            ? {
-                payments: stated.map((p) => ({
-                  type: PAYMENT_METHODS[p.method]!,
-                  other: p.other,
-                  amount: p.amount,
-                })),
-              }
-            : {}),
-        });
-      } catch (err) {
-        if (!(err instanceof DomainValidationError)) throw err;
-        throw new DomainValidationError(
-          err.errors.map((e) => ({ ...e, path: e.path.replace(/^(\/payments\/\d+)\/type$/, '$1/method') })),
-        );
-      }
-    };
-    // No line of a credit note takes more than the earlier notes left of it (a note of the whole
-    // document fits only while nothing was credited: the total below decides).
-    let capped;
-    try {
-      capped = capNoteLines(built.lines, noteTotals, doc.summary.lines, whole ? null : credited);
-    } catch (err) {
-      if (!(err instanceof LineCreditExceeded)) throw err;
-      throw new NoteRefused(
-        'credit_exceeds_total',
-        `Line ${err.line} has ${new Decimal(err.creditable).toFixed(2)} left to credit`,
-        { line: err.line, creditable: new Decimal(err.creditable).toFixed(2) },
-      );
-    }
-    const { lines, totals } = capped;
-    const amount = new Decimal(totals.summary.totalComprobante);
-    const remaining = new Decimal(doc.total).minus(doc.creditedTotal);
-    if (input.kind === 'credit' && amount.gt(remaining)) {
-      // Compared to the last 0.00001, as the amounts are kept; shown so the difference shows.
-      const places = amount.toFixed(2) === remaining.toFixed(2) ? 5 : 2;
-      throw new NoteRefused(
-        'credit_exceeds_total',
-        `This credit (${amount.toFixed(places)}) exceeds what is left to credit on the document (${remaining.toFixed(places)})`,
-        {
-          credited_total: new Decimal(doc.creditedTotal).toFixed(places),
-          creditable: remaining.toFixed(places),
-        },
-      );
-    }
-
-    // 4. The note, numbered in its own series.
-    const reference: DocumentReference = {
-      documentId: doc.id,
-      docType: referenceType,
-      clave: doc.clave,
-      issuedAt: new Date(doc.issuedAt).toISOString(),
-      code: header.code,
-      reason: header.reason!,
-    };
-    const prepared: PreparedInvoice = {
-      // A note on a document with a client settles nothing by itself: the balance it changes is
-      // the client's. On a document settled at issue it is settled at issue as well: a debit note
-      // is collected by its payments at issue, a credit note refunded out of cash (journal-bulk.ts).
-      paidAtIssue: settled,
-      clientId: doc.clientId,
-      docType,
-      branch: doc.branch,
-      terminal: doc.terminal,
-      currency: doc.currency,
-      exchangeRate: doc.exchangeRate,
-      condition: doc.condition,
-      condicionVenta: doc.condicionVenta,
-      conditionOther: doc.conditionOther,
-      creditDays: doc.creditDays,
-      paymentMethods: methods,
-      paymentMethodOther: methodOther,
-      lines: lines.map((l) => ({
-        serviceId: doc.lines[l.credit.line - 1]?.serviceId ?? null,
-        input: l.input,
-        credit: l.credit,
-      })),
-      totals,
-      externalId: null,
-      metadata: {},
-      emailRecipients: [],
-      reference,
-    };
-    const note = await insertNote(trx, tenant, prepared, input);
-
-    // 5. The credit, reserved on the referenced document (the check constraint has the last word).
-    let referenced = doc;
-    if (input.kind === 'credit') {
-      const creditedTotal = new Decimal(doc.creditedTotal).plus(amount);
-      // Annulled when the credits reach the total, or when every unit of every line is credited
-      // and what is left is only the rounding the last notes could not take (domain/note-credits.ts).
-      const allLines =
-        credited !== null &&
-        fullyCredited(
-          doc.summary.lines,
-          creditedLines(doc.summary.lines, [
-            ...earlier.map((n) => ({ credits: n.lines.map((l) => l.credit), totals: n.summary.lines })),
-            { credits: lines.map((l) => l.credit), totals: totals.lines },
-          ]),
-          new Decimal(doc.total).minus(creditedTotal),
-        );
-      [referenced] = (await trx('invoices')
-        .where({ id: doc.id })
-        .update({
-          creditedTotal: trx.raw('credited_total + ?::numeric', [amount.toFixed(5)]),
-          ...documentBalance({
-            ...doc,
-            creditedTotal,
-            applied: await appliedTo(trx, doc.id),
-            annulled: allLines || creditedTotal.gte(doc.total),
-          }),
-          annulledAt: trx.raw('case when credited_total + ?::numeric >= total or ?::boolean then now() end', [
-            amount.toFixed(5),
-            allLines,
-          ]),
-          updatedAt: trx.fn.now(),
-        })
-        .returning('*')) as [InvoiceRow];
-    }
-
-    // 6. Events and the flow.
-    if (referenced.annulledAt && !doc.annulledAt)
-      await recordEvent(trx, {
-        ...tenant,
-        type: 'invoice.annulled',
-        data: input.render(referenced),
-        requestId: input.requestId,
-      });
-    const response = await finishNote(trx, tenant, note, input);
-    return { kind: 'created', note, referenced, response };
-  });
-}
-
-interface NoteContext {
-  kind: NoteKind;
-  emisorId: string;
-  requestId: string | null;
-  idempotency: IdempotencyInput | null;
-  render: (row: InvoiceRow) => Record<string, unknown>;
-}
-
-/** The note's row, numbered in its own series (the series row stays locked until COMMIT). */
-async function insertNote(
+/** A note's row, numbered in its own series (the series row stays locked until COMMIT). */
+export async function insertNote(
   trx: Knex.Transaction,
   tenant: Tenant,
   prepared: PreparedInvoice,
-  ctx: NoteContext,
+  ctx: { emisorId: string; requestId: string | null },
 ): Promise<InvoiceRow> {
   const number = await reserveNumber(trx, {
     ...tenant,
@@ -332,50 +42,31 @@ async function insertNote(
   return note!;
 }
 
-/** The note's created event, its flow and the idempotency record. */
-async function finishNote(
-  trx: Knex.Transaction,
-  tenant: Tenant,
-  note: InvoiceRow,
-  ctx: NoteContext,
-): Promise<StoredResponse> {
-  const body = ctx.render(note);
-  await recordEvent(trx, {
-    ...tenant,
-    type: ctx.kind === 'credit' ? 'credit_note.created' : 'debit_note.created',
-    data: body,
-    requestId: ctx.requestId,
-  });
-  await enqueueOutbox(trx, 'invoice.flow', { invoiceId: note.id }, ctx.requestId);
-  const response = { status: 201, body };
-  if (ctx.idempotency) await saveIdempotent(trx, tenant, ctx.idempotency, response);
-  return response;
-}
-
 /**
- * A credit note of a document issued outside the service (before the company used it): the note
- * is prepared like an invoice (its client and lines from the catalogue) and references the clave
- * it was given; nothing caps its amount, since the service never saw that document.
+ * A credit note's amount reserved on the document it references, with the document's balance
+ * after it; annulled when the credits reach the total or `annulled` says so (the check constraint
+ * has the last word on the total). Returns the document as it now stands.
  */
-export async function createExternalCreditNote(
-  db: Knex,
-  tenantIn: Tenant,
-  prepared: PreparedInvoice,
-  ctx: Omit<NoteContext, 'kind'>,
-): Promise<
-  | { kind: 'created'; note: InvoiceRow; response: StoredResponse }
-  | { kind: 'replay'; response: StoredResponse }
-> {
-  const tenant = tenantOnly(tenantIn);
-  return db.transaction(async (trx) => {
-    if (ctx.idempotency) {
-      const replay = await lockIdempotencyKey(trx, tenant, ctx.idempotency);
-      if (replay) return { kind: 'replay', response: replay };
-    }
-    const note = await insertNote(trx, tenant, prepared, { ...ctx, kind: 'credit' });
-    const response = await finishNote(trx, tenant, note, { ...ctx, kind: 'credit' });
-    return { kind: 'created', note, response };
-  });
+export async function reserveCredit(
+  trx: Knex.Transaction,
+  documentId: number,
+  amount: string,
+  balance: DocumentBalance,
+  annulled: boolean,
+): Promise<InvoiceRow> {
+  const [referenced] = (await trx('invoices')
+    .where({ id: documentId })
+    .update({
+      creditedTotal: trx.raw('credited_total + ?::numeric', [amount]),
+      ...balance,
+      annulledAt: trx.raw('case when credited_total + ?::numeric >= total or ?::boolean then now() end', [
+        amount,
+        annulled,
+      ]),
+      updatedAt: trx.fn.now(),
+    })
+    .returning('*')) as [InvoiceRow];
+  return referenced;
 }
 
 /** What the payments of a document took off its balance (domain/balance.ts does the rest). */

@@ -1,29 +1,88 @@
 // Events: what integrators can hear about. Each is written in the transaction that makes the
-// change, together with an outbox row that the relay turns into webhook deliveries after commit.
-import type { OutboxKind, OutboxPayloads } from './outbox.ts';
+// change, with one `event.dispatch` outbox row for all the events of the statement and the outbox
+// notification; the relay turns the row into webhook deliveries after commit. Every event is
+// written by the SQL below: recordEvents runs it on its own, and the statements that record new
+// invoices (created-rows.ts) hold it as two of their common table expressions.
 import type { Knex } from 'knex';
+import type { EventKind } from '../../domain/webhook-events.ts';
+import type { OutboxKind, OutboxPayloads } from './outbox.ts';
 
-export interface EventInput {
+/** An event to record: its kind, its public data, and the request that caused it. */
+export interface NewEvent {
   companyId: number;
   livemode: boolean;
-  type: string;
-  data: Record<string, unknown>;
+  type: EventKind;
+  data: unknown;
   requestId?: string | null;
 }
 
-export async function recordEvent(trx: Knex.Transaction, input: EventInput): Promise<number> {
-  const [row] = await trx('events')
-    .insert({
-      companyId: input.companyId,
-      livemode: input.livemode,
-      type: input.type,
-      data: JSON.stringify(input.data),
-      requestId: input.requestId ?? null,
-    })
-    .returning(['id']);
-  const id = (row as { id: number }).id;
-  await enqueueOutbox(trx, 'event.dispatch', { eventId: id }, input.requestId);
-  return id;
+/**
+ * The outbox row dispatching the events of relation `e` (column `id`), if it holds any, tagged with
+ * the request id bound to its `?`: `{ eventId }` for one event, `{ eventIds }` for several.
+ */
+const DISPATCH_SQL = `insert into outbox (kind, payload, request_id)
+       select 'event.dispatch',
+              case when count(*) = 1 then jsonb_build_object('eventId', min(id))
+                   else jsonb_build_object('eventIds', jsonb_agg(id order by id)) end,
+              ?::text
+         from e
+       having count(*) > 0
+       returning 1`;
+
+/** Wakes the outbox relay at commit (once per transaction, however often it is sent). */
+export const OUTBOX_NOTIFY_SQL = `pg_notify('outbox', '')`;
+
+/**
+ * Common table expressions `e` (one event per row of `source`, a relation with the columns
+ * company_id, livemode, type, data (jsonb) and request_id) and `o` (their dispatch row). The
+ * dispatch row's request id is bound after `source`'s bindings; the statement selects
+ * OUTBOX_NOTIFY_SQL.
+ */
+export function eventCtes(source: string): string {
+  return `e as (
+       insert into events (company_id, livemode, type, data, request_id)
+       select company_id, livemode, type, data, request_id from ${source}
+       returning id),
+     o as (
+       ${DISPATCH_SQL})`;
+}
+
+/**
+ * Records events, in order, with one dispatch row for them all (tagged with their request id when
+ * they share one) and the notification: one statement whatever their number. Returns their ids.
+ */
+export async function recordEvents(trx: Knex.Transaction, events: readonly NewEvent[]): Promise<number[]> {
+  if (!events.length) return [];
+  const requestIds = new Set(events.map((e) => e.requestId ?? null));
+  const rows = events.map((e) => ({
+    company_id: e.companyId,
+    livemode: e.livemode,
+    type: e.type,
+    data: e.data,
+    request_id: e.requestId ?? null,
+  }));
+  const source = `jsonb_to_recordset(?::jsonb)
+         as x(company_id bigint, livemode boolean, type text, data jsonb, request_id text)`;
+  const res = await trx.raw(
+    `with ${eventCtes(source)}
+     select (select json_agg(id order by id) from e) as ids, ${OUTBOX_NOTIFY_SQL} as notified`,
+    [JSON.stringify(rows), requestIds.size === 1 ? ([...requestIds][0] ?? null) : null],
+  );
+  return ((res.rows[0] as { ids: (number | string)[] }).ids ?? []).map(Number);
+}
+
+/** Events recorded earlier, dispatched again (a redelivery): their dispatch row and the notification. */
+export async function dispatchEvents(
+  trx: Knex.Transaction,
+  eventIds: readonly number[],
+  requestId: string | null,
+): Promise<void> {
+  if (!eventIds.length) return;
+  await trx.raw(
+    `with e as (select unnest(?::bigint[]) as id), o as (${DISPATCH_SQL})
+     select ${OUTBOX_NOTIFY_SQL} as notified`,
+    [[...eventIds], requestId],
+  );
 }
 
 /** Work for Redis, written in the caller's transaction; the outbox relay enqueues it after commit. */
@@ -35,5 +94,5 @@ export async function enqueueOutbox<K extends OutboxKind>(
 ): Promise<void> {
   await trx('outbox').insert({ kind, payload: JSON.stringify(payload), requestId: requestId ?? null });
   // Delivered at commit (and once per transaction): wakes the relay without waiting for its poll.
-  await trx.raw(`select pg_notify('outbox', '')`);
+  await trx.raw(`select ${OUTBOX_NOTIFY_SQL}`);
 }

@@ -22,6 +22,7 @@ import { formatId } from '../../domain/ids.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 import type { IdempotencyInput, InvoiceRow, PreparedInvoice } from './invoices.ts';
 import { CREATED_ROWS_SQL, createdItem, createdRowsBindings } from './created-rows.ts';
+import { OUTBOX_NOTIFY_SQL } from './events.ts';
 import { decideStored, KEY_REUSED } from './idempotency.ts';
 
 export interface BulkItem {
@@ -244,7 +245,7 @@ async function claimAndRead(trx: Knex.Transaction, tenant: Tenant, chunk: BatchC
   ];
   // The key locks read the claimed items (a sort, so every item lock is taken first) and come in
   // key order, so two transactions never wait on each other's keys. Finished requests and used
-  // external_ids are looked up one index probe per key (LOOKUP_NOTE in invoice-committer.ts).
+  // external_ids are looked up one index probe per key (LOOKUP_NOTE in invoice-group.ts).
   const res = await trx.raw(
     `with c as (
        select position from batch_items
@@ -291,6 +292,28 @@ async function claimAndRead(trx: Knex.Transaction, tenant: Tenant, chunk: BatchC
   return res.rows[0] as LockRead;
 }
 
+interface SeriesCount {
+  docType: string;
+  branch: string;
+  terminal: string;
+  n: number;
+}
+
+const seriesKey = (p: PreparedInvoice) => `${p.docType}|${p.branch}|${p.terminal}`;
+
+/** How many issued invoices each series (document type, branch, terminal) numbers, by seriesKey. */
+function seriesCounts(todo: BulkItem[]): Map<string, SeriesCount> {
+  const series = new Map<string, SeriesCount>();
+  for (const item of todo) {
+    if (!item.send) continue;
+    const p = item.prepared;
+    const s = series.get(seriesKey(p));
+    if (s) s.n++;
+    else series.set(seriesKey(p), { docType: p.docType, branch: p.branch, terminal: p.terminal, n: 1 });
+  }
+  return series;
+}
+
 /**
  * Statement 2 of a batch chunk and of a group of single creates: the invoices, in `todo`'s order,
  * numbered by their series' reservations (several series at once, locked in key order).
@@ -305,15 +328,7 @@ export async function insertNumbered(
 ): Promise<InvoiceRow[]> {
   // Each series reserves as many numbers as it has issued invoices; an invoice's number is the
   // reserved last_number minus its offset. Series in key order: the same lock order everywhere.
-  const series = new Map<string, { docType: string; branch: string; terminal: string; n: number }>();
-  const seriesKey = (p: PreparedInvoice) => `${p.docType}|${p.branch}|${p.terminal}`;
-  for (const item of todo) {
-    if (!item.send) continue;
-    const p = item.prepared;
-    const s = series.get(seriesKey(p));
-    if (s) s.n++;
-    else series.set(seriesKey(p), { docType: p.docType, branch: p.branch, terminal: p.terminal, n: 1 });
-  }
+  const series = seriesCounts(todo);
   const ordered = [...series.keys()].sort().map((k) => series.get(k)!);
   const taken = new Map<string, number>();
   const columns = new Set<string>();
@@ -480,7 +495,7 @@ async function writeAfter(
        returning 1)
      select (select count(*) from k)::int as keys, (select count(*) from u)::int as outcomes,
             (select count(*) from o)::int + (select count(*) from f)::int as outbox,
-            pg_notify('outbox', '') as notified`,
+            ${OUTBOX_NOTIFY_SQL} as notified`,
     [
       ...createdRowsBindings(
         created,

@@ -3,7 +3,6 @@
 // once. Per-invoice state columns stay the truth: every load selects only the invoices still
 // waiting for that step, every write is guarded by the state it expects.
 import type { Knex } from 'knex';
-import { invoiceObject } from '../public-objects.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { FLOW_STOPPED_SQL } from './processing-error.ts';
 import type { InvoiceState } from '../../domain/invoice-states.ts';
@@ -61,72 +60,6 @@ export async function flowOfClave(
   const row = (await db('invoices').where({ clave }).first('id', 'company_id', 'flow_chunk')) as
     { id: string | number; companyId: string | number; flowChunk: string | null } | undefined;
   return row ? { id: Number(row.id), companyId: Number(row.companyId), flowChunk: row.flowChunk } : undefined;
-}
-
-export interface EventRow {
-  companyId: number;
-  livemode: boolean;
-  type: string;
-  data: Record<string, unknown>;
-  requestId?: string | null;
-}
-
-/** Events with one outbox row for them all, in three statements whatever their number. */
-export async function recordEvents(trx: Knex.Transaction, events: EventRow[]): Promise<void> {
-  if (!events.length) return;
-  const ids = (await trx('events')
-    .insert(
-      events.map((e) => ({
-        companyId: e.companyId,
-        livemode: e.livemode,
-        type: e.type,
-        data: JSON.stringify(e.data),
-        requestId: e.requestId ?? null,
-      })),
-    )
-    .returning(['id', 'request_id'])) as { id: number; requestId: string | null }[];
-  const requestIds = new Set(ids.map((r) => r.requestId));
-  await trx('outbox').insert({
-    kind: 'event.dispatch',
-    payload: JSON.stringify({ eventIds: ids.map((r) => r.id) }),
-    requestId: requestIds.size === 1 ? ids[0]!.requestId : null,
-  });
-  await trx.raw(`select pg_notify('outbox', '')`);
-}
-
-/**
- * Moves every invoice of `ids` that is in one of `from` to `to` with the same patch, each with
- * its event (`requestId` of the invoice's creation when `withRequestId`). Returns the rows moved.
- */
-export async function transitionMany(
-  trx: Knex.Transaction,
-  ids: number[],
-  from: InvoiceState[],
-  to: InvoiceState,
-  patch: Record<string, unknown>,
-  event: string | null,
-  withRequestId = false,
-): Promise<InvoiceRow[]> {
-  if (!ids.length) return [];
-  const rows = (await trx('invoices')
-    .whereIn('id', ids)
-    .whereIn('status', from)
-    .update({ ...patch, status: to, updatedAt: trx.fn.now() })
-    .returning('*')) as InvoiceRow[];
-  rows.sort((a, b) => a.id - b.id);
-  if (event) {
-    await recordEvents(
-      trx,
-      rows.map((row) => ({
-        companyId: row.companyId,
-        livemode: row.livemode,
-        type: event,
-        data: invoiceObject(row),
-        requestId: withRequestId ? row.requestId : null,
-      })),
-    );
-  }
-  return rows;
 }
 
 /** Invoices of the chunk that still need a signature (issued, no signed bytes yet). */

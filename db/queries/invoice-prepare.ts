@@ -133,65 +133,9 @@ export function prepareFromCatalogue(
   totalsType: TipoComprobante = req.documentType,
 ): PreparedInvoice {
   const errors: FieldError[] = [];
-  // 1. The client.
-  const ref = req.clientRef;
-  const client = !ref ? null : 'id' in ref ? cat.clientsById.get(ref.id) : cat.clientsByUuid.get(ref.uuid);
-  if (client === undefined)
-    errors.push({
-      path: req.clientPath,
-      code: 'unknown_client',
-      message: 'no such client in this company and mode',
-    });
-  const exportacion = req.documentType === '09';
-  if (client && exportacion) errors.push(...foreignReceptorProblems(client, req.clientPath));
-  const byId = cat.servicesById;
-  const byUuid = cat.servicesByUuid;
-
-  // 2. Lines from the catalogue.
-  const lines: StoredLine[] = [];
-  req.lines.forEach((l) => {
-    const s = 'id' in l.serviceRef ? byId.get(l.serviceRef.id) : byUuid.get(l.serviceRef.uuid);
-    if (!s) {
-      errors.push({
-        path: l.servicePath,
-        code: 'unknown_service',
-        message: 'no such service in this company and mode',
-      });
-      return;
-    }
-    if (exportacion && s.taxCode !== '01') {
-      errors.push({
-        path: l.servicePath,
-        code: 'export_tax_not_allowed',
-        message: `a factura de exportación carries IVA only (tax code 01, at the exports' 0% rate); this service's tax code is ${s.taxCode}`,
-      });
-      return;
-    }
-    const input: DocumentLine = {
-      cabys: s.cabys,
-      description: l.description ?? s.description,
-      unit: s.unit as UnidadMedida,
-      quantity: l.quantity,
-      unitPrice: l.unitPrice ?? s.price,
-      taxCode: s.taxCode as CodigoImpuesto,
-      // Exports are taxed at 0% with the right to credit (CodigoTarifaIVA 01, Art. 32 RLIVA).
-      ivaRateCode: (exportacion ? EXPORT_IVA_RATE : s.ivaRateCode) as CodigoTarifaIVA,
-      ...(l.tariffCode ? { partidaArancelaria: l.tariffCode } : {}),
-      ...(l.discounts ? { discounts: l.discounts } : {}),
-      ...(l.exoneration ? { exoneration: l.exoneration } : {}),
-      ...(l.taxCode ? { taxCode: l.taxCode } : {}),
-      // The line's own taxes, else the catalogue's for this service.
-      ...(l.taxes ? { otherTaxes: l.taxes } : s.otherTaxes?.length ? { otherTaxes: s.otherTaxes } : {}),
-      ...(l.ivaFactor ? { ivaFactor: l.ivaFactor } : {}),
-      ...(l.taxableBase ? { taxableBase: l.taxableBase } : {}),
-      ...(l.ivaCollectedAtFactory ? { ivaCollectedAtFactory: l.ivaCollectedAtFactory } : {}),
-      ...(l.assumedTax ? { assumedTax: l.assumedTax } : {}),
-      ...(l.ivaReturned !== undefined ? { ivaReturned: l.ivaReturned } : {}),
-      ...(s.commercialCode ? { commercialCodes: [{ type: '01', code: s.commercialCode }] } : {}),
-    } as DocumentLine;
-    lines.push({ serviceId: s.id, input });
-  });
-
+  // 1. The client, 2. the lines from the catalogue.
+  const client = clientOf(req, cat, errors);
+  const lines = catalogueLines(req, cat, errors);
   const currency = req.currency ?? company.defaultCurrency;
   if (!isCodigoMoneda(currency))
     errors.push({ path: '/currency', code: 'invalid_value', message: `${currency} is not an ISO 4217 code` });
@@ -203,40 +147,8 @@ export function prepareFromCatalogue(
   const exchangeRate = currency === 'CRC' ? '1' : (req.exchangeRate ?? '1');
   const method = req.paymentMethod ?? 'efectivo';
   const payments = req.payments ?? [{ method, amount: null, other: req.paymentMethodOther }];
-  // The IVA on health services is returned when the service is paid by card (TotalIVADevuelto);
-  // in a sale paid partly by card, in proportion to the card amount (domain/totals.ts).
-  if (req.lines.some((l) => l.ivaReturned) && !payments.some((p) => p.method === 'tarjeta'))
-    throw new DomainValidationError([
-      {
-        path: req.payments ? '/payments' : req.shape === 'A' ? '/payment_method' : '/paymentMethod',
-        code: 'iva_returned_needs_card',
-        message:
-          'the IVA of a health service is returned only when the sale is paid, at least in part, by card (tarjeta)',
-      },
-    ]);
-  let totals: DocumentTotals;
-  try {
-    totals = computeDocumentTotals(
-      lines.map((l) => l.input),
-      {
-        currency: currency as never,
-        exchangeRate,
-        docType: totalsType,
-        otherCharges: req.otherCharges,
-        payments: payments.map((p) => ({
-          type: PAYMENT_METHODS[p.method]!,
-          other: p.other,
-          amount: p.amount,
-        })),
-      },
-    );
-  } catch (err) {
-    if (err instanceof DomainValidationError) {
-      throw new DomainValidationError(err.errors.map((e) => ({ ...e, path: mapTotalsPath(e.path, req) })));
-    }
-    throw err;
-  }
-
+  checkIvaReturned(req, payments);
+  const totals = requestTotals(req, lines, { currency, exchangeRate, totalsType, payments });
   return {
     clientId: client ? client.id : null,
     docType: req.documentType,
@@ -257,6 +169,128 @@ export function prepareFromCatalogue(
     metadata: req.metadata,
     emailRecipients: req.emailRecipients,
   };
+}
+
+/** The request's client (null: none named; undefined: not found, an error recorded). */
+function clientOf(req: InvoiceRequest, cat: Catalogue, errors: FieldError[]): Client | null | undefined {
+  const ref = req.clientRef;
+  const client = !ref ? null : 'id' in ref ? cat.clientsById.get(ref.id) : cat.clientsByUuid.get(ref.uuid);
+  if (client === undefined)
+    errors.push({
+      path: req.clientPath,
+      code: 'unknown_client',
+      message: 'no such client in this company and mode',
+    });
+  if (client && req.documentType === '09') errors.push(...foreignReceptorProblems(client, req.clientPath));
+  return client;
+}
+
+/** The request's lines with their CABYS, unit, tax and default price from the catalogue. */
+function catalogueLines(req: InvoiceRequest, cat: Catalogue, errors: FieldError[]): StoredLine[] {
+  const exportacion = req.documentType === '09';
+  const lines: StoredLine[] = [];
+  req.lines.forEach((l) => {
+    const s =
+      'id' in l.serviceRef
+        ? cat.servicesById.get(l.serviceRef.id)
+        : cat.servicesByUuid.get(l.serviceRef.uuid);
+    if (!s) {
+      errors.push({
+        path: l.servicePath,
+        code: 'unknown_service',
+        message: 'no such service in this company and mode',
+      });
+      return;
+    }
+    if (exportacion && s.taxCode !== '01') {
+      errors.push({
+        path: l.servicePath,
+        code: 'export_tax_not_allowed',
+        message: `a factura de exportación carries IVA only (tax code 01, at the exports' 0% rate); this service's tax code is ${s.taxCode}`,
+      });
+      return;
+    }
+    lines.push({ serviceId: s.id, input: catalogueLine(l, s, exportacion) });
+  });
+  return lines;
+}
+
+/** One line as the totals and the XML consume it: the request's values over the service's. */
+function catalogueLine(l: InvoiceRequest['lines'][number], s: Service, exportacion: boolean): DocumentLine {
+  return {
+    cabys: s.cabys,
+    description: l.description ?? s.description,
+    unit: s.unit as UnidadMedida,
+    quantity: l.quantity,
+    unitPrice: l.unitPrice ?? s.price,
+    taxCode: s.taxCode as CodigoImpuesto,
+    // Exports are taxed at 0% with the right to credit (CodigoTarifaIVA 01, Art. 32 RLIVA).
+    ivaRateCode: (exportacion ? EXPORT_IVA_RATE : s.ivaRateCode) as CodigoTarifaIVA,
+    ...(l.tariffCode ? { partidaArancelaria: l.tariffCode } : {}),
+    ...(l.discounts ? { discounts: l.discounts } : {}),
+    ...(l.exoneration ? { exoneration: l.exoneration } : {}),
+    ...(l.taxCode ? { taxCode: l.taxCode } : {}),
+    // The line's own taxes, else the catalogue's for this service.
+    ...(l.taxes ? { otherTaxes: l.taxes } : s.otherTaxes?.length ? { otherTaxes: s.otherTaxes } : {}),
+    ...(l.ivaFactor ? { ivaFactor: l.ivaFactor } : {}),
+    ...(l.taxableBase ? { taxableBase: l.taxableBase } : {}),
+    ...(l.ivaCollectedAtFactory ? { ivaCollectedAtFactory: l.ivaCollectedAtFactory } : {}),
+    ...(l.assumedTax ? { assumedTax: l.assumedTax } : {}),
+    ...(l.ivaReturned !== undefined ? { ivaReturned: l.ivaReturned } : {}),
+    ...(s.commercialCode ? { commercialCodes: [{ type: '01', code: s.commercialCode }] } : {}),
+  } as DocumentLine;
+}
+
+type RequestPayment = NonNullable<InvoiceRequest['payments']>[number];
+
+/**
+ * The IVA on health services is returned when the service is paid by card (TotalIVADevuelto);
+ * in a sale paid partly by card, in proportion to the card amount (domain/totals.ts).
+ */
+function checkIvaReturned(req: InvoiceRequest, payments: readonly Pick<RequestPayment, 'method'>[]): void {
+  if (req.lines.some((l) => l.ivaReturned) && !payments.some((p) => p.method === 'tarjeta'))
+    throw new DomainValidationError([
+      {
+        path: req.payments ? '/payments' : req.shape === 'A' ? '/payment_method' : '/paymentMethod',
+        code: 'iva_returned_needs_card',
+        message:
+          'the IVA of a health service is returned only when the sale is paid, at least in part, by card (tarjeta)',
+      },
+    ]);
+}
+
+/** The document's totals (domain/totals.ts), its errors in the request's own spelling. */
+function requestTotals(
+  req: InvoiceRequest,
+  lines: StoredLine[],
+  terms: {
+    currency: string;
+    exchangeRate: string;
+    totalsType: TipoComprobante;
+    payments: readonly Pick<RequestPayment, 'method' | 'amount' | 'other'>[];
+  },
+): DocumentTotals {
+  try {
+    return computeDocumentTotals(
+      lines.map((l) => l.input),
+      {
+        currency: terms.currency as never,
+        exchangeRate: terms.exchangeRate,
+        docType: terms.totalsType,
+        otherCharges: req.otherCharges,
+        payments: terms.payments.map((p) => ({
+          type: PAYMENT_METHODS[p.method]!,
+          other: p.other,
+          amount: p.amount,
+        })),
+      },
+    );
+  } catch (err) {
+    if (err instanceof DomainValidationError) {
+      throw new DomainValidationError(err.errors.map((e) => ({ ...e, path: mapTotalsPath(e.path, req) })));
+    }
+    throw err;
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { invoiceObject } from '../public-objects.ts';
 import { retryRefusal, type RetryRefusal } from '../../domain/invoice-retry.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
-import { enqueueOutbox, recordEvent } from './events.ts';
+import { enqueueOutbox, recordEvents } from './events.ts';
 import {
   lockIdempotencyKey,
   saveIdempotent,
@@ -75,7 +75,7 @@ export async function retryInvoice(
       .update({ processingError: null, updatedAt: trx.fn.now() })
       .returning('*')) as InvoiceRow[];
     const body = invoiceObject(row!);
-    await recordEvent(trx, { ...tenant, type: RETRIED_EVENT, data: body, requestId: opts.requestId });
+    await recordEvents(trx, [{ ...tenant, type: RETRIED_EVENT, data: body, requestId: opts.requestId }]);
     await enqueueOutbox(trx, 'invoice.flow', { invoiceId, retry: true }, opts.requestId);
     const response = { status: 202, body };
     if (opts.idempotency) await saveIdempotent(trx, tenant, opts.idempotency, response);

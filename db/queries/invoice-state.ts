@@ -1,9 +1,9 @@
-// Guarded state changes of invoices, each written with its event in one transaction
-// (`update … where id = ? and status = <from>`), and the bookkeeping that goes with them:
-// the issue entry (exactly once) and the reversing entry on rejection (exactly once).
+// Guarded state changes of invoices, written with their events in the caller's transaction
+// (`update … where id in (…) and status in (<from>)`, whatever the number of invoices), and the
+// bookkeeping of a rejection: the reversing entry, exactly once.
 import type { Knex } from 'knex';
 import { invoiceObject } from '../public-objects.ts';
-import { recordEvent } from './events.ts';
+import { recordEvents } from './events.ts';
 import { releaseCredit } from './document-credits.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { reverseAtIssuePayment } from './payments-at-issue.ts';
@@ -16,32 +16,82 @@ import {
 import { documentLabel } from '../../domain/document-notes.ts';
 import { settledAtIssue } from '../../domain/note-payments.ts';
 import type { InvoiceState } from '../../domain/invoice-states.ts';
+import type { EventKind } from '../../domain/webhook-events.ts';
 
+/**
+ * What a state change writes besides the status, named like the invoice's fields. A time is
+ * `'now'`: the transaction's clock. INVOICE_PATCH_COLUMNS maps each to its column.
+ */
+export interface InvoicePatch {
+  submittedAt?: 'now';
+  acceptedAt?: 'now';
+  rejectedAt?: 'now';
+  /** Hacienda's own word for the document (`recibido`, `aceptado`, `rechazado`, `error`). */
+  haciendaStatus?: string;
+  /** Why Hacienda rejected it (stored as JSON). */
+  rejectionReason?: object;
+  /** Cleared: whatever held the flow up is over. */
+  processingError?: null;
+  /** What is still owed (a rejected document: nothing). */
+  balanceDue?: number | string;
+}
+
+/** The column of each patch field: the one place where the patch meets the table. */
+const INVOICE_PATCH_COLUMNS: Record<keyof InvoicePatch, string> = {
+  submittedAt: 'submitted_at',
+  acceptedAt: 'accepted_at',
+  rejectedAt: 'rejected_at',
+  haciendaStatus: 'hacienda_status',
+  rejectionReason: 'rejection_reason',
+  processingError: 'processing_error',
+  balanceDue: 'balance_due',
+};
+
+/** The update of a patch, by column. */
+function patchColumns(trx: Knex.Transaction, patch: InvoicePatch): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(patch) as [keyof InvoicePatch, unknown][]) {
+    if (value === undefined) continue;
+    out[INVOICE_PATCH_COLUMNS[field]] =
+      value === 'now' ? trx.fn.now() : field === 'rejectionReason' ? JSON.stringify(value) : value;
+  }
+  return out;
+}
+
+/**
+ * Moves every invoice of `ids` that is in one of `from` to `to` with the same patch (a guarded
+ * update: of two racing attempts one finds nothing to move), each with its event (tagged with the
+ * request that created the invoice when `withRequestId`). Returns the rows moved, by id.
+ */
 export async function transition(
   trx: Knex.Transaction,
-  invoiceId: number,
+  ids: readonly number[],
   from: InvoiceState[],
   to: InvoiceState,
-  patch: Record<string, unknown>,
-  event: string | null,
-  requestId: string | null = null,
-): Promise<InvoiceRow | null> {
-  const [row] = (await trx('invoices')
-    .where({ id: invoiceId })
+  patch: InvoicePatch,
+  event: EventKind | null,
+  withRequestId = false,
+): Promise<InvoiceRow[]> {
+  if (!ids.length) return [];
+  const rows = (await trx('invoices')
+    .whereIn('id', ids)
     .whereIn('status', from)
-    .update({ ...patch, status: to, updatedAt: trx.fn.now() })
+    .update({ ...patchColumns(trx, patch), status: to, updatedAt: trx.fn.now() })
     .returning('*')) as InvoiceRow[];
-  if (!row) return null;
+  rows.sort((a, b) => a.id - b.id);
   if (event) {
-    await recordEvent(trx, {
-      companyId: row.companyId,
-      livemode: row.livemode,
-      type: event,
-      data: invoiceObject(row),
-      requestId,
-    });
+    await recordEvents(
+      trx,
+      rows.map((row) => ({
+        companyId: row.companyId,
+        livemode: row.livemode,
+        type: event,
+        data: invoiceObject(row),
+        requestId: withRequestId ? row.requestId : null,
+      })),
+    );
   }
-  return row;
+  return rows;
 }
 
 function postingFor(invoice: InvoiceRow): PostingLine[] {

@@ -1,6 +1,6 @@
 // Invoices: their row shape, drafts issued later, reads and lists. Recording goes through
 // invoice-bulk.ts (one or many invoices per transaction; single API creates are grouped per
-// series by invoice-committer.ts). Every query is scoped to (company, mode).
+// series by operations/invoice-committer.ts). Every query is scoped to (company, mode).
 import type { LineCredit } from '../../domain/note-credits.ts';
 import type { Knex } from 'knex';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
@@ -55,7 +55,7 @@ export interface InvoiceRow {
   creditDays: number | null;
   paymentMethods: string[];
   paymentMethodOther: string | null;
-  /** A cash sale settled by one payment when its issue entry is booked (payments-at-issue.ts). */
+  /** A cash sale settled by one payment when its issue entry is booked (operations/invoice-booking.ts). */
   paidAtIssue: boolean;
   lines: StoredLine[];
   summary: DocumentTotals;
@@ -322,4 +322,16 @@ export async function getInvoiceDocument(
 /** An invoice by its id alone (a job's own invoice: no tenant to check). */
 export async function invoiceById(db: Knex, id: number): Promise<InvoiceRow | undefined> {
   return (await db('invoices').where({ id }).first()) as InvoiceRow | undefined;
+}
+
+/** The invoice of this company and mode, locked until the transaction ends (its writers take turns). */
+export async function lockInvoice(
+  trx: Knex.Transaction,
+  tenant: Tenant,
+  id: number,
+): Promise<InvoiceRow | undefined> {
+  return (await trx('invoices')
+    .where({ ...tenant, id })
+    .forUpdate()
+    .first()) as InvoiceRow | undefined;
 }

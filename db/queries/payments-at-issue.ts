@@ -1,146 +1,111 @@
-// Cash sales (condición contado, `paid_at_issue`) are settled by the service: when the invoice's
-// issue entry is booked (the accounting step, journal-bulk.ts, in the same transaction), one
-// payment per method of its MedioPago with that method's TotalMedioPago (one for what is due when
-// it names a single method), dated at issue, each with its journal entry (cash against
-// receivables); then the invoice's balance and payment status, the client's balance and the
-// `payment.created` (each) / `invoice.paid` (once) events, like payments made through the API
-// (payments.ts; the rules are domain/payments.ts, planAtIssuePayments). Exactly once: only an
-// invoice whose issue entry this transaction wrote is settled (a repeat finds the entry and books
-// nothing), and payments_at_issue_key allows one payment at issue per invoice and MedioPago
-// position. A rejection reverses them all, once.
+// The SQL of cash sales settled at issue (the use case is operations/invoice-booking.ts): what
+// was paid through the API before booking, the payments at issue (one per MedioPago position:
+// payments_at_issue_key allows no second one), their journal entries and lines (cash against
+// receivables), the invoices' balances (marked booked in the same row update) and the clients';
+// and, for a rejected cash sale, the reversal of its payments at issue, once.
 import type { Knex } from 'knex';
 import { Decimal } from 'decimal.js';
-import { money2, paymentObject } from '../public-objects.ts';
 import { formatId } from '../../domain/ids.ts';
-import {
-  invoiceReceivableCrc,
-  planAtIssuePayments,
-  type AtIssueMethod,
-  type AtIssuePayment,
-} from '../../domain/payments.ts';
-import { isPaymentMethod, PAYMENT_METHODS } from '../../domain/sale-terms.ts';
-import { recordEvents, type EventRow } from './invoice-flow.ts';
+import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { writePaymentLines, type PaymentRow } from './payments.ts';
 
-export type AccountOf = (invoice: InvoiceRow, role: 'cash' | 'receivables') => number;
-
-/** The invoice's MedioPago as payment methods with their amounts (stored summary and names). */
-function methodsOf(invoice: InvoiceRow): AtIssueMethod[] {
-  const name = (i: number) => {
-    const named = invoice.paymentMethods[i];
-    return named && isPaymentMethod(named) ? named : 'efectivo';
-  };
-  const medios = invoice.summary.summary.medioPago;
-  if (!medios?.length) return [{ method: name(0), total: null }];
-  return medios.map((m, i) => ({ method: name(i), total: m.total }));
-}
-
-/**
- * Settles the cash sales among invoices whose issue entries were just written, and marks those
- * invoices booked (`accounted_at`) in the same row update. Returns the ids of the invoices it wrote.
- */
-export async function settleAtIssue(
+/** What was already paid (colones) through the API on each of these invoices. */
+export async function paidCrcByInvoice(
   trx: Knex.Transaction,
-  booked: InvoiceRow[],
-  accountOf: AccountOf,
-): Promise<Set<number>> {
-  const due = booked.filter((i) => i.paidAtIssue);
-  if (!due.length) return new Set();
-  // What was already paid through the API between intake and booking is not paid twice.
+  invoiceIds: number[],
+): Promise<Map<number, string>> {
   const prior = (await trx('payments')
-    .whereIn(
-      'invoice_id',
-      due.map((i) => i.id),
-    )
+    .whereIn('invoice_id', invoiceIds)
     .groupBy('invoice_id')
     .select('invoice_id', trx.raw('sum(amount_crc) as paid_crc'))) as {
     invoiceId: string;
     paidCrc: string;
   }[];
-  const paidCrc = new Map(prior.map((p) => [Number(p.invoiceId), p.paidCrc]));
-  const plans: { invoice: InvoiceRow; pay: AtIssuePayment }[] = [];
-  for (const invoice of due) {
-    const pays = planAtIssuePayments(
-      {
-        status: invoice.status,
-        balanceDue: invoice.balanceDue,
-        exchangeRate: invoice.exchangeRate,
-        receivableCrc: invoiceReceivableCrc(invoice.summary, invoice.exchangeRate),
-        paidCrc: paidCrc.get(invoice.id) ?? '0',
-      },
-      methodsOf(invoice),
-    );
-    for (const pay of pays) plans.push({ invoice, pay });
-  }
-  if (!plans.length) return new Set();
+  return new Map(prior.map((p) => [Number(p.invoiceId), p.paidCrc]));
+}
 
-  // 1. The payments, 2. their entries and lines, 3. the invoices and clients, 4. the events.
-  const payments = (await trx('payments')
+/** A payment at issue to record: its invoice, position in the MedioPago, method and amounts. */
+export interface AtIssueRow {
+  invoice: InvoiceRow;
+  index: number;
+  method: string;
+  amount: string;
+  appliedAmount: string;
+  amountCrc: string;
+}
+
+export type AtIssuePaymentRow = PaymentRow & { atIssueIndex: number };
+
+/** The payments at issue, dated at issue, in one statement. */
+export async function insertAtIssuePayments(
+  trx: Knex.Transaction,
+  rows: AtIssueRow[],
+): Promise<AtIssuePaymentRow[]> {
+  return (await trx('payments')
     .insert(
-      plans.map(({ invoice, pay }) => ({
-        companyId: invoice.companyId,
-        livemode: invoice.livemode,
-        invoiceId: invoice.id,
-        clientId: invoice.clientId,
-        amount: pay.amount,
-        appliedAmount: pay.plan.applied,
-        amountCrc: pay.plan.amountCrc,
-        currency: invoice.currency,
-        exchangeRate: invoice.exchangeRate,
-        method: pay.method,
-        methodCode: PAYMENT_METHODS[pay.method as keyof typeof PAYMENT_METHODS],
-        paidAt: invoice.issuedAt ?? trx.fn.now(),
+      rows.map((r) => ({
+        companyId: r.invoice.companyId,
+        livemode: r.invoice.livemode,
+        invoiceId: r.invoice.id,
+        clientId: r.invoice.clientId,
+        amount: r.amount,
+        appliedAmount: r.appliedAmount,
+        amountCrc: r.amountCrc,
+        currency: r.invoice.currency,
+        exchangeRate: r.invoice.exchangeRate,
+        method: r.method,
+        methodCode: PAYMENT_METHODS[r.method as keyof typeof PAYMENT_METHODS],
+        paidAt: r.invoice.issuedAt ?? trx.fn.now(),
         reference: null,
         atIssue: true,
-        atIssueIndex: pay.index,
+        atIssueIndex: r.index,
       })),
     )
-    .returning('*')) as (PaymentRow & { atIssueIndex: number })[];
-  const byPayment = new Map(plans.map((p) => [`${p.invoice.id}:${p.pay.index}`, p]));
-  const planOf = (p: PaymentRow & { atIssueIndex: number }) =>
-    byPayment.get(`${Number(p.invoiceId)}:${p.atIssueIndex}`)!;
-  const entries = (await trx('journal_entries')
+    .returning('*')) as AtIssuePaymentRow[];
+}
+
+/** The journal entry of each payment at issue (its lines are the caller's), by payment id. */
+export async function insertAtIssueEntries(
+  trx: Knex.Transaction,
+  payments: { payment: PaymentRow; invoice: InvoiceRow }[],
+): Promise<{ id: number; paymentId: number }[]> {
+  return (await trx('journal_entries')
     .insert(
-      payments.map((p) => {
-        const invoice = planOf(p).invoice;
-        return {
-          companyId: invoice.companyId,
-          livemode: invoice.livemode,
-          kind: 'payment',
-          invoiceId: invoice.id,
-          paymentId: p.id,
-          description: `Pago al contado ${formatId('payment', p.id)} de la factura ${invoice.consecutivo ?? invoice.id}`,
-          currency: invoice.currency,
-          exchangeRate: invoice.exchangeRate,
-        };
-      }),
+      payments.map(({ payment: p, invoice }) => ({
+        companyId: invoice.companyId,
+        livemode: invoice.livemode,
+        kind: 'payment',
+        invoiceId: invoice.id,
+        paymentId: p.id,
+        description: `Pago al contado ${formatId('payment', p.id)} de la factura ${invoice.consecutivo ?? invoice.id}`,
+        currency: invoice.currency,
+        exchangeRate: invoice.exchangeRate,
+      })),
     )
     .returning(['id', 'payment_id'])) as { id: number; paymentId: number }[];
-  const paymentById = new Map(payments.map((p) => [Number(p.id), p]));
-  await trx('journal_lines').insert(
-    entries.flatMap((e) => {
-      const payment = paymentById.get(Number(e.paymentId))!;
-      const invoice = planOf(payment).invoice;
-      return [
-        { entryId: e.id, accountId: accountOf(invoice, 'cash'), debit: payment.amountCrc, credit: 0 },
-        { entryId: e.id, accountId: accountOf(invoice, 'receivables'), debit: 0, credit: payment.amountCrc },
-      ];
-    }),
-  );
-  // Each invoice ends where its last payment leaves it.
-  const final = new Map(plans.map((p) => [p.invoice.id, p.pay.plan]));
+}
+
+/** Each settled invoice's balance and payment status, and its booking (`accounted_at`), in one statement. */
+export async function settleInvoices(
+  trx: Knex.Transaction,
+  settled: { invoiceId: number; balanceAfter: string; paymentStatus: string }[],
+): Promise<void> {
   await trx.raw(
     `update invoices i set balance_due = v.balance, payment_status = v.status, updated_at = now(),
             accounted_at = coalesce(i.accounted_at, now())
        from (select * from unnest(?::bigint[], ?::numeric[], ?::text[]) as t(id, balance, status)) v
       where i.id = v.id`,
     [
-      [...final.keys()],
-      [...final.values()].map((p) => p.balanceAfter),
-      [...final.values()].map((p) => p.paymentStatus),
+      settled.map((s) => s.invoiceId),
+      settled.map((s) => s.balanceAfter),
+      settled.map((s) => s.paymentStatus),
     ],
   );
+}
+
+/** The clients' balances lowered by their payments at issue (a payment with no client moves none). */
+export async function lowerClientBalances(trx: Knex.Transaction, payments: PaymentRow[]): Promise<void> {
   await trx.raw(
     `update clients c set balance = c.balance - v.amount, updated_at = now()
        from (select id, sum(amount) as amount
@@ -151,35 +116,6 @@ export async function settleAtIssue(
       payments.filter((p) => p.clientId !== null).map((p) => p.amountCrc),
     ],
   );
-  const events: EventRow[] = [];
-  for (const p of payments) {
-    const { invoice, pay } = planOf(p);
-    // payment.created with the invoice as this payment leaves it; invoice.paid once, by the last.
-    events.push({
-      companyId: invoice.companyId,
-      livemode: invoice.livemode,
-      type: 'payment.created',
-      data: paymentObject(p, { balanceDue: pay.plan.balanceAfter, paymentStatus: pay.plan.paymentStatus }),
-    });
-    if (pay.plan.paymentStatus === 'paid')
-      events.push({
-        companyId: invoice.companyId,
-        livemode: invoice.livemode,
-        type: 'invoice.paid',
-        data: {
-          invoice_id: formatId('invoice', invoice.id),
-          amount: money2(p.amount),
-          method: pay.method,
-          currency: invoice.currency,
-          payment_id: formatId('payment', p.id),
-          paid_at: new Date(p.paidAt).toISOString(),
-          client_id: invoice.clientId === null ? null : formatId('client', invoice.clientId),
-          livemode: invoice.livemode,
-        },
-      });
-  }
-  await recordEvents(trx, events);
-  return new Set(final.keys());
 }
 
 /**

@@ -6,7 +6,7 @@
 // changes nothing until an operator clears it.
 import type { Knex } from 'knex';
 import { invoiceObject } from '../public-objects.ts';
-import { recordEvent } from './events.ts';
+import { recordEvents } from './events.ts';
 import type { InvoiceRow } from './invoices.ts';
 
 export const PROCESSING_FAILED_EVENT = 'invoice.processing_failed';
@@ -53,11 +53,13 @@ export async function recordProcessingError(
       .update({ processingError: error, updatedAt: trx.fn.now() })
       .returning('*')) as InvoiceRow[];
     if (!row) return;
-    await recordEvent(trx, {
-      companyId: row.companyId,
-      livemode: row.livemode,
-      type: PROCESSING_FAILED_EVENT,
-      data: invoiceObject(row),
-    });
+    await recordEvents(trx, [
+      {
+        companyId: row.companyId,
+        livemode: row.livemode,
+        type: PROCESSING_FAILED_EVENT,
+        data: invoiceObject(row),
+      },
+    ]);
   });
 }

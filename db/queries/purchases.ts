@@ -8,7 +8,7 @@ import type { Client, Company } from '../models/index.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
 import { NO_CLIENT_ID, type Supplier } from '../../domain/purchase-request.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
-import { enqueueOutbox, recordEvent } from './events.ts';
+import { enqueueOutbox, recordEvents } from './events.ts';
 import {
   lockIdempotencyKey,
   saveIdempotent,
@@ -87,7 +87,7 @@ export async function createPurchase(
       .insert({ ...insert, requestId: ctx.requestId })
       .returning('*')) as InvoiceRow[];
     const body = ctx.render(row!);
-    await recordEvent(trx, { ...tenant, type: 'invoice.created', data: body, requestId: ctx.requestId });
+    await recordEvents(trx, [{ ...tenant, type: 'invoice.created', data: body, requestId: ctx.requestId }]);
     if (ctx.send) await enqueueOutbox(trx, 'invoice.flow', { invoiceId: row!.id }, ctx.requestId);
     const response = { status: 201, body };
     if (ctx.idempotency) await saveIdempotent(trx, tenant, ctx.idempotency, response);

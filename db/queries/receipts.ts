@@ -25,7 +25,7 @@ import { formatId } from '../../domain/ids.ts';
 import { receiptLines as shareLines } from '../../domain/receipt-lines.ts';
 import { computeDocumentTotals } from '../../domain/totals.ts';
 import type { Tenant } from './clients.ts';
-import { enqueueOutbox, recordEvent } from './events.ts';
+import { enqueueOutbox, recordEvents } from './events.ts';
 import { invoiceInsertRow } from './invoice-bulk.ts';
 import { reserveNumber, type InvoiceRow, type PreparedInvoice } from './invoices.ts';
 
@@ -148,7 +148,7 @@ export async function issueReceipt(
     .insert({ ...insert, requestId, balanceDue: 0, paymentStatus: 'paid' })
     .returning('*')) as InvoiceRow[];
   await trx('payments').where({ id: payment.id }).update({ receiptInvoiceId: receipt!.id });
-  await recordEvent(trx, { ...tenant, type: 'invoice.created', data: invoiceObject(receipt!), requestId });
+  await recordEvents(trx, [{ ...tenant, type: 'invoice.created', data: invoiceObject(receipt!), requestId }]);
   await enqueueOutbox(trx, 'invoice.flow', { invoiceId: receipt!.id }, requestId);
   return receipt!;
 }

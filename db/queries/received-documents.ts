@@ -3,7 +3,7 @@
 // clave; its answer is requested once (a guarded update from no answer), then signed, sent and
 // judged by the received_document.answer job, each step a guarded update from the state before it.
 import type { Knex } from 'knex';
-import { enqueueOutbox, recordEvent } from './events.ts';
+import { enqueueOutbox, recordEvents } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 
 export type AnswerStatus = 'pendiente' | 'enviada' | 'aceptada' | 'rechazada' | 'failed';
@@ -137,12 +137,14 @@ export async function storeReceivedDocument(
       .returning(PUBLIC_COLUMNS)) as PublicReceivedDocumentRow[];
     const row = inserted[0];
     if (row) {
-      await recordEvent(trx, {
-        ...t,
-        type: 'received_document.created',
-        data: render(row),
-        requestId,
-      });
+      await recordEvents(trx, [
+        {
+          ...t,
+          type: 'received_document.created',
+          data: render(row),
+          requestId,
+        },
+      ]);
       return { created: true, row, sameBytes: true };
     }
     const existing = (await trx('received_documents')
@@ -161,20 +163,6 @@ export async function getReceivedDocument(
   return db('received_documents')
     .where({ ...tenantOnly(tenant), id })
     .first(PUBLIC_COLUMNS);
-}
-
-/** The supplier's bytes (`document`) or the signed MensajeReceptor (`answer`) of a document. */
-export async function getReceivedXml(
-  db: Knex,
-  tenant: Tenant,
-  id: number,
-  which: 'document' | 'answer',
-): Promise<Buffer | null | undefined> {
-  const column = which === 'document' ? 'signedXml' : 'answerSignedXml';
-  const row = (await db('received_documents')
-    .where({ ...tenantOnly(tenant), id })
-    .first(column)) as Record<string, Buffer | null> | undefined;
-  return row === undefined ? undefined : (row[column] ?? null);
 }
 
 export interface ReceivedFilters {
@@ -322,12 +310,14 @@ export async function recordAnswerVerdict(
       })
       .returning(PUBLIC_COLUMNS)) as PublicReceivedDocumentRow[];
     if (!row) return null;
-    await recordEvent(trx, {
-      companyId: row.companyId,
-      livemode: row.livemode,
-      type: 'received_document.answered',
-      data: render(row),
-    });
+    await recordEvents(trx, [
+      {
+        companyId: row.companyId,
+        livemode: row.livemode,
+        type: 'received_document.answered',
+        data: render(row),
+      },
+    ]);
     return row;
   });
 }

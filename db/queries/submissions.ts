@@ -36,57 +36,6 @@ export interface SubmissionBusy {
   busyMs: number;
 }
 
-/**
- * Records an attempt about to be sent, holding a lease on the invoice for `leaseMs` (and says
- * whether the invoice had attempts before: Hacienda may have its document already), unless an
- * unfinished attempt of the same invoice still holds a live lease (its sender may be waiting for
- * Hacienda's answer right now): then nothing is written and the answer says how long that lease
- * still runs. The invoice row is locked for the check, so two senders never both start; the
- * attempt is committed before this returns (visible even if the process dies next).
- */
-export async function beginSubmission(
-  db: Knex,
-  start: SubmissionStart,
-  leaseMs: number,
-): Promise<{ id: number; attemptedBefore: boolean } | SubmissionBusy> {
-  return db.transaction(async (trx) => {
-    await trx.raw('select 1 from invoices where id = ? for update', [start.invoiceId]);
-    const live = await trx.raw(
-      `select count(*) > 0 as attempted,
-              ceil(extract(epoch from max(lease_until) filter (where finished_at is null) - now())
-                   * 1000)::bigint as ms
-         from hacienda_submissions
-        where invoice_id = ?`,
-      [start.invoiceId],
-    );
-    const prior = live.rows[0] as { attempted: boolean; ms: string | null };
-    const busyMs = prior.ms !== null && Number(prior.ms) > 0 ? prior.ms : null;
-    if (busyMs !== null) return { busyMs: Number(busyMs) };
-    const [row] = (await trx('hacienda_submissions')
-      .insert({
-        ...start,
-        outcome: 'sending',
-        leaseUntil: trx.raw(`now() + ? * interval '1 millisecond'`, [leaseMs]),
-      })
-      .returning('id')) as { id: string | number }[];
-    return { id: Number(row!.id), attemptedBefore: prior.attempted };
-  });
-}
-
-/** The sender is alive and still waiting: its attempt's lease runs `leaseMs` from now. */
-export async function renewSubmissionLease(db: Knex, id: number, leaseMs: number): Promise<void> {
-  await db('hacienda_submissions')
-    .where({ id })
-    .whereNull('finishedAt')
-    .update({ leaseUntil: db.raw(`now() + ? * interval '1 millisecond'`, [leaseMs]) });
-}
-
-export async function finishSubmission(db: Knex, id: number, end: SubmissionEnd): Promise<void> {
-  await db('hacienda_submissions')
-    .where({ id })
-    .update({ ...end, finishedAt: db.fn.now(), leaseUntil: null });
-}
-
 /** Milliseconds since the invoice's latest attempt started (null: never sent). */
 export async function msSinceLastAttempt(db: Knex, invoiceId: number): Promise<number | null> {
   const res = await db.raw(
@@ -130,13 +79,17 @@ export async function countLostResends(db: Knex, invoiceId: number): Promise<num
   return Number(r[0]?.n ?? 0);
 }
 
-/** The outcome of beginning one invoice's attempt in a chunk. */
+/** The outcome of beginning one invoice's attempt. */
 export type BegunSubmission = { id: number; attemptedBefore: boolean } | SubmissionBusy;
 
 /**
- * `beginSubmission` for a chunk of invoices in one transaction: every invoice row locked (in id
- * order), their earlier attempts read in one query, the new attempts inserted in one statement.
- * An invoice whose unfinished attempt still holds a live lease gets `busyMs` and no new attempt.
+ * Records the attempts about to be sent, each holding a lease on its invoice for `leaseMs` (and
+ * saying whether the invoice had attempts before: Hacienda may have its document already), in one
+ * transaction: every invoice row locked (in id order, so two senders never both start), their
+ * earlier attempts read in one query, the new attempts inserted in one statement. An invoice whose
+ * unfinished attempt still holds a live lease (its sender may be waiting for Hacienda's answer
+ * right now) gets `busyMs`, how long that lease still runs, and no new attempt. The attempts are
+ * committed before this returns (visible even if the process dies next).
  */
 export async function beginSubmissions(
   db: Knex,

@@ -6,7 +6,7 @@
 // cut off by a stopping worker leaves the delivery pending, and it is sent again).
 import type { Knex } from 'knex';
 import { tenantOnly, type Tenant } from './clients.ts';
-import { enqueueOutbox } from './events.ts';
+import { dispatchEvents } from './events.ts';
 
 export interface EndpointRow {
   id: number;
@@ -241,7 +241,7 @@ export async function requestRedelivery(
              updated_at = now()`,
       [event.id, endpointIds, tenant.companyId, tenant.livemode],
     );
-    await enqueueOutbox(trx, 'event.dispatch', { eventId: event.id }, requestId);
+    await dispatchEvents(trx, [event.id], requestId);
     return endpointIds;
   });
 }

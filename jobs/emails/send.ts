@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.ts';
 import { invoiceObject } from '../../db/public-objects.ts';
-import { recordEvent } from '../../db/queries/events.ts';
+import { recordEvents } from '../../db/queries/events.ts';
 import {
   countAttempt,
   finishInvoiceEmail,
@@ -75,13 +75,15 @@ async function finish(
     });
     if (!ended) return;
     const invoice = (await invoiceById(trx, email.invoiceId))!;
-    await recordEvent(trx, {
-      companyId: invoice.companyId,
-      livemode: invoice.livemode,
-      type: status === 'sent' ? 'invoice.emailed' : 'email.failed',
-      data: invoiceObject(invoice),
-      requestId: email.requestId,
-    });
+    await recordEvents(trx, [
+      {
+        companyId: invoice.companyId,
+        livemode: invoice.livemode,
+        type: status === 'sent' ? 'invoice.emailed' : 'email.failed',
+        data: invoiceObject(invoice),
+        requestId: email.requestId,
+      },
+    ]);
   });
 }
 

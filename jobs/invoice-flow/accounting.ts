@@ -9,7 +9,7 @@
 import type { Job } from 'bullmq';
 import { lockInvoices } from '../../db/queries/invoice-flow.ts';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';
-import { bookInvoices } from '../../db/queries/journal-bulk.ts';
+import { bookInvoices } from '../../operations/invoice-booking.ts';
 import { isPermanentError, recordProcessingError } from '../../db/queries/processing-error.ts';
 import type { ChunkJobData } from './queues.ts';
 import type { JobContext } from '../context.ts';

@@ -18,9 +18,9 @@ import { clientIdentification } from '../../db/queries/clients.ts';
 import { companyIdentification } from '../../db/queries/companies.ts';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import {
-  beginSubmission,
-  finishSubmission,
-  renewSubmissionLease,
+  beginSubmissions,
+  finishSubmissions,
+  renewSubmissionLeases,
   type SubmissionEnd,
   type SubmissionReason,
 } from '../../db/queries/submissions.ts';
@@ -130,11 +130,11 @@ export async function sendInvoiceDocument(
   const { db } = ctx;
   const start = { invoiceId: invoice.id, clave: invoice.clave!, reason: options.reason };
   // 1. Recorded before anything leaves, unless another sender holds the invoice.
-  const begun = await beginSubmission(db, start, SUBMISSION_LEASE_MS);
+  const begun = (await beginSubmissions(db, [start], SUBMISSION_LEASE_MS)).get(invoice.id)!;
   if ('busyMs' in begun) throw new SubmissionInFlightError(invoice.id, begun.busyMs);
   const attemptId = begun.id;
   const renewal = setInterval(() => {
-    renewSubmissionLease(db, attemptId, SUBMISSION_LEASE_MS).catch(() => {
+    renewSubmissionLeases(db, [attemptId], SUBMISSION_LEASE_MS).catch(() => {
       // A missed renewal shortens the lease; the next one (or the answer) settles it.
     });
   }, SUBMISSION_LEASE_MS / 3);
@@ -147,21 +147,26 @@ export async function sendInvoiceDocument(
       begun.attemptedBefore &&
       (await client.status(start.clave)).found
     ) {
-      await finishSubmission(db, attemptId, { outcome: 'received', httpStatus: 200, detail: 'status' });
+      await finishSubmissions(db, [
+        { id: attemptId, outcome: 'received', httpStatus: 200, detail: 'status' },
+      ]);
       return 'status';
     }
     // 3–4. Send and write down what came of it.
     confirmed = await submitAndConfirm(client, await buildSubmission(db, ctx, invoice, signedXml));
   } catch (err) {
-    await finishSubmission(db, attemptId, submissionFailure(err));
+    await finishSubmissions(db, [{ id: attemptId, ...submissionFailure(err) }]);
     throw err;
   } finally {
     clearInterval(renewal);
   }
-  await finishSubmission(db, attemptId, {
-    outcome: confirmed.via === 'duplicate' ? 'duplicate' : 'received',
-    httpStatus: confirmed.via === 'duplicate' ? 400 : confirmed.via === 'post' ? 202 : 200,
-    detail: `${confirmed.via}; ${confirmed.attempts} POST${confirmed.attempts === 1 ? '' : 's'}`,
-  });
+  await finishSubmissions(db, [
+    {
+      id: attemptId,
+      outcome: confirmed.via === 'duplicate' ? 'duplicate' : 'received',
+      httpStatus: confirmed.via === 'duplicate' ? 400 : confirmed.via === 'post' ? 202 : 200,
+      detail: `${confirmed.via}; ${confirmed.attempts} POST${confirmed.attempts === 1 ? '' : 's'}`,
+    },
+  ]);
   return confirmed.via;
 }

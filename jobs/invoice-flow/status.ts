@@ -12,7 +12,6 @@ import type { Knex } from 'knex';
 import {
   invoicesAwaitingVerdict,
   storeResponseXmls,
-  transitionMany,
   updateHaciendaStates,
 } from '../../db/queries/invoice-flow.ts';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';
@@ -151,12 +150,12 @@ async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<vo
       s.responseXml ? [{ invoiceId: invoice.id, responseXml: s.responseXml }] : [],
     ),
   );
-  const accepted = await transitionMany(
+  const accepted = await transition(
     trx,
     acceptances.map((f) => f.invoice.id),
     ['enviada'],
     'aceptada',
-    { acceptedAt: trx.fn.now(), haciendaStatus: 'aceptado' },
+    { acceptedAt: 'now', haciendaStatus: 'aceptado' },
     'invoice.accepted',
   );
   // The receptor's email, recorded with the acceptance and sent by its own job: whatever
@@ -177,15 +176,15 @@ async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<vo
           items: [],
           raw: null,
         };
-    const row = await transition(
+    const [row] = await transition(
       trx,
-      invoice.id,
+      [invoice.id],
       ['enviada'],
       'rechazada',
       {
-        rejectedAt: trx.fn.now(),
+        rejectedAt: 'now',
         haciendaStatus: s.state,
-        rejectionReason: JSON.stringify(reason),
+        rejectionReason: reason,
         balanceDue: 0,
       },
       'invoice.rejected',

@@ -9,8 +9,7 @@
 // row) is that invoice's permanent processing error (jobs/invoice-flow/isolate.ts), the others are recorded.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
-import type { InvoiceRow } from '../../db/queries/invoices.ts';
-import { invoicesToSubmit, transitionMany, type SubmitWork } from '../../db/queries/invoice-flow.ts';
+import { invoicesToSubmit, type SubmitWork } from '../../db/queries/invoice-flow.ts';
 import {
   beginSubmissions,
   finishSubmissions,
@@ -143,9 +142,8 @@ function sendOne(
  * An invoice whose outcome cannot be recorded fails alone (isolate.ts).
  */
 async function recordSent(db: Knex, work: SubmitWork[], sent: Sent[]) {
-  const byId = new Map(work.map((w) => [w.invoice.id, w.invoice]));
   const unrecorded = await writeIsolating(sent, (part) =>
-    db.transaction((trx) => recordOutcomes(trx, [...part], byId)),
+    db.transaction((trx) => recordOutcomes(trx, [...part])),
   );
   for (const u of unrecorded)
     await recordProcessingError(
@@ -215,49 +213,45 @@ export async function submitChunk(job: Job<ChunkJobData>, ctx: JobContext, token
 }
 
 /** Finishes the attempts of `sent` and moves their invoices: `enviada`, or `rechazada` when refused. */
-async function recordOutcomes(
-  trx: Knex.Transaction,
-  sent: Sent[],
-  byId: Map<number, InvoiceRow>,
-): Promise<void> {
+async function recordOutcomes(trx: Knex.Transaction, sent: Sent[]): Promise<void> {
   const received = sent.filter((s) => s.ok).map((s) => s.invoiceId);
   const refused = sent.filter((s) => !s.ok && s.err instanceof HaciendaRejectedError);
   await finishSubmissions(
     trx,
     sent.map((s) => ({ id: s.attemptId, ...s.end })),
   );
-  await transitionMany(
+  await transition(
     trx,
     received,
     ['pendiente'],
     'enviada',
-    { submittedAt: trx.fn.now(), haciendaStatus: 'recibido', processingError: null },
+    { submittedAt: 'now', haciendaStatus: 'recibido', processingError: null },
     'invoice.sent',
     true,
   );
   for (const r of refused) {
     // Refused at reception (HTTP 400, not a repeat): the document will never be processed.
     const message = (r as { err: Error }).err.message;
-    const row = await transition(
+    const [row] = await transition(
       trx,
-      r.invoiceId,
+      [r.invoiceId],
       ['pendiente'],
       'rechazada',
       {
-        rejectedAt: trx.fn.now(),
-        hacienda_status: 'rechazado',
+        rejectedAt: 'now',
+        haciendaStatus: 'rechazado',
         balanceDue: 0,
-        rejectionReason: JSON.stringify({
+        rejectionReason: {
           summary: {
             es: `Hacienda no recibió el comprobante: ${message}`,
             en: `Hacienda refused to receive the document: ${message}`,
           },
           items: [],
           raw: message,
-        }),
+        },
       },
       'invoice.rejected',
-      byId.get(r.invoiceId)?.requestId ?? null,
+      true,
     );
     if (row) await reverseInvoice(trx, row);
   }

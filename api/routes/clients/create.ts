@@ -12,7 +12,7 @@ import {
   IdempotencyKeyReused,
 } from '../../../db/queries/idempotency.ts';
 import type { Client } from '../../../db/models/index.ts';
-import { recordEvent } from '../../../db/queries/events.ts';
+import { recordEvents } from '../../../db/queries/events.ts';
 import { formatId } from '../../../domain/ids.ts';
 import { resolveIdentification } from '../../../domain/identification.ts';
 import { validateClientFields } from '../../../domain/party-rules.ts';
@@ -91,12 +91,14 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
       };
       const onCreated = async (trx: Knex.Transaction, created: Client) => {
         created.addresses = (created.addresses ?? []).sort((a, b) => a.position - b.position);
-        await recordEvent(trx, {
-          ...tenant,
-          type: 'client.created',
-          data: clientObject(created),
-          requestId: request.id,
-        });
+        await recordEvents(trx, [
+          {
+            ...tenant,
+            type: 'client.created',
+            data: clientObject(created),
+            requestId: request.id,
+          },
+        ]);
       };
       try {
         if (!idem)

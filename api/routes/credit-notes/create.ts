@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getCompany } from '../../../db/queries/companies.ts';
-import { createExternalCreditNote } from '../../../db/queries/document-credits.ts';
+import { createExternalCreditNote } from '../../../operations/credit-notes.ts';
 import {
   findIdempotent,
   IdempotencyKeyInUse,

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { credentialSummaries, getCompany } from '../../../db/queries/companies.ts';
 import { findIdempotent, getInvoice } from '../../../db/queries/invoices.ts';
-import { createInvoiceGrouped } from '../../../db/queries/invoice-committer.ts';
+import { createInvoiceGrouped } from '../../../operations/invoice-committer.ts';
 import { INVOICE_CREATE_ROUTE } from '../../../domain/request-fingerprint.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';

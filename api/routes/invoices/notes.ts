@@ -1,11 +1,11 @@
 // POST /api/v1/invoices/{id}/credit_notes and …/debit_notes: a note (tipo 03 / 02) referencing an
 // accepted document, recorded in one transaction with the referenced document locked (see
-// db/queries/document-credits.ts); the note then travels the same flow as an invoice.
+// operations/credit-notes.ts); the note then travels the same flow as an invoice.
 // Idempotency-Key replays like invoice creation.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getCompany } from '../../../db/queries/companies.ts';
-import { createNote, NoteRefused } from '../../../db/queries/document-credits.ts';
+import { createNote, NoteRefused } from '../../../operations/credit-notes.ts';
 import {
   findIdempotent,
   IdempotencyKeyInUse,

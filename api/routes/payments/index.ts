@@ -1,5 +1,5 @@
 // Payments of an invoice: POST /api/v1/invoices/{id}/payments (write:payments) records one in a
-// single transaction (see db/queries/payments.ts); Idempotency-Key replays like invoice creation.
+// single transaction (see operations/payments.ts); Idempotency-Key replays like invoice creation.
 // GET /api/v1/invoices/{id}/payments (read:invoices) lists them, oldest first.
 // Payable: issued invoices (pendiente, enviada, aceptada); a draft or a rejected invoice → 422
 // invoice_not_payable, a paid one → 422 invoice_already_paid, too much → 422 payment_exceeds_balance.
@@ -12,7 +12,8 @@ import {
   IdempotencyKeyInUse,
   IdempotencyKeyReused,
 } from '../../../db/queries/idempotency.ts';
-import { createPayment, listPayments, PaymentRefused } from '../../../db/queries/payments.ts';
+import { listPayments } from '../../../db/queries/payments.ts';
+import { createPayment, PaymentRefused } from '../../../operations/payments.ts';
 import { ReceiptRefused } from '../../../db/queries/receipts.ts';
 import { getCompany } from '../../../db/queries/companies.ts';
 import { assertCanIssue } from '../invoices/create.ts';

@@ -5,7 +5,7 @@
 // Hacienda's nota 9 (2026 set): a replacement of a rejected comprobante has the type of what it
 // replaces and carries Codigo 16 (REPLACEMENT_REFERENCES below).
 import { Decimal } from 'decimal.js';
-import { isTipoComprobante, TIPOS_COMPROBANTE } from './codes.ts';
+import { documentTypeName } from './document-types/index.ts';
 import type { CodigoReferencia, TipoDocumentoReferencia } from './codes.ts';
 import type { DocumentLine } from './document-line.ts';
 import type { LineTotals, OtherChargeInput, ResolvedOtherCharge } from './totals.ts';
@@ -351,7 +351,7 @@ export function noteOtherCharges(
 
 /** How a journal entry names the document it books: its tipo de comprobante (Anexos nota 3). */
 export function documentLabel(docType: string): string {
-  return isTipoComprobante(docType) ? TIPOS_COMPROBANTE[docType] : `Comprobante ${docType}`;
+  return documentTypeName(docType);
 }
 
 /**

@@ -17,6 +17,7 @@ import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import { computeDocumentTotals, type DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
+import { documentType } from '../../domain/document-types/index.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 
 /** What the company must have on file before it can issue (not needed for drafts). */
@@ -130,7 +131,7 @@ export function prepareFromCatalogue(
   company: Company,
   req: InvoiceRequest,
   cat: Catalogue,
-  totalsType: TipoComprobante = req.documentType,
+  totalsType: TipoComprobante = documentType(req.documentType).rules,
 ): PreparedInvoice {
   const errors: FieldError[] = [];
   // 1. The client.
@@ -142,7 +143,8 @@ export function prepareFromCatalogue(
       code: 'unknown_client',
       message: 'no such client in this company and mode',
     });
-  const exportacion = req.documentType === '09';
+  // A type with a foreign receptor (the factura de exportación): foreign client, IVA at 0% only.
+  const exportacion = documentType(req.documentType).request?.receptor === 'foreign';
   if (client && exportacion) errors.push(...foreignReceptorProblems(client, req.clientPath));
   const byId = cat.servicesById;
   const byUuid = cat.servicesByUuid;

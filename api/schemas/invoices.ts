@@ -9,7 +9,7 @@ import {
   TIPOS_OTROS_CARGOS,
 } from '../../domain/codes.ts';
 import { PAYMENT_STATUSES } from '../../domain/balance.ts';
-import { typesIssuedOnRequest } from '../../domain/document-types/index.ts';
+import { typesIssued, typesIssuedOnRequest } from '../../domain/document-types/index.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { Decimal2, Limit, Timestamp, nameSchemas } from './common.ts';
 
@@ -729,7 +729,7 @@ export const InvoiceObject = Type.Object({
   livemode: Type.Boolean(),
   status: Type.String({ enum: ['borrador', 'pendiente', 'enviada', 'aceptada', 'rechazada'] }),
   document_type: Type.String({
-    enum: ['01', '02', '03', '04', '08', '09', '10'],
+    enum: typesIssued().map((t) => t.code),
     description:
       '01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, ' +
       '08 factura electrónica de compra, 09 factura electrónica de exportación, 10 recibo electrónico de pago',
@@ -854,7 +854,7 @@ export const ListInvoicesQuery = Type.Object(
     ),
     document_type: Type.Optional(
       Type.String({
-        enum: ['01', '02', '03', '04', '08', '09', '10'],
+        enum: typesIssued().map((t) => t.code),
         description:
           'Hacienda document type: 01 factura, 02 nota de débito, 03 nota de crédito, 04 tiquete, …',
       }),

@@ -71,6 +71,11 @@ export function documentTypeOfRoot(root: string): DocumentTypeDescriptor | undef
   return documentTypes().find((d) => d.xml.root === root);
 }
 
+/** The types the service issues (every one with a request: invoices, purchases, notes, receipts). */
+export function typesIssued(): DocumentTypeDescriptor[] {
+  return documentTypes().filter((d) => d.request !== null);
+}
+
 /** The types POST /api/v1/invoices issues (its `document_type`): invoices and purchases. */
 export function typesIssuedOnRequest(): DocumentTypeDescriptor[] {
   return documentTypes().filter((d) => d.request?.form === 'invoice' || d.request?.form === 'purchase');

@@ -144,6 +144,28 @@ const AMOUNT_RULE = {
   what: 'amount',
 };
 
+/** A line named with an amount: at most the line's subtotal (field errors are pushed). */
+function lineOfAmount(
+  errors: FieldError[],
+  path: string,
+  line: number,
+  raw: unknown,
+  src: DocumentLine,
+  orig: LineTotals,
+): { input: DocumentLine; credit: LineCredit } | null {
+  const amount = checkDecimal(errors, `${path}/amount`, raw, AMOUNT_RULE);
+  if (amount === null) return null;
+  if (new Decimal(amount).gt(orig.subTotal)) {
+    errors.push({
+      path: `${path}/amount`,
+      code: 'amount_exceeds_line',
+      message: `line ${line} has a subtotal of ${new Decimal(orig.subTotal).toFixed(2)}`,
+    });
+    return null;
+  }
+  return lineByAmount(line, src, orig, new D(amount));
+}
+
 /**
  * The note's lines from the referenced document's lines (`totals`: each line as computed for that
  * document), each with what it credits (domain/note-credits.ts). `credited`: what the document's
@@ -196,17 +218,8 @@ export function noteLines(
     }
     const taken = credited ? credited[r.line - 1] : undefined;
     if (r.amount !== undefined) {
-      const amount = checkDecimal(errors, `${path}/amount`, r.amount, AMOUNT_RULE);
-      if (amount === null) return;
-      if (new Decimal(amount).gt(orig.subTotal)) {
-        errors.push({
-          path: `${path}/amount`,
-          code: 'amount_exceeds_line',
-          message: `line ${r.line} has a subtotal of ${new Decimal(orig.subTotal).toFixed(2)}`,
-        });
-        return;
-      }
-      out.push(lineByAmount(r.line, src, orig, new D(amount)));
+      const byAmount = lineOfAmount(errors, path, r.line, r.amount, src, orig);
+      if (byAmount) out.push(byAmount);
       return;
     }
     let qty = new D(src.quantity);

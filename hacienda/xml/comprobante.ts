@@ -166,9 +166,9 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
 }
 
 /**
- * Writes the unsigned XML of a comprobante of the given type: its code ('04'), its descriptor, or
- * the root element of one of Hacienda's types ('TiqueteElectronico'). Throws DomainValidationError
- * when the document is inconsistent (paths are JSON Pointers into the document).
+ * Writes the unsigned XML of a comprobante of the given type: its code (04 for a tiquete), its
+ * descriptor, or the root element of one of Hacienda's types ('TiqueteElectronico'). Throws
+ * DomainValidationError when the document is inconsistent (paths are JSON Pointers into the document).
  */
 export function buildComprobanteXml(
   type: ComprobanteKind | string | DocumentTypeDescriptor,

@@ -5,7 +5,8 @@
 // fonts): the caller builds the document from the same rows the signer used and says its state.
 // Layout of the lines and totals: ./invoice-pdf-body.ts.
 import PDFDocument from 'pdfkit';
-import { CONDICIONES_VENTA, MEDIOS_PAGO, TIPOS_COMPROBANTE, type TipoComprobante } from '../domain/codes.ts';
+import { CONDICIONES_VENTA, MEDIOS_PAGO } from '../domain/codes.ts';
+import { documentType } from '../domain/document-types/index.ts';
 import type { InvoiceState } from '../domain/invoice-states.ts';
 import type { ComprobanteDocument, PurchaseEmisor } from '../hacienda/xml/types.ts';
 import { FONTS } from './fonts.ts';
@@ -15,7 +16,8 @@ import { drawQr } from './qr.ts';
 
 export interface InvoicePdfInput {
   document: ComprobanteDocument;
-  docType: TipoComprobante;
+  /** Its document type's code: the title is the type's name (domain/document-types/). */
+  docType: string;
   livemode: boolean;
   /** The service's state of the document, and Hacienda's own word for it (`aceptado`, …). */
   status: InvoiceState;
@@ -43,7 +45,7 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
     bufferPages: true,
     font: FONTS.regular,
     info: {
-      Title: `${TIPOS_COMPROBANTE[input.docType]} ${d.consecutivo}`,
+      Title: `${documentType(input.docType).name.es} ${d.consecutivo}`,
       Author: d.emisor.name,
       Subject: `Clave ${d.clave}`,
       Creator: 'factura-cr',
@@ -103,7 +105,7 @@ function header(doc: PDFKit.PDFDocument, input: InvoicePdfInput): number {
     .font('bold')
     .fontSize(12)
     .fillColor('#111827')
-    .text(TIPOS_COMPROBANTE[input.docType], bx + 8, MARGIN + 6, {
+    .text(documentType(input.docType).name.es, bx + 8, MARGIN + 6, {
       width: bw - 16,
     });
   let by = doc.y + 4;

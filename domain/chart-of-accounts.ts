@@ -6,6 +6,11 @@
 // difference goes to the largest credit, so every entry balances by construction.
 import { Decimal } from 'decimal.js';
 import { isIvaTaxCode } from './codes.ts';
+import { findDocumentType, type DocumentTypeDescriptor } from './document-types/index.ts';
+
+/** How a type's issue entry is shaped (its descriptor's `booking`; a sale's when unknown). */
+const bookingOf = (docType: string): DocumentTypeDescriptor['booking'] =>
+  findDocumentType(docType)?.booking ?? 'sale';
 
 export const ACCOUNT_ROLES = [
   'cash',
@@ -237,9 +242,9 @@ export function purchasePostingFromTotals(
 }
 
 /**
- * The issue entry of a document of any type: a credit note (03) reverses exactly the lines it
- * carries (debit revenue and IVA payable, credit receivables); invoices, tiquetes, exports and
- * debit notes add them.
+ * The issue entry of a document of any type, as its descriptor's `booking` says: a credit note
+ * (03) reverses exactly the lines it carries (debit revenue and IVA payable, credit receivables);
+ * invoices, tiquetes, exports and debit notes add them.
  * A credit note `settledAtIssue` (on a tiquete sold to no one, paid when issued) refunds out of
  * cash: it credits cash where another credits receivables, since nobody owes that document.
  * A purchase (08) books its expense against payables (against cash when `condicionVenta` is
@@ -253,10 +258,11 @@ export function documentPosting(
   condicionVenta?: string,
   settledAtIssue = false,
 ): PostingLine[] {
-  if (docType === '10') return [];
-  if (docType === '08') return purchasePostingFromTotals(totals, exchangeRate, condicionVenta);
+  const booking = bookingOf(docType);
+  if (booking === 'none') return [];
+  if (booking === 'purchase') return purchasePostingFromTotals(totals, exchangeRate, condicionVenta);
   const lines = invoicePostingFromTotals(totals, exchangeRate);
-  if (docType !== '03') return lines;
+  if (booking !== 'credit') return lines;
   const reversed = reversal(lines);
   return settledAtIssue
     ? reversed.map((l) => (l.role === 'receivables' ? { ...l, role: 'cash' as const } : l))
@@ -268,7 +274,8 @@ export function documentPosting(
  * purchase and a receipt change no client's balance.
  */
 export function receivableChange(docType: string, lines: PostingLine[]): string {
-  if (docType === '08' || docType === '10') return '0.00';
+  const booking = bookingOf(docType);
+  if (booking === 'purchase' || booking === 'none') return '0.00';
   const total = receivableAmount(lines);
-  return docType === '03' ? new Decimal(total).negated().toFixed(LEDGER_DECIMALS) : total;
+  return booking === 'credit' ? new Decimal(total).negated().toFixed(LEDGER_DECIMALS) : total;
 }

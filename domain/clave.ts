@@ -5,7 +5,8 @@
 // callers can tell the user exactly what is wrong. The clave is an opaque string everywhere else;
 // it is parsed only to check it.
 import { randomInt } from 'node:crypto';
-import { isSituacion, isTipoComprobante, type Situacion, type TipoComprobante } from './codes.ts';
+import { isSituacion, type Situacion } from './codes.ts';
+import { isDocumentTypeCode } from './document-types/index.ts';
 import { formatCrClaveDate } from './cr-time.ts';
 
 export type ClaveField =
@@ -57,7 +58,8 @@ export interface ConsecutivoParts {
   branch: string;
   /** Terminal / punto de venta, `00001` for a single terminal or a central server. */
   terminal: string;
-  docType: TipoComprobante;
+  /** A registered document type's code (domain/document-types/). */
+  docType: string;
   /** 1..9,999,999,999 */
   number: number;
 }
@@ -67,7 +69,7 @@ export interface ConsecutivoInput {
   branch: string | number;
   /** `00001`..`99999`, as a 5-digit string or an integer. */
   terminal: string | number;
-  docType: TipoComprobante;
+  docType: string;
   /** 1..9,999,999,999, as an integer or a digit string. */
   number: number | bigint | string;
 }
@@ -112,9 +114,9 @@ function numberDigits(value: number | bigint | string): string {
   return fixedDigits(value, NUMBER_WIDTH, 'number', MAX_CONSECUTIVO_NUMBER);
 }
 
-function docTypeCode(value: unknown): TipoComprobante {
+function docTypeCode(value: unknown): string {
   if (typeof value !== 'string') throw new ClaveError('docType', 'invalid_type', 'expected a 2-digit string');
-  if (!isTipoComprobante(value))
+  if (!isDocumentTypeCode(value))
     throw new ClaveError('docType', 'unknown_code', `unknown document type "${value}"`);
   return value;
 }
@@ -287,7 +289,7 @@ export function parseClave(clave: string): ClaveParts {
  */
 export function assertClaveMatches(
   clave: string,
-  expected: { consecutivo: string; emisorId?: string; docType?: TipoComprobante },
+  expected: { consecutivo: string; emisorId?: string; docType?: string },
 ): ClaveParts {
   const parts = parseClave(clave);
   if (parts.consecutivo !== expected.consecutivo) {

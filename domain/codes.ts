@@ -11,23 +11,14 @@ function hasCode<T extends object>(table: T, code: string): code is Extract<keyo
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tipo de comprobante (Anexos nota 3): positions 9-10 of the consecutivo.
+// Tipo de comprobante (Anexos nota 3): positions 9-10 of the consecutivo. Each type, its name and
+// everything that depends on it is described once in ./document-types/ (one file per type); this
+// is the code list of Hacienda's tables, which restrict some codes to some types.
 
-export const TIPOS_COMPROBANTE = {
-  '01': 'Factura electrónica',
-  '02': 'Nota de débito electrónica',
-  '03': 'Nota de crédito electrónica',
-  '04': 'Tiquete electrónico',
-  '05': 'Confirmación de aceptación del comprobante electrónico',
-  '06': 'Confirmación de aceptación parcial del comprobante electrónico',
-  '07': 'Confirmación de rechazo del comprobante electrónico',
-  '08': 'Factura electrónica de compra',
-  '09': 'Factura electrónica de exportación',
-  // New in 4.4; older peers wrongly map the REP to 07.
-  '10': 'Recibo electrónico de pago',
-} as const;
-export type TipoComprobante = keyof typeof TIPOS_COMPROBANTE;
-export const isTipoComprobante = (v: string): v is TipoComprobante => hasCode(TIPOS_COMPROBANTE, v);
+export const TIPO_COMPROBANTE_CODES = ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10'] as const;
+export type TipoComprobante = (typeof TIPO_COMPROBANTE_CODES)[number];
+export const isTipoComprobante = (v: string): v is TipoComprobante =>
+  (TIPO_COMPROBANTE_CODES as readonly string[]).includes(v);
 
 // ---------------------------------------------------------------------------------------------
 // Situación del comprobante (position 42 of the clave).
@@ -322,23 +313,6 @@ export const CONDICIONES_VENTA_FE: readonly CondicionVenta[] = [
   '15',
   '99',
 ];
-
-/** Codes accepted per document type (XSD enumerations of the 2026 set). */
-export function isCondicionVentaAllowed(code: CondicionVenta, docType: TipoComprobante): boolean {
-  switch (docType) {
-    case '01':
-      return CONDICIONES_VENTA_FE.includes(code);
-    case '04':
-    case '09':
-      return code !== '09' && code !== '11' && code !== '12';
-    case '08':
-      return code !== '09' && code !== '11' && code !== '12';
-    case '10':
-      return code === '09' || code === '11';
-    default:
-      return true;
-  }
-}
 
 /** Sale conditions that grant credit, for which PlazoCredito is required. */
 export const CONDICIONES_VENTA_CREDITO: readonly CondicionVenta[] = ['02', '08', '10'];

@@ -5,7 +5,7 @@
 // Hacienda's nota 9 (2026 set): a replacement of a rejected comprobante has the type of what it
 // replaces and carries Codigo 16 (REPLACEMENT_REFERENCES below).
 import { Decimal } from 'decimal.js';
-import { isTipoComprobante, TIPOS_COMPROBANTE } from './codes.ts';
+import { documentTypeName } from './document-types/index.ts';
 import type { CodigoReferencia, TipoDocumentoReferencia } from './codes.ts';
 import type { DocumentLine } from './document-line.ts';
 import type { LineTotals, OtherChargeInput, ResolvedOtherCharge } from './totals.ts';
@@ -144,6 +144,28 @@ const AMOUNT_RULE = {
   what: 'amount',
 };
 
+/** A line named with an amount: at most the line's subtotal (field errors are pushed). */
+function lineOfAmount(
+  errors: FieldError[],
+  path: string,
+  line: number,
+  raw: unknown,
+  src: DocumentLine,
+  orig: LineTotals,
+): { input: DocumentLine; credit: LineCredit } | null {
+  const amount = checkDecimal(errors, `${path}/amount`, raw, AMOUNT_RULE);
+  if (amount === null) return null;
+  if (new Decimal(amount).gt(orig.subTotal)) {
+    errors.push({
+      path: `${path}/amount`,
+      code: 'amount_exceeds_line',
+      message: `line ${line} has a subtotal of ${new Decimal(orig.subTotal).toFixed(2)}`,
+    });
+    return null;
+  }
+  return lineByAmount(line, src, orig, new D(amount));
+}
+
 /**
  * The note's lines from the referenced document's lines (`totals`: each line as computed for that
  * document), each with what it credits (domain/note-credits.ts). `credited`: what the document's
@@ -196,17 +218,8 @@ export function noteLines(
     }
     const taken = credited ? credited[r.line - 1] : undefined;
     if (r.amount !== undefined) {
-      const amount = checkDecimal(errors, `${path}/amount`, r.amount, AMOUNT_RULE);
-      if (amount === null) return;
-      if (new Decimal(amount).gt(orig.subTotal)) {
-        errors.push({
-          path: `${path}/amount`,
-          code: 'amount_exceeds_line',
-          message: `line ${r.line} has a subtotal of ${new Decimal(orig.subTotal).toFixed(2)}`,
-        });
-        return;
-      }
-      out.push(lineByAmount(r.line, src, orig, new D(amount)));
+      const byAmount = lineOfAmount(errors, path, r.line, r.amount, src, orig);
+      if (byAmount) out.push(byAmount);
       return;
     }
     let qty = new D(src.quantity);
@@ -351,7 +364,7 @@ export function noteOtherCharges(
 
 /** How a journal entry names the document it books: its tipo de comprobante (Anexos nota 3). */
 export function documentLabel(docType: string): string {
-  return isTipoComprobante(docType) ? TIPOS_COMPROBANTE[docType] : `Comprobante ${docType}`;
+  return documentTypeName(docType);
 }
 
 /**

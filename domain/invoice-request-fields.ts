@@ -352,6 +352,31 @@ export function parseExoneration(
 const CHARGE_FIELDS = ['code', 'code_other', 'detail', 'percent', 'amount', 'third_party'] as const;
 const THIRD_PARTY_FIELDS = ['id_type', 'id_number', 'name'] as const;
 
+/** The third party a charge is collected for (NombreTercero and its identification). */
+function parseThirdParty(errors: FieldError[], path: string, raw: unknown): OtherChargeRequest['thirdParty'] {
+  const t = readObject(errors, path, raw, THIRD_PARTY_FIELDS, 'a third party');
+  if (!t) return undefined;
+  const name = checkText(
+    errors,
+    t.path('name'),
+    t.values.name,
+    { element: 'NombreTercero', min: 5, max: 100 },
+    true,
+  );
+  const rawId = t.values.id_number;
+  const rawType = t.values.id_type;
+  if (typeof rawId !== 'string') {
+    errors.push({ path: t.path('id_number'), code: 'required', message: 'is required (the cédula)' });
+  } else if (rawType !== undefined && typeof rawType !== 'string') {
+    errors.push({ path: t.path('id_type'), code: 'invalid_type', message: 'must be a string' });
+  } else {
+    const id = resolveIdentification(rawId, rawType as string | undefined);
+    if (!id.ok) errors.push({ path: t.path('id_number'), code: id.code, message: id.message });
+    else if (name !== null) return { idType: id.type, idNumber: id.number, name };
+  }
+  return undefined;
+}
+
 /** The body's `other_charges` (OtrosCargos 0..15). */
 export function parseOtherCharges(errors: FieldError[], base: string, raw: unknown): OtherChargeRequest[] {
   if (!Array.isArray(raw) || raw.length > 15) {
@@ -396,29 +421,9 @@ export function parseOtherCharges(errors: FieldError[], base: string, raw: unkno
         message: 'give amount, or percent of the net sale (only code 06 defaults to 10 %)',
       });
     let thirdParty: OtherChargeRequest['thirdParty'];
-    if (o.third_party !== undefined) {
-      const t = readObject(errors, r.path('third_party'), o.third_party, THIRD_PARTY_FIELDS, 'a third party');
-      if (t) {
-        const name = checkText(
-          errors,
-          t.path('name'),
-          t.values.name,
-          { element: 'NombreTercero', min: 5, max: 100 },
-          true,
-        );
-        const rawId = t.values.id_number;
-        const rawType = t.values.id_type;
-        if (typeof rawId !== 'string') {
-          errors.push({ path: t.path('id_number'), code: 'required', message: 'is required (the cédula)' });
-        } else if (rawType !== undefined && typeof rawType !== 'string') {
-          errors.push({ path: t.path('id_type'), code: 'invalid_type', message: 'must be a string' });
-        } else {
-          const id = resolveIdentification(rawId, rawType as string | undefined);
-          if (!id.ok) errors.push({ path: t.path('id_number'), code: id.code, message: id.message });
-          else if (name !== null) thirdParty = { idType: id.type, idNumber: id.number, name };
-        }
-      }
-    } else if (c === '04') {
+    if (o.third_party !== undefined)
+      thirdParty = parseThirdParty(errors, r.path('third_party'), o.third_party);
+    else if (c === '04') {
       errors.push({
         path: r.path('third_party'),
         code: 'required',

@@ -8,7 +8,8 @@
 import type { FieldError } from './errors.ts';
 import { parseId, parseRef, type ResourceRef } from './ids.ts';
 import { isPaymentMethod, PAYMENT_METHODS, resolveCondition, type PaymentMethodName } from './sale-terms.ts';
-import { isCondicionVentaAllowed, type CondicionVenta } from './codes.ts';
+import type { CondicionVenta } from './codes.ts';
+import { documentTypes, type DocumentTypeDescriptor } from './document-types/index.ts';
 import { checkDecimal, checkText, TEXT_FACETS } from './field-rules.ts';
 import {
   LINE_TAX_FIELDS,
@@ -43,20 +44,20 @@ export interface LineRequest extends LineTaxFields {
 }
 
 /**
- * The comprobantes issued through POST /api/v1/invoices: factura (01), tiquete (04, receptor
- * optional) and factura de exportación (09, a foreign receptor). Notes have their own endpoints.
+ * The code of a type issued through POST /api/v1/invoices and read by this parser: a type whose
+ * descriptor's request form is `invoice` (domain/document-types/: factura 01, tiquete 04 with an
+ * optional receptor, factura de exportación 09 with a foreign one). Notes have their own endpoints.
  */
-export const ISSUED_DOCUMENT_TYPES = {
-  '01': 'factura electrónica',
-  '04': 'tiquete electrónico',
-  '09': 'factura electrónica de exportación',
-} as const;
-export type IssuedDocumentType = keyof typeof ISSUED_DOCUMENT_TYPES;
+export type IssuedDocumentType = string;
+
+/** The types this parser reads, in registry order. */
+const invoiceTypes = (): DocumentTypeDescriptor[] =>
+  documentTypes().filter((d) => d.request?.form === 'invoice');
 
 export interface InvoiceRequest {
   shape: 'A' | 'B';
   documentType: IssuedDocumentType;
-  /** The receptor; null only on a tiquete (04) sold to no one in particular. */
+  /** The receptor; null only on a type whose receptor is optional (a tiquete sold to no one). */
   clientRef: ResourceRef | null;
   clientPath: string;
   lines: LineRequest[];
@@ -148,21 +149,14 @@ const LINE_FIELDS: ReadonlySet<string> = new Set([
   ...LINE_TAX_FIELDS,
 ]);
 
-/**
- * `replaces` (a rejected invoice to replace) is a field of single creates only (`allowReplaces`);
- * the batch API and the command-line tool refuse it as an unknown field. `now` (default: the
- * clock) is when the request is judged: a document is dated when it is numbered, later still.
- */
-export function parseInvoiceRequest(
-  body: Body,
-  opts: { allowReplaces?: boolean; now?: Date } = {},
-): { ok: true; value: InvoiceRequest } | { ok: false; errors: FieldError[] } {
-  const errors: FieldError[] = [];
-  const err = (path: string, code: string, message: string) => errors.push({ path, code, message });
-  const now = opts.now ?? new Date();
+type Err = (path: string, code: string, message: string) => void;
+type Shape = 'A' | 'B';
+/** The spelling given of an optional field (the shape's own when neither or both are given). */
+type KeyOf = (snake: string, camel: string) => string;
 
-  // 1. The shape: decided by how the client is named, then enforced everywhere.
-  let shape: 'A' | 'B';
+/** The shape, decided by how the client is named, then enforced everywhere; unknown fields. */
+function parseShape(body: Body, err: Err, allowReplaces: boolean): { shape: Shape; keyOf: KeyOf } {
+  let shape: Shape;
   if (body.client_id !== undefined && body.clientId !== undefined) {
     err('/clientId', 'mixed_shapes', 'give client_id (shape A) or clientId (shape B), not both');
     shape = 'A';
@@ -172,8 +166,7 @@ export function parseInvoiceRequest(
     if (body[snake] !== undefined && body[camel] !== undefined)
       err(`/${camel}`, 'conflicting_fields', `give ${snake} or ${camel}, not both: they are one field`);
   }
-  /** The spelling given of an optional field (the shape's own when neither or both are given). */
-  const keyOf = (snake: string, camel: string) =>
+  const keyOf: KeyOf = (snake, camel) =>
     body[snake] === undefined && body[camel] !== undefined
       ? camel
       : body[camel] === undefined && body[snake] !== undefined
@@ -182,33 +175,41 @@ export function parseInvoiceRequest(
           ? snake
           : camel;
   for (const k of Object.keys(body)) {
-    if (!BODY_FIELDS.has(k) && !(k === 'replaces' && opts.allowReplaces))
+    if (!BODY_FIELDS.has(k) && !(k === 'replaces' && allowReplaces))
       err(`/${k}`, 'unknown_field', 'is not a field of an invoice');
   }
+  return { shape, keyOf };
+}
 
-  // 2. The document type, then the client (optional on a tiquete only).
+/** The document type (a factura when absent), then the client (required unless the type says not). */
+function parseTypeAndClient(body: Body, shape: Shape, keyOf: KeyOf, err: Err) {
   const dtKey = keyOf('document_type', 'documentType');
   const rawType = body[dtKey];
-  let documentType: IssuedDocumentType = '01';
+  const types = invoiceTypes();
+  let type = types[0]!;
   if (rawType !== undefined) {
-    if (typeof rawType === 'string' && Object.hasOwn(ISSUED_DOCUMENT_TYPES, rawType))
-      documentType = rawType as IssuedDocumentType;
+    const named = types.find((t) => t.code === rawType);
+    if (named) type = named;
     else
       err(
         `/${dtKey}`,
         'invalid_document_type',
-        `must be one of ${Object.entries(ISSUED_DOCUMENT_TYPES)
-          .map(([c, n]) => `${c} (${n})`)
+        `must be one of ${types
+          .map((t) => `${t.code} (${t.name.es.toLowerCase()})`)
           .join(', ')}; credit and debit notes have their own endpoints`,
       );
   }
-  if (body.client_id === undefined && body.clientId === undefined && documentType !== '04')
+  const receptor = type.request!.receptor;
+  if (body.client_id === undefined && body.clientId === undefined && receptor !== 'optional')
     err(
       '/client_id',
       'required',
-      documentType === '09'
-        ? 'is required: a factura de exportación names its foreign receptor (client_id, or clientId in shape B)'
-        : 'is required (client_id, or clientId in shape B); only a tiquete (document_type 04) may have no receptor',
+      receptor === 'foreign'
+        ? `is required: ${type.request!.article} names its foreign receptor (client_id, or clientId in shape B)`
+        : `is required (client_id, or clientId in shape B); only ${types
+            .filter((t) => t.request!.receptor === 'optional')
+            .map((t) => `${t.request!.article} (document_type ${t.code})`)
+            .join(' or ')} may have no receptor`,
     );
   const clientKey = shape === 'A' ? 'client_id' : 'clientId';
   const rawClient = body[clientKey];
@@ -217,79 +218,113 @@ export function parseInvoiceRequest(
     clientRef = parseRef('client', rawClient);
     if (!clientRef) err(`/${clientKey}`, 'invalid_format', 'must be a cli_ id or a client UUID');
   } else if (rawClient !== undefined) err(`/${clientKey}`, 'invalid_type', 'must be a string');
+  return { type, clientRef, clientKey };
+}
 
-  // 3. Lines.
+/** A line's discounts: `discount` (one) or `discounts` (a list). */
+function lineDiscounts(errors: FieldError[], base: string, line: Record<string, unknown>) {
+  if (line.discount !== undefined && line.discounts !== undefined) {
+    errors.push({
+      path: `${base}/discounts`,
+      code: 'conflicting_fields',
+      message: 'give discount (one) or discounts (a list), not both',
+    });
+    return undefined;
+  }
+  if (line.discount !== undefined) {
+    const one = parseDiscount(errors, `${base}/discount`, line.discount);
+    return one ? [one] : undefined;
+  }
+  if (line.discounts !== undefined) return parseDiscounts(errors, `${base}/discounts`, line.discounts);
+  return undefined;
+}
+
+/** A line's PartidaArancelaria, on the types whose lines have one. */
+function lineTariff(base: string, tariff: unknown, type: DocumentTypeDescriptor, err: Err) {
+  if (tariff === undefined) return undefined;
+  if (!type.request!.tariffCodes) {
+    const owners = documentTypes().filter((t) => t.request?.tariffCodes);
+    err(
+      `${base}/tariff_code`,
+      'not_applicable',
+      `PartidaArancelaria belongs to ${owners.map((t) => `${t.request!.article} (${t.code})`).join(' or ')}`,
+    );
+  } else if (typeof tariff !== 'string' || !/^\d{12}$/.test(tariff))
+    err(`${base}/tariff_code`, 'invalid_format', 'must be a 12-digit PartidaArancelaria');
+  else return tariff;
+  return undefined;
+}
+
+interface LineContext {
+  shape: Shape;
+  type: DocumentTypeDescriptor;
+  errors: FieldError[];
+  err: Err;
+  now: Date;
+}
+
+/** One line (pushed when its service and quantity are readable). */
+function parseLine(raw: unknown, i: number, c: LineContext, lines: LineRequest[]): void {
+  const { shape, errors, err } = c;
+  const base = `/lines/${i}`;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    err(base, 'invalid_type', 'must be an object');
+    return;
+  }
+  const line = raw as Record<string, unknown>;
+  for (const k of Object.keys(line)) {
+    if (!LINE_FIELDS.has(k)) err(`${base}/${k}`, 'unknown_field', 'is not a field of an invoice line');
+  }
+  for (const k of shape === 'A' ? LINE_B : LINE_A) {
+    if (line[k] !== undefined) err(`${base}/${k}`, 'mixed_shapes', `${k} belongs to the other request shape`);
+  }
+  const sKey = shape === 'A' ? 'service_id' : 'serviceId';
+  const rawService = line[sKey];
+  let serviceRef: ResourceRef | null = null;
+  if (typeof rawService !== 'string') err(`${base}/${sKey}`, 'required', 'is required');
+  else {
+    serviceRef = parseRef('service', rawService);
+    if (!serviceRef) err(`${base}/${sKey}`, 'invalid_format', 'must be a srv_ id or a service UUID');
+  }
+  const qty = checkDecimal(errors, `${base}/qty`, line.qty, QTY);
+  const pKey = shape === 'A' ? 'unit_price' : 'price';
+  const unitPrice =
+    line[pKey] === undefined ? null : checkDecimal(errors, `${base}/${pKey}`, line[pKey], PRICE);
+  const discounts = lineDiscounts(errors, base, line);
+  const exoneration =
+    line.exoneration === undefined
+      ? undefined
+      : parseExoneration(errors, `${base}/exoneration`, line.exoneration, c.now);
+  const taxFields = parseLineTaxFields(errors, base, line);
+  const description = checkText(errors, `${base}/description`, line.description, TEXT_FACETS.detalle);
+  const tariff = lineTariff(base, line.tariff_code, c.type, err);
+  if (!serviceRef || qty === null) return;
+  lines.push({
+    serviceRef,
+    servicePath: `${base}/${sKey}`,
+    quantity: qty,
+    unitPrice,
+    ...(description !== null ? { description } : {}),
+    ...(discounts?.length
+      ? { discounts, discountKey: line.discount !== undefined ? 'discount' : 'discounts' }
+      : {}),
+    ...(exoneration ? { exoneration } : {}),
+    ...taxFields,
+    ...(tariff !== undefined ? { tariffCode: tariff } : {}),
+  });
+}
+
+function parseLines(body: Body, c: LineContext): LineRequest[] {
   const lines: LineRequest[] = [];
   const rawLines: unknown = body.lines;
   if (!Array.isArray(rawLines) || rawLines.length < 1 || rawLines.length > 1000)
-    err('/lines', 'invalid_value', 'must be a list of 1 to 1000 lines (LineaDetalle)');
-  (Array.isArray(rawLines) ? rawLines : []).forEach((raw: unknown, i) => {
-    const base = `/lines/${i}`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      err(base, 'invalid_type', 'must be an object');
-      return;
-    }
-    const line = raw as Record<string, unknown>;
-    for (const k of Object.keys(line)) {
-      if (!LINE_FIELDS.has(k)) err(`${base}/${k}`, 'unknown_field', 'is not a field of an invoice line');
-    }
-    for (const k of shape === 'A' ? LINE_B : LINE_A) {
-      if (line[k] !== undefined)
-        err(`${base}/${k}`, 'mixed_shapes', `${k} belongs to the other request shape`);
-    }
-    const sKey = shape === 'A' ? 'service_id' : 'serviceId';
-    const rawService = line[sKey];
-    let serviceRef: ResourceRef | null = null;
-    if (typeof rawService !== 'string') err(`${base}/${sKey}`, 'required', 'is required');
-    else {
-      serviceRef = parseRef('service', rawService);
-      if (!serviceRef) err(`${base}/${sKey}`, 'invalid_format', 'must be a srv_ id or a service UUID');
-    }
-    const qty = checkDecimal(errors, `${base}/qty`, line.qty, QTY);
-    const pKey = shape === 'A' ? 'unit_price' : 'price';
-    const unitPrice =
-      line[pKey] === undefined ? null : checkDecimal(errors, `${base}/${pKey}`, line[pKey], PRICE);
-    let discounts: DiscountRequest[] | undefined;
-    if (line.discount !== undefined && line.discounts !== undefined)
-      err(`${base}/discounts`, 'conflicting_fields', 'give discount (one) or discounts (a list), not both');
-    else if (line.discount !== undefined) {
-      const one = parseDiscount(errors, `${base}/discount`, line.discount);
-      if (one) discounts = [one];
-    } else if (line.discounts !== undefined)
-      discounts = parseDiscounts(errors, `${base}/discounts`, line.discounts);
-    const exoneration =
-      line.exoneration === undefined
-        ? undefined
-        : parseExoneration(errors, `${base}/exoneration`, line.exoneration, now);
-    const taxFields = parseLineTaxFields(errors, base, line);
-    const description = checkText(errors, `${base}/description`, line.description, TEXT_FACETS.detalle);
-    const tariff = line.tariff_code;
-    if (tariff !== undefined && documentType !== '09')
-      err(
-        `${base}/tariff_code`,
-        'not_applicable',
-        'PartidaArancelaria belongs to a factura de exportación (09)',
-      );
-    else if (tariff !== undefined && (typeof tariff !== 'string' || !/^\d{12}$/.test(tariff)))
-      err(`${base}/tariff_code`, 'invalid_format', 'must be a 12-digit PartidaArancelaria');
-    if (serviceRef && qty !== null) {
-      lines.push({
-        serviceRef,
-        servicePath: `${base}/${sKey}`,
-        quantity: qty,
-        unitPrice,
-        ...(description !== null ? { description } : {}),
-        ...(discounts?.length
-          ? { discounts, discountKey: line.discount !== undefined ? 'discount' : 'discounts' }
-          : {}),
-        ...(exoneration ? { exoneration } : {}),
-        ...taxFields,
-        ...(typeof tariff === 'string' && documentType === '09' ? { tariffCode: tariff } : {}),
-      });
-    }
-  });
+    c.err('/lines', 'invalid_value', 'must be a list of 1 to 1000 lines (LineaDetalle)');
+  (Array.isArray(rawLines) ? rawLines : []).forEach((raw: unknown, i) => parseLine(raw, i, c, lines));
+  return lines;
+}
 
-  // 4. Terms.
+/** PlazoCredito and CondicionVenta (one the type accepts), with CondicionVentaOtros. */
+function parseTerms(body: Body, keyOf: KeyOf, type: DocumentTypeDescriptor, errors: FieldError[], err: Err) {
   const daysKey = keyOf('credit_days', 'creditDays');
   const rawDays = body[daysKey];
   let creditDays: number | null = null;
@@ -309,11 +344,11 @@ export function parseInvoiceRequest(
       'invalid_condition',
       cond.message,
     );
-  else if (!isCondicionVentaAllowed(cond.code, documentType))
+  else if (!type.conditions.includes(cond.code))
     err(
       '/condition',
       'invalid_condition',
-      `CondicionVenta ${cond.code} is not valid in a ${ISSUED_DOCUMENT_TYPES[documentType]}`,
+      `CondicionVenta ${cond.code} is not valid in a ${type.name.es.toLowerCase()}`,
     );
   else {
     condition = { code: cond.code, creditDays: cond.creditDays, name: cond.name, other };
@@ -326,6 +361,11 @@ export function parseInvoiceRequest(
     if (cond.code !== '99' && body.condition_other !== undefined)
       err('/condition_other', 'not_applicable', 'applies only to condition otros (99)');
   }
+  return { condition, conditionOk: cond.ok && cond.code };
+}
+
+/** CodigoMoneda and TipoCambio. */
+function parseCurrency(body: Body, keyOf: KeyOf, errors: FieldError[], err: Err) {
   const rateKey = keyOf('exchange_rate', 'exchangeRate');
   const rawRate = body[rateKey];
   const exchangeRate = rawRate === undefined ? null : checkDecimal(errors, `/${rateKey}`, rawRate, RATE);
@@ -339,6 +379,11 @@ export function parseInvoiceRequest(
     err(`/${rateKey}`, 'required', `is required for currency ${currency}`);
   if (currency === 'CRC' && exchangeRate !== null && Number(exchangeRate) !== 1)
     err(`/${rateKey}`, 'invalid_exchange_rate', 'must be 1 for CRC');
+  return { currency, exchangeRate, rateKey: rateKey as 'exchange_rate' | 'exchangeRate' };
+}
+
+/** One payment method (with MedioPagoOtros) or a list of payments. */
+function parsePaymentFields(body: Body, keyOf: KeyOf, errors: FieldError[], err: Err) {
   const pmKey = keyOf('payment_method', 'paymentMethod');
   const pmOtherKey = keyOf('payment_method_other', 'paymentMethodOther');
   const pm = body[pmKey];
@@ -348,7 +393,12 @@ export function parseInvoiceRequest(
       err(`/${pmKey}`, 'invalid_value', `must be one of ${Object.keys(PAYMENT_METHODS).join(', ')}`);
     else paymentMethod = pm;
   }
-  const pmOther = checkText(errors, `/${pmOtherKey}`, body[pmOtherKey], TEXT_FACETS.medioPagoOtros);
+  const paymentMethodOther = checkText(
+    errors,
+    `/${pmOtherKey}`,
+    body[pmOtherKey],
+    TEXT_FACETS.medioPagoOtros,
+  );
   if (paymentMethod === 'otros' && body[pmOtherKey] === undefined)
     err(
       `/${pmOtherKey}`,
@@ -363,9 +413,18 @@ export function parseInvoiceRequest(
       err('/payments', 'conflicting_fields', 'give payments (a list) or payment_method, not both');
     payments = parsePayments(errors, '/payments', body.payments);
   }
-  const chargesKey = keyOf('other_charges', 'otherCharges');
-  const otherCharges =
-    body[chargesKey] === undefined ? [] : parseOtherCharges(errors, `/${chargesKey}`, body[chargesKey]);
+  return { paymentMethod, paymentMethodOther, payments };
+}
+
+const isMetadata = (m: unknown): m is Record<string, string> =>
+  m !== null &&
+  typeof m === 'object' &&
+  !Array.isArray(m) &&
+  Object.keys(m).length <= 20 &&
+  Object.entries(m).every(([k, v]) => k.length <= 40 && typeof v === 'string' && v.length <= 500);
+
+/** Branch and terminal, paid at issue, external id, send, metadata, email recipients. */
+function parseExtras(body: Body, keyOf: KeyOf, condition: string | false, err: Err) {
   for (const [k, re, rule] of [
     ['branch', /^\d{3}$/, '3 digits'],
     ['terminal', /^\d{5}$/, '5 digits'],
@@ -377,7 +436,7 @@ export function parseInvoiceRequest(
   const rawPaid = body[paidKey];
   if (rawPaid !== undefined && typeof rawPaid !== 'boolean')
     err(`/${paidKey}`, 'invalid_type', 'must be a boolean');
-  else if (rawPaid === true && cond.ok && cond.code !== '01')
+  else if (rawPaid === true && condition && condition !== '01')
     err(`/${paidKey}`, 'not_applicable', 'only a cash sale (condition contado) is paid at issue');
   const extKey = keyOf('external_id', 'externalId');
   const ext = body[extKey];
@@ -385,21 +444,12 @@ export function parseInvoiceRequest(
     err(`/${extKey}`, 'invalid_format', 'must be a string of 1 to 255 characters');
   if (body.send !== undefined && typeof body.send !== 'boolean')
     err('/send', 'invalid_type', 'must be a boolean');
-  const metadata = body.metadata;
-  if (
-    metadata !== undefined &&
-    (metadata === null ||
-      typeof metadata !== 'object' ||
-      Array.isArray(metadata) ||
-      Object.keys(metadata).length > 20 ||
-      Object.entries(metadata).some(([k, v]) => k.length > 40 || typeof v !== 'string' || v.length > 500))
-  )
+  if (body.metadata !== undefined && !isMetadata(body.metadata))
     err(
       '/metadata',
       'invalid_value',
       'must map up to 20 keys (≤ 40 characters) to strings (≤ 500 characters)',
     );
-
   const recipients = body.email_recipients;
   if (recipients !== undefined) {
     if (!Array.isArray(recipients) || recipients.length > 10)
@@ -410,47 +460,73 @@ export function parseInvoiceRequest(
           err(`/email_recipients/${i}`, 'invalid_format', 'must be an email address of up to 160 characters');
       });
   }
-
   let replaces: number | null = null;
   if (body.replaces !== undefined) {
     replaces = typeof body.replaces === 'string' ? parseId('invoice', body.replaces) : null;
     if (replaces === null) err('/replaces', 'invalid_format', 'must be an inv_ id');
   }
+  return {
+    rawPaid,
+    ext: ext as string | undefined,
+    recipients: recipients as string[] | undefined,
+    replaces,
+  };
+}
 
-  // A tiquete sold to no one is settled when issued: nobody could owe it.
-  if (!clientRef && documentType === '04' && !(condition.code === '01' && rawPaid !== false))
+/**
+ * `replaces` (a rejected invoice to replace) is a field of single creates only (`allowReplaces`);
+ * the batch API and the command-line tool refuse it as an unknown field. `now` (default: the
+ * clock) is when the request is judged: a document is dated when it is numbered, later still.
+ */
+export function parseInvoiceRequest(
+  body: Body,
+  opts: { allowReplaces?: boolean; now?: Date } = {},
+): { ok: true; value: InvoiceRequest } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const err: Err = (path, code, message) => errors.push({ path, code, message });
+  const { shape, keyOf } = parseShape(body, err, opts.allowReplaces === true);
+  const { type, clientRef, clientKey } = parseTypeAndClient(body, shape, keyOf, err);
+  const lines = parseLines(body, { shape, type, errors, err, now: opts.now ?? new Date() });
+  const { condition, conditionOk } = parseTerms(body, keyOf, type, errors, err);
+  const money = parseCurrency(body, keyOf, errors, err);
+  const pay = parsePaymentFields(body, keyOf, errors, err);
+  const chargesKey = keyOf('other_charges', 'otherCharges');
+  const otherCharges =
+    body[chargesKey] === undefined ? [] : parseOtherCharges(errors, `/${chargesKey}`, body[chargesKey]);
+  const extra = parseExtras(body, keyOf, conditionOk, err);
+  // Sold to no one (where the type allows it), a sale is settled when issued: nobody could owe it.
+  const receptorOptional = type.request!.receptor === 'optional';
+  if (!clientRef && receptorOptional && !(condition.code === '01' && extra.rawPaid !== false))
     err(
       '/client_id',
       'client_required',
-      'a tiquete without a receptor must be a cash sale paid at issue (condition contado); name a client to sell on other terms',
+      `${type.request!.article} without a receptor must be a cash sale paid at issue (condition contado); name a client to sell on other terms`,
     );
 
-  if (errors.length || (!clientRef && documentType !== '04')) return { ok: false, errors };
+  if (errors.length || (!clientRef && !receptorOptional)) return { ok: false, errors };
   return {
     ok: true,
     value: {
       shape,
-      documentType,
+      documentType: type.code,
       clientRef,
       clientPath: `/${clientKey}`,
       lines,
       condition,
-      currency,
-      exchangeRate,
-      exchangeRateKey: rateKey as 'exchange_rate' | 'exchangeRate',
-      paymentMethod,
-      paymentMethodOther: pmOther,
-      payments,
+      currency: money.currency,
+      exchangeRate: money.exchangeRate,
+      exchangeRateKey: money.rateKey,
+      ...pay,
       otherCharges,
       otherChargesKey: chargesKey as 'other_charges' | 'otherCharges',
-      paidAtIssue: condition.code === '01' && rawPaid !== false,
+      paidAtIssue: condition.code === '01' && extra.rawPaid !== false,
       branch: (body.branch as string | undefined) ?? null,
       terminal: (body.terminal as string | undefined) ?? null,
-      externalId: (ext as string | undefined) ?? null,
+      externalId: extra.ext ?? null,
       send: body.send !== false,
       metadata: (body.metadata as Record<string, string> | undefined) ?? {},
-      emailRecipients: [...new Set((recipients as string[] | undefined) ?? [])],
-      replaces,
+      emailRecipients: [...new Set(extra.recipients ?? [])],
+      replaces: extra.replaces,
     },
   };
 }

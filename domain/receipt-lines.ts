@@ -31,6 +31,7 @@ import { computeDocumentTotals } from './totals.ts';
 import type { OtherTaxInput } from './other-taxes.ts';
 import type { LineTotals, ResolvedOtherCharge } from './totals-types.ts';
 import { isIvaTaxCode, type CodigoMoneda } from './codes.ts';
+import { RECIBO_PAGO } from './document-types/recibo-pago.ts';
 
 export interface ReceiptSource {
   lines: readonly DocumentLine[];
@@ -69,22 +70,8 @@ function signature(l: DocumentLine): string {
   return `${iva}#${others.join(',')}`;
 }
 
-/**
- * The receipt's lines for a payment of `amount` after `paidBefore` (both in the factura's
- * currency); `settles`: the payment leaves nothing of the factura to pay.
- */
-export function receiptLines(
-  src: ReceiptSource,
-  amount: string,
-  paidBefore: string,
-  settles: boolean,
-): DocumentLine[] {
-  const total = new D(src.totalComprobante);
-  const cap = (x: Dec) => (total.lte(0) || x.gte(total) ? new D(1) : x.div(total));
-  const c0 = cap(new D(paidBefore));
-  const c1 = settles ? new D(1) : cap(new D(paidBefore).plus(amount));
-  const share = (x: Dec) => r5(x.times(c1)).minus(r5(x.times(c0)));
-
+/** The factura's lines grouped by how they are taxed, with their SubTotals, bases and taxes summed. */
+function taxGroups(src: ReceiptSource): Map<string, Group> {
   const groups = new Map<string, Group>();
   src.lines.forEach((l, i) => {
     const t = src.lineTotals[i];
@@ -113,47 +100,72 @@ export function receiptLines(
         });
     }
   });
+  return groups;
+}
 
+type Share = (x: Dec) => Dec;
+type Evaluate = (line: DocumentLine) => ReturnType<typeof computeDocumentTotals>['lines'][number];
+
+/** The receipt line of one group: the payment's share of its SubTotal, base, taxes and assumed tax. */
+function groupLine(g: Group, src: ReceiptSource, share: Share, evaluate: Evaluate): DocumentLine {
+  const l = g.line;
+  const line: DocumentLine = {
+    cabys: l.cabys,
+    description: src.label,
+    unit: l.unit,
+    ...(l.kind ? { kind: l.kind } : {}),
+    quantity: '1',
+    unitPrice: fmt5(share(g.subTotal)),
+    taxCode: l.taxCode ?? '01',
+    ivaRateCode: l.ivaRateCode,
+    ...(l.ivaFactor ? { ivaFactor: l.ivaFactor } : {}),
+    ...(g.statedBase ? { taxableBase: fmt5(share(g.statedBase)) } : {}),
+    ...(l.ivaCollectedAtFactory === '02' ? { ivaCollectedAtFactory: '02' as const } : {}),
+    ...(g.taxes.size > 0
+      ? {
+          otherTaxes: [...g.taxes.values()].map((t) => ({
+            code: t.code,
+            ...(t.codeOther ? { codeOther: t.codeOther } : {}),
+            amount: fmt5(share(t.amount)),
+          })),
+        }
+      : {}),
+    ...(l.exoneration ? { exoneration: l.exoneration } : {}),
+  };
+  const assumed = share(g.assumed);
+  if (assumed.gt(0)) {
+    // Never more than the receipt line's own tax (the shares round apart).
+    const t = evaluate(line);
+    const tax = t.taxes.reduce((s, x) => s.plus(x.amount).minus(x.exoneration?.amount ?? 0), ZERO);
+    line.assumedTax = fmt5(D.min(assumed, tax));
+  }
+  return line;
+}
+
+/**
+ * The receipt's lines for a payment of `amount` after `paidBefore` (both in the factura's
+ * currency); `settles`: the payment leaves nothing of the factura to pay.
+ */
+export function receiptLines(
+  src: ReceiptSource,
+  amount: string,
+  paidBefore: string,
+  settles: boolean,
+): DocumentLine[] {
+  const total = new D(src.totalComprobante);
+  const cap = (x: Dec) => (total.lte(0) || x.gte(total) ? new D(1) : x.div(total));
+  const c0 = cap(new D(paidBefore));
+  const c1 = settles ? new D(1) : cap(new D(paidBefore).plus(amount));
+  const share: Share = (x) => r5(x.times(c1)).minus(r5(x.times(c0)));
+
+  // Computed under the recibo electrónico de pago's rules (its descriptor).
   const opts = {
     currency: src.currency as CodigoMoneda,
     exchangeRate: src.exchangeRate,
-    docType: '10' as const,
+    docType: RECIBO_PAGO.rules,
   };
-  const evaluate = (line: DocumentLine) => computeDocumentTotals([line], opts).lines[0]!;
-  const taxed: DocumentLine[] = [...groups.values()].map((g) => {
-    const l = g.line;
-    const line: DocumentLine = {
-      cabys: l.cabys,
-      description: src.label,
-      unit: l.unit,
-      ...(l.kind ? { kind: l.kind } : {}),
-      quantity: '1',
-      unitPrice: fmt5(share(g.subTotal)),
-      taxCode: l.taxCode ?? '01',
-      ivaRateCode: l.ivaRateCode,
-      ...(l.ivaFactor ? { ivaFactor: l.ivaFactor } : {}),
-      ...(g.statedBase ? { taxableBase: fmt5(share(g.statedBase)) } : {}),
-      ...(l.ivaCollectedAtFactory === '02' ? { ivaCollectedAtFactory: '02' as const } : {}),
-      ...(g.taxes.size > 0
-        ? {
-            otherTaxes: [...g.taxes.values()].map((t) => ({
-              code: t.code,
-              ...(t.codeOther ? { codeOther: t.codeOther } : {}),
-              amount: fmt5(share(t.amount)),
-            })),
-          }
-        : {}),
-      ...(l.exoneration ? { exoneration: l.exoneration } : {}),
-    };
-    const assumed = share(g.assumed);
-    if (assumed.gt(0)) {
-      // Never more than the receipt line's own tax (the shares round apart).
-      const t = evaluate(line);
-      const tax = t.taxes.reduce((s, x) => s.plus(x.amount).minus(x.exoneration?.amount ?? 0), ZERO);
-      line.assumedTax = fmt5(D.min(assumed, tax));
-    }
-    return line;
-  });
+  const evaluate: Evaluate = (line) => computeDocumentTotals([line], opts).lines[0]!;
+  const taxed = [...taxGroups(src).values()].map((g) => groupLine(g, src, share, evaluate));
   const cabys = src.lines[0]?.cabys ?? '0'.repeat(13);
   const charges: DocumentLine[] = src.otherCharges.map((c) => ({
     cabys,

@@ -5,15 +5,19 @@
 // the IVA is credited and how much is expense. Pure: no I/O; every fault names its field.
 import { Decimal } from 'decimal.js';
 import type { FieldError } from './errors.ts';
+import type { DocumentTypeDescriptor } from './document-types/index.ts';
+import { ACEPTACION, ACEPTACION_PARCIAL, RECHAZO } from './document-types/mensajes-receptor.ts';
 
 export const ANSWER_RESULTS = ['accepted', 'partially_accepted', 'rejected'] as const;
 export type AnswerResult = (typeof ANSWER_RESULTS)[number];
 
-/** Mensaje of the MensajeReceptor and the tipo of its NumeroConsecutivoReceptor. */
-export const ANSWER_CODES: Record<AnswerResult, { mensaje: '1' | '2' | '3'; docType: '05' | '06' | '07' }> = {
-  accepted: { mensaje: '1', docType: '05' },
-  partially_accepted: { mensaje: '2', docType: '06' },
-  rejected: { mensaje: '3', docType: '07' },
+const codesOf = (d: DocumentTypeDescriptor) => ({ mensaje: d.mensaje!, docType: d.code });
+
+/** Mensaje of the MensajeReceptor and the tipo of its NumeroConsecutivoReceptor: their descriptors'. */
+export const ANSWER_CODES: Record<AnswerResult, { mensaje: '1' | '2' | '3'; docType: string }> = {
+  accepted: codesOf(ACEPTACION),
+  partially_accepted: codesOf(ACEPTACION_PARCIAL),
+  rejected: codesOf(RECHAZO),
 };
 
 /**
@@ -44,7 +48,8 @@ export interface AnsweredTotals {
 export interface AnswerPlan {
   result: AnswerResult;
   mensaje: '1' | '2' | '3';
-  docType: '05' | '06' | '07';
+  /** The receptor message's type (05, 06, 07). */
+  docType: string;
   reason: string | null;
   /** CondicionImpuesto, null when nothing is credited or spent (a rejection, a document without tax). */
   taxCondition: TaxCondition | null;
@@ -55,20 +60,13 @@ export interface AnswerPlan {
   activityCode: string | null;
 }
 
-/**
- * Checks an answer against the document it answers and fills in what was left out: an
- * acceptance credits the whole IVA (01) and spends the rest of the total; a partial acceptance
- * credits what it says (02); a rejection credits and spends nothing.
- */
-export function planAnswer(
-  input: AnswerInput,
-  doc: AnsweredTotals,
-): { ok: true; plan: AnswerPlan } | { ok: false; errors: FieldError[] } {
-  const errors: FieldError[] = [];
-  const add = (path: string, code: string, message: string) => errors.push({ path, code, message });
+type Add = (path: string, code: string, message: string) => void;
+
+/** The answer's own fields: result, reason, activity code, amounts and condition as given. */
+function readAnswer(input: AnswerInput, add: Add) {
   if (!(ANSWER_RESULTS as readonly string[]).includes(input.result)) {
     add('/result', 'invalid_enum', `must be one of ${ANSWER_RESULTS.join(', ')}`);
-    return { ok: false, errors };
+    return null;
   }
   const result = input.result as AnswerResult;
   const reason = input.reason?.trim() ? input.reason.trim() : null;
@@ -78,7 +76,6 @@ export function planAnswer(
     add('/reason', 'required', 'say why the document is not accepted in full (DetalleMensaje)');
   if (input.activity_code !== undefined && !/^\d{6}$/.test(input.activity_code))
     add('/activity_code', 'invalid_format', 'must be 6 digits (CodigoActividad)');
-
   const amount = (path: string, v: string | undefined): Decimal | null => {
     if (v === undefined) return null;
     if (!AMOUNT.test(v)) {
@@ -92,25 +89,23 @@ export function planAnswer(
   const condition = input.tax_condition;
   if (condition !== undefined && !(TAX_CONDITIONS as readonly string[]).includes(condition))
     add('/tax_condition', 'invalid_enum', `must be one of ${TAX_CONDITIONS.join(', ')}`);
-  if (errors.length) return { ok: false, errors };
+  return { result, reason, credit, spent, condition };
+}
 
+/**
+ * What an acceptance (in full or in part) credits, under which condition, and the expense;
+ * faults are added. `credit`, `spent`, `condition`: as the answer gave them.
+ */
+function creditAndExpense(
+  result: AnswerResult,
+  given: { credit: Decimal | null; spent: Decimal | null; condition: string | undefined },
+  doc: AnsweredTotals,
+  add: Add,
+) {
+  const { credit, spent, condition } = given;
   const tax = new Decimal(doc.totalTax);
   const total = new Decimal(doc.total);
-  const codes = ANSWER_CODES[result];
-  const base = { result, ...codes, reason, activityCode: input.activity_code ?? null };
-  if (result === 'rejected') {
-    for (const [path, v] of [
-      ['/iva_credit', input.iva_credit],
-      ['/expense', input.expense],
-      ['/tax_condition', input.tax_condition],
-    ] as const)
-      if (v !== undefined) add(path, 'not_allowed', 'a rejected document credits and spends nothing');
-    if (errors.length) return { ok: false, errors };
-    return { ok: true, plan: { ...base, taxCondition: null, ivaCredit: null, expense: null } };
-  }
-
-  // Accepted in full or in part: what is credited, under which condition, and the expense.
-  let ivaCredit = credit ?? (condition === '04' || tax.isZero() ? new Decimal(0) : tax);
+  const ivaCredit = credit ?? (condition === '04' || tax.isZero() ? new Decimal(0) : tax);
   if (credit === null && result === 'partially_accepted' && condition !== '04' && !tax.isZero())
     add('/iva_credit', 'required', 'a partial acceptance says how much IVA it credits');
   if (ivaCredit.gt(tax))
@@ -133,15 +128,39 @@ export function planAnswer(
     add('/expense', 'out_of_range', `at most the document's total (${total.toFixed(5)})`);
   else if (expense.plus(ivaCredit).gt(total))
     add('/expense', 'out_of_range', "expense and credited IVA together exceed the document's total");
-  if (errors.length) return { ok: false, errors };
-  if (taxCondition === null) ivaCredit = new Decimal(0);
   return {
-    ok: true,
-    plan: {
-      ...base,
-      taxCondition,
-      ivaCredit: taxCondition === null ? null : ivaCredit.toFixed(5),
-      expense: expense.toFixed(5),
-    },
+    taxCondition,
+    ivaCredit: taxCondition === null ? null : ivaCredit.toFixed(5),
+    expense: expense.toFixed(5),
   };
+}
+
+/**
+ * Checks an answer against the document it answers and fills in what was left out: an
+ * acceptance credits the whole IVA (01) and spends the rest of the total; a partial acceptance
+ * credits what it says (02); a rejection credits and spends nothing.
+ */
+export function planAnswer(
+  input: AnswerInput,
+  doc: AnsweredTotals,
+): { ok: true; plan: AnswerPlan } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const add: Add = (path, code, message) => errors.push({ path, code, message });
+  const given = readAnswer(input, add);
+  if (!given || errors.length) return { ok: false, errors };
+  const { result, reason } = given;
+  const base = { result, ...ANSWER_CODES[result], reason, activityCode: input.activity_code ?? null };
+  if (result === 'rejected') {
+    for (const [path, v] of [
+      ['/iva_credit', input.iva_credit],
+      ['/expense', input.expense],
+      ['/tax_condition', input.tax_condition],
+    ] as const)
+      if (v !== undefined) add(path, 'not_allowed', 'a rejected document credits and spends nothing');
+    if (errors.length) return { ok: false, errors };
+    return { ok: true, plan: { ...base, taxCondition: null, ivaCredit: null, expense: null } };
+  }
+  const figures = creditAndExpense(result, given, doc, add);
+  if (errors.length) return { ok: false, errors };
+  return { ok: true, plan: { ...base, ...figures } };
 }

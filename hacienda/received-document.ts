@@ -1,24 +1,21 @@
 // A supplier's signed comprobante, as the receptor reads it before storing it: the root must be a
-// v4.4 document a receptor answers (FE 01, ND 02, NC 03, TE 04 with a receptor) in its namespace;
+// v4.4 document a receptor answers (FE 01, ND 02, NC 03, TE 04 with a receptor: the types whose
+// descriptor says `answerable`) in its namespace;
 // the clave must be well formed (domain/clave.ts) and agree with the NumeroConsecutivo, the emisor's
 // identification and the root's document type (NOTES §1); the emisor, receptor and ResumenFactura
 // totals are read; and the XAdES signature must verify (fast-verify.ts, xadesjs otherwise) with a
 // certificate of the emisor, under Hacienda's v4.4 signature policy (signature-policy.ts). Every
 // fault is a ReceivedDocumentError naming what is wrong.
 import { ClaveError, parseClave } from '../domain/clave.ts';
+import { documentTypes } from '../domain/document-types/index.ts';
 import { verifySignature } from './fast-verify.ts';
 import { signaturePolicyProblem } from './signature-policy.ts';
 import { certificateBelongsTo } from './signing-key.ts';
 import { XmlDocumentError, parseXmlStrict } from './xades-env.ts';
 import { NAMESPACE_BASE } from './xml/document-types.ts';
 
-/** The roots a receptor answers with a MensajeReceptor, and their tipo. */
-const ANSWERABLE: Record<string, string> = {
-  FacturaElectronica: '01',
-  NotaDebitoElectronica: '02',
-  NotaCreditoElectronica: '03',
-  TiqueteElectronico: '04',
-};
+/** The types a receptor answers with a MensajeReceptor (their descriptors say `answerable`). */
+const answerable = () => documentTypes().filter((d) => d.answerable);
 
 export interface ReceivedDocumentData {
   docType: string;
@@ -81,11 +78,13 @@ export function readReceivedDocument(xml: string): ReceivedDocumentData {
     );
   }
   const name = root.localName ?? '';
-  const docType = ANSWERABLE[name];
+  const docType = answerable().find((d) => d.xml.root === name)?.code;
   if (!docType)
     throw new ReceivedDocumentError(
       'invalid_xml',
-      `<${name}> is not a comprobante a receptor answers (FacturaElectronica, NotaDebitoElectronica, NotaCreditoElectronica, TiqueteElectronico)`,
+      `<${name}> is not a comprobante a receptor answers (${answerable()
+        .map((d) => d.xml.root)
+        .join(', ')})`,
       name,
     );
   const namespace = NAMESPACE_BASE + name.charAt(0).toLowerCase() + name.slice(1);

@@ -1,21 +1,27 @@
-// Rebuilds an issued document from Postgres (a FacturaElectronica, or the TiqueteElectronico,
-// FacturaElectronicaExportacion, NotaCreditoElectronica / NotaDebitoElectronica its doc_type
-// says): the emisor from the company, the receptor from the client (none on a tiquete sold to no
-// one; a foreign receptor's address as OtrasSenasExtranjero), the lines exactly as recorded, the totals recomputed by the same pure code (and checked
-// against the recorded total), and its reference as InformacionReferencia.
+// Rebuilds an issued document from Postgres, as its document type's descriptor says
+// (domain/document-types/): a sale (factura, tiquete, exportación, notes) has the emisor from the
+// company and the receptor from the client (none on a tiquete sold to no one; a foreign
+// receptor's address as OtrasSenasExtranjero), the lines exactly as recorded, the totals
+// recomputed by the same pure code under the type's rules (and checked against the recorded
+// total), and its reference as InformacionReferencia. A purchase and a receipt have parties of
+// their own (purchase-receipt-document.ts).
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.ts';
 import { Client, Company } from '../db/models/index.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import type { CondicionVenta, IdentificationType } from '../domain/codes.ts';
+import { findDocumentType, type DocumentTypeDescriptor } from '../domain/document-types/index.ts';
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
-import { computeDocumentTotals, returnedIvaShare } from '../domain/totals.ts';
-import type { ComprobanteDocument, Receptor } from '../hacienda/xml/types.ts';
+import { computeDocumentTotals, returnedIvaShare, type DocumentTotals } from '../domain/totals.ts';
+import type { Emisor, IssuedDocument, Receptor } from '../hacienda/xml/types.ts';
 import { chargeInput } from '../domain/document-notes.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
-import { COMPROBANTE_KINDS, type ComprobanteKind } from '../hacienda/xml/document-types.ts';
+import { comprobanteKind } from '../hacienda/xml/document-types.ts';
+import type { SchemaDocumentType } from '../hacienda/xsd.ts';
 import { assertValidBeforeSigning } from '../hacienda/xsd-compiled.ts';
 import { PartyDataError, purchaseDocument, receiptDocument } from './purchase-receipt-document.ts';
+
+export type { IssuedDocument } from '../hacienda/xml/types.ts';
 
 export class DocumentDataError extends Error {}
 
@@ -39,30 +45,44 @@ export async function loadFacturaDocument(
   return facturaDocument(config, invoice, company, client);
 }
 
+type PartiesBuilder = (
+  config: Config,
+  invoice: InvoiceRow,
+  company: Company,
+  client: Client | null,
+  type: DocumentTypeDescriptor,
+) => IssuedDocument;
+
+/** How each kind of parties is written (the descriptor's `parties`). */
+const BUILDERS: Readonly<Record<DocumentTypeDescriptor['parties'], PartiesBuilder>> = {
+  sale: saleDocument,
+  purchase: (config, invoice, company, _client, type) => purchaseDocument(config, invoice, company, type),
+  receipt: (config, invoice, company, client, type) =>
+    receiptDocument(config, invoice, company, clientOf(invoice, client), type),
+  answer: (_config, invoice) => {
+    throw new DocumentDataError(`invoice ${invoice.id}: a receptor's message is not an issued document`);
+  },
+};
+
 export function facturaDocument(
   config: Config,
   invoice: InvoiceRow,
   company: Company,
   client: Client | null,
 ): IssuedDocument {
-  const kind = KIND_OF[invoice.docType];
-  if (!kind)
+  const type = findDocumentType(invoice.docType);
+  if (!type)
     throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
-  const kindInfo = COMPROBANTE_KINDS[kind];
-  // A purchase (08) and a receipt (10) have parties of their own (purchase-receipt-document.ts).
-  if (invoice.docType === '08' || invoice.docType === '10') {
-    try {
-      return invoice.docType === '08'
-        ? purchaseDocument(config, invoice, company)
-        : receiptDocument(config, invoice, company, clientOf(invoice, client));
-    } catch (err) {
-      if (err instanceof PartyDataError) throw new DocumentDataError(err.message);
-      throw err;
-    }
+  try {
+    return BUILDERS[type.parties](config, invoice, company, client, type);
+  } catch (err) {
+    if (err instanceof PartyDataError) throw new DocumentDataError(err.message);
+    throw err;
   }
-  if (!invoice.clave || !invoice.consecutivo || !invoice.issuedAt) {
-    throw new DocumentDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
-  }
+}
+
+/** The company as the Emisor of a sale; it must have its activity and location. */
+function saleEmisor(company: Company): Emisor & { activityCode: string } {
   if (
     !company.activityCode ||
     !company.provincia ||
@@ -72,74 +92,103 @@ export function facturaDocument(
   ) {
     throw new DocumentDataError(`company ${company.id} lacks emisor activity or location data`);
   }
-  const lines = invoice.lines.map((l) => l.input);
-  // Other charges and payments are recomputed from what was recorded: the charges' amounts as
-  // resolved at creation, the payments' amounts (or the single payment without one).
-  const stored = invoice.summary;
-  const medios =
-    stored.summary.medioPago ??
+  return {
+    activityCode: company.activityCode,
+    name: company.legalName,
+    idType: company.idType as IdentificationType,
+    idNumber: company.idNumber,
+    ...(company.commercialName ? { commercialName: company.commercialName } : {}),
+    ubicacion: {
+      provincia: company.provincia,
+      canton: company.canton,
+      distrito: company.distrito,
+      ...(company.barrio ? { barrio: company.barrio } : {}),
+      otrasSenas: company.otrasSenas,
+    },
+    ...(company.phone
+      ? { phone: { countryCode: company.phoneCountry ?? '506', number: company.phone } }
+      : {}),
+    emails: company.emails,
+  };
+}
+
+/** MedioPago as recorded with the totals, else the row's payment methods (amounts unknown). */
+function recordedMedios(invoice: InvoiceRow) {
+  return (
+    invoice.summary.summary.medioPago ??
     invoice.paymentMethods.map((m) => ({
       type: PAYMENT_METHODS[m] ?? '01',
       other: m === 'otros' ? invoice.paymentMethodOther : null,
       total: null,
-    }));
-  const totals = computeDocumentTotals(lines, {
-    currency: invoice.currency as never,
-    exchangeRate: invoice.exchangeRate,
-    docType: kind === 'FacturaElectronica' ? '01' : kindInfo.docType,
-    otherCharges: (stored.otherCharges ?? []).map((c) => chargeInput(c, c.amount)),
-    // A note returns IVA in the share of the document it references, as recorded at its creation.
-    ...(kindInfo.docType === '02' || kindInfo.docType === '03'
-      ? { ivaReturnedOf: returnedIvaShare(stored) }
-      : {}),
-    payments:
-      medios.length > 1 || medios.some((m) => m.total)
-        ? medios.map((m) => ({ type: m.type, other: m.other, amount: m.total }))
-        : undefined,
-  });
-  const ref = invoice.reference;
-  if (totals.summary.totalComprobante !== invoice.summary.summary.totalComprobante) {
+    }))
+  );
+}
+
+/**
+ * The totals of a sale recomputed from what was recorded, under its type's rules: the charges'
+ * amounts as resolved at creation, the payments' amounts (or the single payment without one), a
+ * note's IVA returned in the share of the document it references. Checked against the recorded total.
+ */
+function saleTotals(invoice: InvoiceRow, type: DocumentTypeDescriptor): DocumentTotals {
+  const stored = invoice.summary;
+  const medios = recordedMedios(invoice);
+  const totals = computeDocumentTotals(
+    invoice.lines.map((l) => l.input),
+    {
+      currency: invoice.currency as never,
+      exchangeRate: invoice.exchangeRate,
+      docType: type.rules,
+      otherCharges: (stored.otherCharges ?? []).map((c) => chargeInput(c, c.amount)),
+      ...(type.referencesIvaReturned ? { ivaReturnedOf: returnedIvaShare(stored) } : {}),
+      payments:
+        medios.length > 1 || medios.some((m) => m.total)
+          ? medios.map((m) => ({ type: m.type, other: m.other, amount: m.total }))
+          : undefined,
+    },
+  );
+  if (totals.summary.totalComprobante !== stored.summary.totalComprobante) {
     throw new DocumentDataError(`invoice ${invoice.id}: recomputed total differs from the recorded one`);
   }
-  if (!client && kindInfo.receptor === 'required')
-    throw new DocumentDataError(`invoice ${invoice.id}: a ${kindInfo.root} needs a receptor`);
+  return totals;
+}
+
+/** A sale: the company to its client (or to no one, where the type allows it). */
+function saleDocument(
+  config: Config,
+  invoice: InvoiceRow,
+  company: Company,
+  client: Client | null,
+  type: DocumentTypeDescriptor,
+): IssuedDocument {
+  if (!invoice.clave || !invoice.consecutivo || !invoice.issuedAt) {
+    throw new DocumentDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
+  }
+  const { activityCode, ...emisor } = saleEmisor(company);
+  const totals = saleTotals(invoice, type);
+  const ref = invoice.reference;
+  if (!client && type.xml.receptor === 'required')
+    throw new DocumentDataError(`invoice ${invoice.id}: a ${type.xml.root} needs a receptor`);
   return {
-    kind,
+    docType: type.code,
     clave: invoice.clave,
     consecutivo: invoice.consecutivo,
     issuedAt: new Date(invoice.issuedAt),
     proveedorSistemas: config.proveedorSistemas || company.idNumber,
-    activityCode: company.activityCode,
-    ...(client?.activityCode && kindInfo.receptorActivityCode
+    activityCode,
+    ...(client?.activityCode && type.xml.receptorActivityCode
       ? { receptorActivityCode: client.activityCode }
       : {}),
-    emisor: {
-      name: company.legalName,
-      idType: company.idType as IdentificationType,
-      idNumber: company.idNumber,
-      ...(company.commercialName ? { commercialName: company.commercialName } : {}),
-      ubicacion: {
-        provincia: company.provincia,
-        canton: company.canton,
-        distrito: company.distrito,
-        ...(company.barrio ? { barrio: company.barrio } : {}),
-        otrasSenas: company.otrasSenas,
-      },
-      ...(company.phone
-        ? { phone: { countryCode: company.phoneCountry ?? '506', number: company.phone } }
-        : {}),
-      emails: company.emails,
-    },
-    ...(client ? { receptor: receptorOf(client, kindInfo.layout === 'exportacion') } : {}),
+    emisor,
+    ...(client ? { receptor: receptorOf(client, type.xml.layout === 'exportacion') } : {}),
     condicionVenta: invoice.condicionVenta as CondicionVenta,
     ...(invoice.conditionOther ? { condicionVentaOtros: invoice.conditionOther } : {}),
     ...(invoice.creditDays ? { plazoCredito: invoice.creditDays } : {}),
-    mediosPago: (totals.summary.medioPago ?? medios).map((m) => ({
+    mediosPago: (totals.summary.medioPago ?? recordedMedios(invoice)).map((m) => ({
       type: m.type,
       ...(m.other ? { other: m.other } : {}),
       ...(m.total ? { total: m.total } : {}),
     })),
-    lines,
+    lines: invoice.lines.map((l) => l.input),
     totals,
     ...(ref
       ? {
@@ -156,17 +205,6 @@ export function facturaDocument(
       : {}),
   };
 }
-
-/** The XML root of each document type the service issues. */
-const KIND_OF: Record<string, ComprobanteKind> = {
-  '01': 'FacturaElectronica',
-  '02': 'NotaDebitoElectronica',
-  '03': 'NotaCreditoElectronica',
-  '04': 'TiqueteElectronico',
-  '09': 'FacturaElectronicaExportacion',
-  '08': 'FacturaElectronicaCompra',
-  '10': 'ReciboElectronicoPago',
-};
 
 /**
  * A client as the Receptor. A foreign address is OtrasSenasExtranjero wherever the schema has it;
@@ -202,17 +240,16 @@ function clientOf(invoice: InvoiceRow, client: Client | null): Client {
   return client;
 }
 
-/** A document as the builder takes it, with its kind (a factura when absent). */
-export type IssuedDocument = ComprobanteDocument & { kind?: ComprobanteKind };
-
 /**
- * The XML of a document (FacturaElectronica, or the note its kind says), checked against the official XSD (folder `xsdDir`) before
- * anyone signs it: a SchemaViolationError names the XSD's message. Input the API accepted never
- * fails here (domain/field-rules.ts refuses it first); this is the last line before a signature.
+ * The XML of a document, as its type lays it out, checked against the type's official XSD (folder
+ * `xsdDir`) before anyone signs it: a SchemaViolationError names the XSD's message. Input the API
+ * accepted never fails here (domain/field-rules.ts refuses it first); this is the last line before
+ * a signature.
  */
 export async function buildInvoiceXml(doc: IssuedDocument, xsdDir: string): Promise<string> {
-  const { kind = 'FacturaElectronica', ...rest } = doc;
-  const xml = buildComprobanteXml(kind, rest);
-  await assertValidBeforeSigning(kind, xml, xsdDir);
+  const { docType, ...rest } = doc;
+  const kind = comprobanteKind(docType);
+  const xml = buildComprobanteXml(docType, rest);
+  await assertValidBeforeSigning(kind.root as SchemaDocumentType, xml, xsdDir);
   return xml;
 }

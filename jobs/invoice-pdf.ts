@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../config/index.ts';
 import { getCachedPdf, storeCachedPdf } from '../db/queries/invoice-pdfs.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
-import { isTipoComprobante } from '../domain/codes.ts';
+import { isDocumentTypeCode } from '../domain/document-types/index.ts';
 import type { InvoiceState } from '../domain/invoice-states.ts';
 import { PDF_LAYOUT_VERSION } from '../documents/layout-version.ts';
 import { DocumentDataError, loadFacturaDocument } from './invoice-document.ts';
@@ -32,7 +32,7 @@ export async function invoicePdf(db: Knex, config: Config, invoice: InvoiceRow):
   const cached = await getCachedPdf(db, invoice.id, key);
   if (cached) return { pdf: cached, cached: true };
   const document = await loadFacturaDocument(db, config, invoice);
-  if (!isTipoComprobante(invoice.docType))
+  if (!isDocumentTypeCode(invoice.docType))
     throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
   const { renderInvoicePdf } = await import('../documents/invoice-pdf.ts');
   const pdf = await renderInvoicePdf({

@@ -1,4 +1,5 @@
-// The two documents whose parties differ from a sale's, rebuilt from Postgres like facturaDocument:
+// The two kinds of parties that differ from a sale's (a descriptor's `parties`: purchase, receipt),
+// rebuilt from Postgres like invoice-document.ts does a sale's:
 // - a factura electrónica de compra (08): the emisor is the supplier stored on the row, the
 //   receptor is the company (the buyer, whose activity is CodigoActividadReceptor and whose
 //   identification the clave carries); InformacionReferencia says what paper the supplier gave
@@ -18,8 +19,8 @@ import type {
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
 import { chargeInput } from '../domain/document-notes.ts';
 import { computeDocumentTotals, type DocumentTotals } from '../domain/totals.ts';
-import type { Emisor, PurchaseEmisor, Receptor } from '../hacienda/xml/types.ts';
-import type { IssuedDocument } from './invoice-document.ts';
+import type { DocumentTypeDescriptor } from '../domain/document-types/index.ts';
+import type { Emisor, IssuedDocument, PurchaseEmisor, Receptor } from '../hacienda/xml/types.ts';
 
 export class PartyDataError extends Error {}
 
@@ -27,14 +28,14 @@ export class PartyDataError extends Error {}
  * The totals recomputed from what was recorded (lines, other charges as resolved at creation and
  * payments with their amounts), checked against the recorded total.
  */
-function recomputed(invoice: InvoiceRow, docType: '08' | '10'): DocumentTotals {
+function recomputed(invoice: InvoiceRow, type: DocumentTypeDescriptor): DocumentTotals {
   const medios = invoice.summary.summary.medioPago;
   const totals = computeDocumentTotals(
     invoice.lines.map((l) => l.input),
     {
       currency: invoice.currency as never,
       exchangeRate: invoice.exchangeRate,
-      docType,
+      docType: type.rules,
       otherCharges: (invoice.summary.otherCharges ?? []).map((c) => chargeInput(c, c.amount)),
       ...(medios && (medios.length > 1 || medios.some((m) => m.total))
         ? { payments: medios.map((m) => ({ type: m.type, other: m.other, amount: m.total })) }
@@ -100,7 +101,12 @@ function common(config: Config, invoice: InvoiceRow, company: Company) {
 }
 
 /** The FEC: supplier → company. */
-export function purchaseDocument(config: Config, invoice: InvoiceRow, company: Company): IssuedDocument {
+export function purchaseDocument(
+  config: Config,
+  invoice: InvoiceRow,
+  company: Company,
+  type: DocumentTypeDescriptor,
+): IssuedDocument {
   const s = invoice.supplier;
   if (!s) throw new PartyDataError(`invoice ${invoice.id}: a factura de compra without its supplier`);
   if (!company.activityCode)
@@ -127,10 +133,10 @@ export function purchaseDocument(config: Config, invoice: InvoiceRow, company: C
   };
   const { emails: _emails, ...receptor } = companyParty(company);
   const docType = s.document.type as TipoDocumentoReferencia;
-  const totals = recomputed(invoice, '08');
+  const totals = recomputed(invoice, type);
   return {
     ...common(config, invoice, company),
-    kind: 'FacturaElectronicaCompra',
+    docType: type.code,
     ...(s.activityCode ? { activityCode: s.activityCode } : {}),
     receptorActivityCode: company.activityCode,
     // The XSD's EmisorType of an FEC allows no Ubicacion: the builder checks it by kind.
@@ -160,13 +166,14 @@ export function receiptDocument(
   invoice: InvoiceRow,
   company: Company,
   client: Client,
+  type: DocumentTypeDescriptor,
 ): IssuedDocument {
   const ref = invoice.reference;
   if (!ref) throw new PartyDataError(`invoice ${invoice.id}: a receipt without the invoice it settles`);
   const { emails, ...emisorParty } = companyParty(company);
   return {
     ...common(config, invoice, company),
-    kind: 'ReciboElectronicoPago',
+    docType: type.code,
     emisor: {
       name: emisorParty.name,
       idType: emisorParty.idType,
@@ -184,7 +191,7 @@ export function receiptDocument(
       ...(m === 'otros' && invoice.paymentMethodOther ? { other: invoice.paymentMethodOther } : {}),
     })),
     lines: invoice.lines.map((l) => l.input),
-    totals: recomputed(invoice, '10'),
+    totals: recomputed(invoice, type),
     referencias: [
       {
         docType: ref.docType,

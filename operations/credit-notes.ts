@@ -212,7 +212,7 @@ type StatedPayments = ReturnType<typeof notePayments>;
 function noteTotals(
   doc: InvoiceRow,
   note: {
-    docType: PreparedInvoice['docType'];
+    docType: (typeof NOTE_DOC_TYPE)[keyof typeof NOTE_DOC_TYPE];
     otherCharges: ReturnType<typeof noteOtherCharges>;
     stated: StatedPayments;
   },

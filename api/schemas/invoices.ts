@@ -9,6 +9,7 @@ import {
   TIPOS_OTROS_CARGOS,
 } from '../../domain/codes.ts';
 import { PAYMENT_STATUSES } from '../../domain/balance.ts';
+import { typesIssued, typesIssuedOnRequest } from '../../domain/document-types/index.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import { Decimal2, Limit, Timestamp, nameSchemas } from './common.ts';
 
@@ -270,8 +271,10 @@ const Payment = Type.Object(
   { additionalProperties: false },
 );
 
+// The types POST /api/v1/invoices issues, as registered (domain/document-types/) when the schema is built.
+const issuedTypes = typesIssuedOnRequest();
 const IssuedDocumentType = Type.String({
-  enum: ['01', '04', '08', '09'],
+  enum: issuedTypes.map((t) => t.code),
   description:
     'The comprobante issued: 01 factura electrónica (default), 04 tiquete electrónico (the receptor is ' +
     'optional; without one, a cash sale paid at issue), 08 factura electrónica de compra (shape A, with ' +
@@ -355,7 +358,10 @@ export const CreateInvoiceBody = Type.Object(
     clientId: Type.Optional(Type.String({ description: 'Shape B: client UUID' })),
     document_type: Type.Optional(IssuedDocumentType),
     documentType: Type.Optional(
-      Type.String({ enum: ['01', '04', '09'], description: 'Same as document_type (give one)' }),
+      Type.String({
+        enum: issuedTypes.filter((t) => t.request?.form === 'invoice').map((t) => t.code),
+        description: 'Same as document_type (give one)',
+      }),
     ),
     lines: Type.Array(LineInput, { minItems: 1, maxItems: 1000 }),
     condition: Type.Optional(Type.String({ maxLength: 40, description: 'contado (default), credito_30, …' })),
@@ -723,7 +729,7 @@ export const InvoiceObject = Type.Object({
   livemode: Type.Boolean(),
   status: Type.String({ enum: ['borrador', 'pendiente', 'enviada', 'aceptada', 'rechazada'] }),
   document_type: Type.String({
-    enum: ['01', '02', '03', '04', '08', '09', '10'],
+    enum: typesIssued().map((t) => t.code),
     description:
       '01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, ' +
       '08 factura electrónica de compra, 09 factura electrónica de exportación, 10 recibo electrónico de pago',
@@ -848,7 +854,7 @@ export const ListInvoicesQuery = Type.Object(
     ),
     document_type: Type.Optional(
       Type.String({
-        enum: ['01', '02', '03', '04', '08', '09', '10'],
+        enum: typesIssued().map((t) => t.code),
         description:
           'Hacienda document type: 01 factura, 02 nota de débito, 03 nota de crédito, 04 tiquete, …',
       }),

@@ -17,6 +17,7 @@ import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import { computeDocumentTotals, type DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
+import { documentType } from '../../domain/document-types/index.ts';
 import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 
 /** What the company must have on file before it can issue (not needed for drafts). */
@@ -130,7 +131,7 @@ export function prepareFromCatalogue(
   company: Company,
   req: InvoiceRequest,
   cat: Catalogue,
-  totalsType: TipoComprobante = req.documentType,
+  totalsType: TipoComprobante = documentType(req.documentType).rules,
 ): PreparedInvoice {
   const errors: FieldError[] = [];
   // 1. The client, 2. the lines from the catalogue.
@@ -172,6 +173,8 @@ export function prepareFromCatalogue(
 }
 
 /** The request's client (null: none named; undefined: not found, an error recorded). */
+const hasForeignReceptor = (req: InvoiceRequest) => documentType(req.documentType).request?.receptor === 'foreign';
+
 function clientOf(req: InvoiceRequest, cat: Catalogue, errors: FieldError[]): Client | null | undefined {
   const ref = req.clientRef;
   const client = !ref ? null : 'id' in ref ? cat.clientsById.get(ref.id) : cat.clientsByUuid.get(ref.uuid);
@@ -181,13 +184,14 @@ function clientOf(req: InvoiceRequest, cat: Catalogue, errors: FieldError[]): Cl
       code: 'unknown_client',
       message: 'no such client in this company and mode',
     });
-  if (client && req.documentType === '09') errors.push(...foreignReceptorProblems(client, req.clientPath));
+  // A type with a foreign receptor (the factura de exportación): foreign client, IVA at 0% only.
+  if (client && hasForeignReceptor(req)) errors.push(...foreignReceptorProblems(client, req.clientPath));
   return client;
 }
 
 /** The request's lines with their CABYS, unit, tax and default price from the catalogue. */
 function catalogueLines(req: InvoiceRequest, cat: Catalogue, errors: FieldError[]): StoredLine[] {
-  const exportacion = req.documentType === '09';
+  const exportacion = hasForeignReceptor(req);
   const lines: StoredLine[] = [];
   req.lines.forEach((l) => {
     const s =

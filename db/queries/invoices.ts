@@ -97,7 +97,8 @@ export interface InvoiceRow {
 
 export interface PreparedInvoice {
   clientId: number | null;
-  docType: '01' | '02' | '03' | '04' | '09';
+  /** A registered document type's code (domain/document-types/). */
+  docType: string;
   branch: string;
   terminal: string;
   currency: string;

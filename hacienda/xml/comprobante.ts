@@ -1,16 +1,18 @@
-// Builds the unsigned XML of a comprobante (FE, ND, NC, TE) from a ComprobanteDocument and its
-// computed totals. Output: UTF-8 text with the XML declaration, the root in the kind's default
+// Builds the unsigned XML of a comprobante (FE, ND, NC, TE, FEC, FEE; the REP through receipt.ts)
+// from a ComprobanteDocument and its computed totals, as its type's descriptor lays it out
+// (domain/document-types/). Output: UTF-8 text with the XML declaration, the root in the type's default
 // namespace with xmlns:ds declared for the signature, children in exact XSD order, no signature
 // (the signer appends ds:Signature as the root's last child). Before writing, the cross-field
 // rules the schema cannot express are checked (clave ↔ consecutivo ↔ emisor ↔ kind, sale
 // condition, payment methods, references); field lengths and patterns are left to the XSD check.
-import { CONDICIONES_VENTA_CREDITO, isCondicionVentaAllowed, isCondicionVenta } from '../../domain/codes.ts';
+import { CONDICIONES_VENTA_CREDITO, isCondicionVenta } from '../../domain/codes.ts';
 import { ClaveError, assertClaveMatches } from '../../domain/clave.ts';
 import { formatCrDateTime } from '../../domain/cr-time.ts';
+import type { DocumentTypeDescriptor } from '../../domain/document-types/index.ts';
 import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/totals.ts';
 import {
-  COMPROBANTE_KINDS,
+  comprobanteKind,
   XMLDSIG_NAMESPACE,
   type ComprobanteKind,
   type ComprobanteKindInfo,
@@ -31,11 +33,10 @@ import { XmlWriter } from './writer.ts';
 const MAX_MEDIOS_PAGO = 4;
 const MAX_REFERENCIAS = 10;
 
-function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[] {
-  const errors: FieldError[] = [];
-  const add = (path: string, code: string, message: string): void => {
-    errors.push({ path, code, message });
-  };
+type Add = (path: string, code: string, message: string) => void;
+
+/** The clave agrees with the consecutivo, the issuer and the type; the issue date is a date. */
+function checkIdentity(kind: ComprobanteKindInfo, doc: ComprobanteDocument, add: Add): void {
   try {
     assertClaveMatches(doc.clave, {
       consecutivo: doc.consecutivo,
@@ -56,6 +57,10 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
   if (!(doc.issuedAt instanceof Date) || Number.isNaN(doc.issuedAt.getTime())) {
     add('/issuedAt', 'invalid_date', 'expected a valid date');
   }
+}
+
+/** The activity codes, the receptor and the emisor's address the type's schema asks for. */
+function checkParties(kind: ComprobanteKindInfo, doc: ComprobanteDocument, add: Add): void {
   if (kind.activityCode === 'required' && !doc.activityCode) {
     add('/activityCode', 'required', `CodigoActividadEmisor is required in ${kind.root}`);
   }
@@ -70,8 +75,11 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
     if (doc.emisor.otrasSenasExtranjero !== undefined)
       add('/emisor/otrasSenasExtranjero', 'not_allowed', `${kind.root} has no Emisor/OtrasSenasExtranjero`);
   }
+}
 
-  if (!isCondicionVenta(doc.condicionVenta) || !isCondicionVentaAllowed(doc.condicionVenta, kind.docType)) {
+/** CondicionVenta (one the type accepts), its CondicionVentaOtros and PlazoCredito. */
+function checkTerms(kind: ComprobanteKindInfo, doc: ComprobanteDocument, add: Add): void {
+  if (!isCondicionVenta(doc.condicionVenta) || !kind.conditions.includes(doc.condicionVenta)) {
     add(
       '/condicionVenta',
       'not_allowed',
@@ -91,7 +99,10 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
   ) {
     add('/plazoCredito', 'out_of_range', 'expected whole days, 0..99999');
   }
+}
 
+/** At most four MedioPago, each amount given when there are several; errors are pushed. */
+function checkPayments(doc: ComprobanteDocument, add: Add, errors: FieldError[]): void {
   if (doc.mediosPago.length > MAX_MEDIOS_PAGO) add('/mediosPago', 'too_many', 'at most 4 payment methods');
   doc.mediosPago.forEach((m, i) => {
     if (m.type === '99' && !m.other)
@@ -113,7 +124,10 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
       }
     }
   });
+}
 
+/** The references the type needs, and totals computed from these very lines. */
+function checkReferencesAndLines(kind: ComprobanteKindInfo, doc: ComprobanteDocument, add: Add): void {
   const refs = doc.referencias ?? [];
   if (refs.length < kind.minReferencias) {
     add(
@@ -136,20 +150,36 @@ function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[
       }
     });
   }
+}
+
+function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[] {
+  const errors: FieldError[] = [];
+  const add: Add = (path, code, message) => {
+    errors.push({ path, code, message });
+  };
+  checkIdentity(kind, doc, add);
+  checkParties(kind, doc, add);
+  checkTerms(kind, doc, add);
+  checkPayments(doc, add, errors);
+  checkReferencesAndLines(kind, doc, add);
   return errors;
 }
 
 /**
- * Writes the unsigned XML of a comprobante of the given kind. Throws DomainValidationError when
- * the document is inconsistent (paths are JSON Pointers into the document).
+ * Writes the unsigned XML of a comprobante of the given type: its code (04 for a tiquete), its
+ * descriptor, or the root element of one of Hacienda's types ('TiqueteElectronico'). Throws
+ * DomainValidationError when the document is inconsistent (paths are JSON Pointers into the document).
  */
-export function buildComprobanteXml(kindName: ComprobanteKind, doc: ComprobanteDocument): string {
+export function buildComprobanteXml(
+  type: ComprobanteKind | string | DocumentTypeDescriptor,
+  doc: ComprobanteDocument,
+): string {
+  const kind = comprobanteKind(type);
   // The recibo electrónico de pago has a reduced layout of its own.
-  if (kindName === 'ReciboElectronicoPago') return buildReceiptXml(doc);
-  const kind = COMPROBANTE_KINDS[kindName];
+  if (kind.writer === 'recibo') return buildReceiptXml(doc, kind);
+  if (kind.writer !== 'comprobante') throw new Error(`${kind.root} is not written as a comprobante`);
   const errors = check(kind, doc);
   if (errors.length > 0) throw new DomainValidationError(errors);
-
   const w = new XmlWriter().declaration();
   w.open(kind.root, { xmlns: kind.namespace, 'xmlns:ds': XMLDSIG_NAMESPACE })
     .leaf('Clave', doc.clave)

@@ -11,28 +11,32 @@ import { ClaveError, assertClaveMatches } from '../../domain/clave.ts';
 import { formatCrDateTime } from '../../domain/cr-time.ts';
 import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/totals.ts';
-import { COMPROBANTE_KINDS, XMLDSIG_NAMESPACE } from './document-types.ts';
+import { XMLDSIG_NAMESPACE, type ComprobanteKindInfo } from './document-types.ts';
 import type { ComprobanteDocument } from './types.ts';
 import { XmlWriter } from './writer.ts';
 
 const MAX_EMAILS = 4;
 
-function check(doc: ComprobanteDocument): FieldError[] {
+function check(kind: ComprobanteKindInfo, doc: ComprobanteDocument): FieldError[] {
   const errors: FieldError[] = [];
   const add = (path: string, code: string, message: string) => errors.push({ path, code, message });
   try {
     assertClaveMatches(doc.clave, {
       consecutivo: doc.consecutivo,
       emisorId: doc.emisor.idNumber,
-      docType: '10',
+      docType: kind.docType,
     });
   } catch (err) {
     if (!(err instanceof ClaveError)) throw err;
     add('/clave', err.code, err.message);
   }
-  if (!doc.receptor) add('/receptor', 'required', 'ReciboElectronicoPago needs a receptor');
-  if (doc.condicionVenta !== '09' && doc.condicionVenta !== '11')
-    add('/condicionVenta', 'not_allowed', 'a ReciboElectronicoPago has CondicionVenta 09 or 11');
+  if (!doc.receptor) add('/receptor', 'required', `${kind.root} needs a receptor`);
+  if (!kind.conditions.includes(doc.condicionVenta))
+    add(
+      '/condicionVenta',
+      'not_allowed',
+      `a ${kind.root} has CondicionVenta ${kind.conditions.join(' or ')}`,
+    );
   if (doc.emisor.emails.length < 1 || doc.emisor.emails.length > MAX_EMAILS)
     add('/emisor/emails', 'invalid_value', 'the emisor needs 1 to 4 email addresses');
   if (doc.mediosPago.length < 1 || doc.mediosPago.length > 4)
@@ -48,11 +52,13 @@ function check(doc: ComprobanteDocument): FieldError[] {
   return errors;
 }
 
-/** Writes the unsigned REP; throws DomainValidationError when the document is inconsistent. */
-export function buildReceiptXml(doc: ComprobanteDocument): string {
-  const errors = check(doc);
+/**
+ * Writes the unsigned REP of the type `kind` (buildComprobanteXml's, for a type whose writer is
+ * `recibo`); throws DomainValidationError when the document is inconsistent.
+ */
+export function buildReceiptXml(doc: ComprobanteDocument, kind: ComprobanteKindInfo): string {
+  const errors = check(kind, doc);
   if (errors.length > 0) throw new DomainValidationError(errors);
-  const kind = COMPROBANTE_KINDS.ReciboElectronicoPago;
   const w = new XmlWriter().declaration();
   w.open(kind.root, { xmlns: kind.namespace, 'xmlns:ds': XMLDSIG_NAMESPACE })
     .leaf('Clave', doc.clave)

@@ -135,3 +135,6 @@ export interface FacturaDocument extends ComprobanteDocument {
   activityCode: string;
   receptor: Receptor;
 }
+
+/** A document as the service issues it: its content and its document type's code (domain/document-types/). */
+export type IssuedDocument = ComprobanteDocument & { docType: string };

@@ -28,6 +28,7 @@ import type { Tenant } from '../../db/queries/clients.ts';
 import { DomainValidationError } from '../../domain/errors.ts';
 import { parseInvoiceRequest, type InvoiceRequest } from '../../domain/invoice-request.ts';
 import { parsePurchaseRequest, type Supplier } from '../../domain/purchase-request.ts';
+import { isPurchaseBody } from '../../domain/document-types/index.ts';
 import { purchaseFromCatalogue } from '../../db/queries/purchases.ts';
 import { INVOICE_CREATE_ROUTE, requestFingerprint } from '../../domain/request-fingerprint.ts';
 import type { JobContext } from '../context.ts';
@@ -66,11 +67,10 @@ async function prepareChunk(
     const { idempotency_key: _k, ...body } = row.request as Record<string, unknown> & {
       idempotency_key?: string;
     };
-    // A factura electrónica de compra (08) names its supplier instead of a client.
-    const r =
-      body.document_type === '08'
-        ? parsePurchaseRequest(body, company.idNumber)
-        : parseInvoiceRequest(body as never);
+    // A purchase (the factura electrónica de compra) names its supplier instead of a client.
+    const r = isPurchaseBody(body)
+      ? parsePurchaseRequest(body, company.idNumber)
+      : parseInvoiceRequest(body as never);
     if (!r.ok) failed.push({ position: row.position, problem: validation(r.errors) });
     else if (incomplete.length && ('request' in r.value ? r.value.request : r.value).send) {
       failed.push({

@@ -23,7 +23,7 @@ import {
 import { getInvoiceDocument, invoiceById, type InvoiceRow } from '../../db/queries/invoices.ts';
 import { Company } from '../../db/models/index.ts';
 import { formatId } from '../../domain/ids.ts';
-import { TIPOS_COMPROBANTE, isTipoComprobante } from '../../domain/codes.ts';
+import { findDocumentType } from '../../domain/document-types/index.ts';
 import { formatMoney } from '../../documents/format.ts';
 import { keepCompleted } from '../job-options.ts';
 import { invoicePdf } from '../invoice-pdf.ts';
@@ -98,9 +98,7 @@ async function composeMessage(ctx: EmailContext, invoice: InvoiceRow) {
   if (!doc?.signedXml || !doc.responseXml)
     throw new Error(`invoice ${invoice.id} lacks its signed XML or answer`);
   const { pdf } = await invoicePdf(db, ctx.config, invoice);
-  const kind = isTipoComprobante(invoice.docType)
-    ? TIPOS_COMPROBANTE[invoice.docType]
-    : 'Comprobante electrónico';
+  const kind = findDocumentType(invoice.docType)?.name.es ?? 'Comprobante electrónico';
   const sender = company.commercialName ?? company.legalName;
   const total = formatMoney(invoice.summary.total, invoice.currency);
   const text = [

@@ -41,7 +41,8 @@ export function crClaveDate(fechaEmision: string): string | null {
 const digitsOnly = (s: string) => s.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
 
 /**
- * @param rootTipo the document type implied by the root element (01 FE, 03 NC, …), or null.
+ * @param rootTipo the document's type (01 FE, 03 NC, …): the consecutivo's when a type of that code
+ *   is written under this root, else the root's own (rule-context.ts typeOfDocument); or null.
  * @param issuer the party that issues the document and whose identification the clave carries:
  *   the Emisor, or the Receptor (the buyer) of a factura electrónica de compra.
  */

@@ -14,6 +14,7 @@ import type { RequestIdentity } from './clave.ts';
 import type { SchemaChecker } from './schema.ts';
 import { checkSignatureRules } from './signature-rules.ts';
 import { issuerElement, purchaseRule, receiptRule } from './rules-purchase-receipt.ts';
+import { typeOfDocument } from './rule-context.ts';
 import { inspectSignature } from './signature.ts';
 import { RULE_TEXTS } from './rule-texts.ts';
 import { checkTotals } from './totals.ts';
@@ -22,25 +23,6 @@ import { child, NotWellFormedError, parseXml, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 
 const NAMESPACE_BASE = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/';
-// Root element → document type of the consecutivo (NOTES §2).
-const ROOT_TIPO: Record<string, string> = {
-  FacturaElectronica: '01',
-  NotaDebitoElectronica: '02',
-  NotaCreditoElectronica: '03',
-  TiqueteElectronico: '04',
-  FacturaElectronicaCompra: '08',
-  FacturaElectronicaExportacion: '09',
-  ReciboElectronicoPago: '10',
-};
-// Documents with LineaDetalle/ResumenFactura in the FE layout (REP has a reduced one).
-const TOTALS_ROOTS = new Set([
-  'FacturaElectronica',
-  'NotaDebitoElectronica',
-  'NotaCreditoElectronica',
-  'TiqueteElectronico',
-  'FacturaElectronicaCompra',
-  'FacturaElectronicaExportacion',
-]);
 
 export const ROW_TEXTS = {
   duplicateConsecutivo:
@@ -100,8 +82,11 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
   const summary = summarise(root);
   const name = root.localName ?? '';
   const isReceptorMessage = name === 'MensajeReceptor';
+  // Its document type (domain/document-types/), from the consecutivo and the root element.
+  const type = typeOfDocument(root);
+  const tipo = type?.code ?? null;
   // The issuer signs: the emisor, or the buyer (Receptor) of a factura electrónica de compra.
-  const issuer = issuerElement(name);
+  const issuer = issuerElement(type);
   const emisor = isReceptorMessage
     ? { tipo: null, numero: text(root, 'NumeroCedulaReceptor') }
     : {
@@ -138,7 +123,7 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
   if (freeText.length > 0) return { state: 'rechazado', freeText, rows: [], summary };
 
   const rows: Row[] = [...(schemaRows ?? [])];
-  const known = name in ROOT_TIPO || isReceptorMessage;
+  const known = type !== null || isReceptorMessage;
   if (!known) rows.push({ code: -1, message: ROW_TEXTS.tipo, line: 0, column: 0 });
   else if (
     schemaRows === null &&
@@ -151,8 +136,7 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
       column: 1,
     });
   }
-  if (k.checkClave && !isReceptorMessage)
-    rows.push(...checkClave(root, input.request, ROOT_TIPO[name] ?? null, issuer));
+  if (k.checkClave && !isReceptorMessage) rows.push(...checkClave(root, input.request, tipo, issuer));
   if (k.checkClave && isReceptorMessage && input.receptorMessage)
     rows.push(...checkReceptorMessage(root, input.receptorMessage.request, input.receptorMessage.referenced));
   if (k.checkConsecutivo && input.duplicateConsecutivo) {
@@ -160,7 +144,7 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
   }
   const ruleContext = {
     root,
-    tipo: ROOT_TIPO[name] ?? null,
+    tipo,
     fechaEmision: fecha,
     now: input.now,
     cabys: input.cabys,
@@ -176,7 +160,8 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
     rows.push(...checkBusinessRules(ruleContext, k));
     rows.push(...purchaseRule(ruleContext), ...receiptRule(ruleContext));
   }
-  if (k.checkTotals && TOTALS_ROOTS.has(name)) rows.push(...checkTotals(root));
+  // Documents with LineaDetalle/ResumenFactura in the FE layout (the REP has a reduced one).
+  if (k.checkTotals && type?.checks.includes('totals')) rows.push(...checkTotals(root));
   if (input.forceRejection) rows.push({ code: -37, message: ROW_TEXTS.ubicacion, line: 0, column: 0 });
   return { state: rows.length ? 'rechazado' : 'aceptado', freeText: [], rows, summary };
 }

@@ -10,6 +10,7 @@
 // document the simulator never saw is judged on the message alone (a supplier's document is
 // often sent to Hacienda by another system). Hacienda's wordings are not published: these are
 // ours, with code -1 like its structural errors.
+import { documentTypes, findDocumentType } from '../../domain/document-types/index.ts';
 import type { DocumentSummary, Row } from './verdict.ts';
 import { text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
@@ -50,8 +51,9 @@ export const RECEPTOR_TEXTS = {
   referencedState: 'El comprobante referido no fue aceptado por la Administración Tributaria.',
 } as const;
 
-const MENSAJE_TIPO: Record<string, string> = { '1': '05', '2': '06', '3': '07' };
-const ANSWERABLE = new Set(['01', '02', '03', '04']);
+/** The type of a Mensaje (1, 2, 3: 05, 06, 07) and whether a type is answered: their descriptors. */
+const mensajeTipo = (mensaje: string) => documentTypes().find((d) => d.mensaje === mensaje)?.code;
+const answerable = (tipo: string) => findDocumentType(tipo)?.answerable === true;
 const idOf = (s: string | null | undefined) => (s ?? '').replace(/^0+/, '').toUpperCase();
 /** Decimal text → exact comparable hundred-thousandths (5 decimals), or null. */
 function units(s: string | null): bigint | null {
@@ -86,8 +88,8 @@ export function checkReceptorMessage(
   // The clave of the document answered, and our own consecutivo.
   if (!/^506\d{6}[A-Za-z0-9]{12}\d{29}$/.test(clave) || idOf(clave.slice(9, 21)) !== idOf(emisor))
     add(RECEPTOR_TEXTS.clave);
-  else if (!ANSWERABLE.has(clave.slice(29, 31))) add(RECEPTOR_TEXTS.claveTipo);
-  if (/^\d{20}$/.test(consecutivo) && consecutivo.slice(8, 10) !== MENSAJE_TIPO[mensaje])
+  else if (!answerable(clave.slice(29, 31))) add(RECEPTOR_TEXTS.claveTipo);
+  if (/^\d{20}$/.test(consecutivo) && consecutivo.slice(8, 10) !== mensajeTipo(mensaje))
     add(RECEPTOR_TEXTS.consecutivoTipo);
 
   // The amounts.

@@ -3,9 +3,8 @@
 // CABYS, activity codes, locations, tariff code ↔ rate, tariff codes per document type,
 // identification formats and TipoCambio.
 import { IVA_RATES, isCodigoTarifaIVA, isIvaRateAllowed } from '../../domain/codes.ts';
-import type { TipoComprobante } from '../../domain/codes.ts';
 import { unknownLocationPart } from '../../domain/territorial-division.ts';
-import { Dec, num, row } from './rule-context.ts';
+import { Dec, num, row, rulesOf } from './rule-context.ts';
 import type { Rule } from './rule-context.ts';
 import { RULE_CODES as C, RULE_TEXTS as T } from './rule-texts.ts';
 import { child, children, descendants, text } from './xml-reader.ts';
@@ -80,11 +79,12 @@ export const tariffRateRule: Rule = ({ root }) => {
 };
 
 export const tariffDocumentTypeRule: Rule = ({ root, tipo }) => {
-  if (!tipo) return [];
+  const rules = tipo ? rulesOf(tipo) : null;
+  if (!rules) return [];
   const rows: Row[] = [];
   for (const { n, tax } of ivaTaxes(root)) {
     const code = text(tax, 'CodigoTarifaIVA') ?? '';
-    if (isCodigoTarifaIVA(code) && !isIvaRateAllowed(code, tipo as TipoComprobante)) {
+    if (isCodigoTarifaIVA(code) && !isIvaRateAllowed(code, rules)) {
       rows.push(row(C.tariffDocumentType, T.tariffDocumentType(n, code)));
     }
   }

@@ -1,17 +1,18 @@
-// Business rules of the factura electrónica de exportación (09), on top of its schema: it goes to
+// Business rules of the factura electrónica de exportación (09; a type whose descriptor lists the
+// `exportacion` check), on top of its schema: it goes to
 // a foreign buyer, named with its foreign address (OtrasSenasExtranjero) and, when identified, as
 // an extranjero no domiciliado (05, nota 4); exports are taxed at 0% with the right to credit
 // (CodigoTarifaIVA 01, Art. 32 RLIVA), so an IVA line carries rate code 01 and no tax; and a
 // PartidaArancelaria is a 12-digit tariff heading. A tiquete (04) needs no rule here: its
 // receptor is optional, and the conditions it excludes (09, 11, 12) are not in its schema.
-import { num, row, ZERO } from './rule-context.ts';
+import { hasTypeCheck, num, row, ZERO } from './rule-context.ts';
 import type { Rule } from './rule-context.ts';
 import { RULE_CODES as C, RULE_TEXTS as T } from './rule-texts.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { Row } from './verdict.ts';
 
 export const exportRule: Rule = ({ root, tipo }) => {
-  if (tipo !== '09') return [];
+  if (!hasTypeCheck(tipo, 'exportacion')) return [];
   const rows: Row[] = [];
   const receptor = child(root, 'Receptor');
   if (!receptor) return [row(C.exportacion, T.exportReceptorMissing)];

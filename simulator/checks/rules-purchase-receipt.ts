@@ -1,4 +1,5 @@
-// Rules of two document types with parties and layouts of their own (NOTES §3, §4.5, §4.7, §6):
+// Rules of two document types with parties and layouts of their own (NOTES §3, §4.5, §4.7, §6),
+// applied to the types whose descriptor lists the `purchase` or the `receipt` check:
 // - Factura electrónica de compra (08): issued and signed by its receptor, the buyer, whose
 //   identification the clave carries (see issuerElement); the buyer is a Costa Rican taxpayer
 //   (01-04) other than the supplier; a foreign supplier (05) has no Costa Rican Ubicacion and a
@@ -15,16 +16,17 @@
 //   (when given) add up to TotalComprobante.
 // The wordings are the simulator's own (Hacienda's are not published); codes as rule-texts.ts.
 import { BASE_TAXES } from './totals.ts';
-import { f5, HALF_UNIT, num, row, sum, ZERO } from './rule-context.ts';
+import type { DocumentTypeDescriptor } from '../../domain/document-types/index.ts';
+import { f5, hasTypeCheck, HALF_UNIT, num, row, sum, ZERO } from './rule-context.ts';
 import type { Rule } from './rule-context.ts';
 import { RULE_CODES as C } from './rule-texts.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 import type { Row } from './verdict.ts';
 
-/** The element of the party that issues (and signs) a document of this root. */
-export function issuerElement(rootName: string): 'Emisor' | 'Receptor' {
-  return rootName === 'FacturaElectronicaCompra' ? 'Receptor' : 'Emisor';
+/** The element of the party that issues (and signs) a document of this type (its descriptor's issuer). */
+export function issuerElement(type: DocumentTypeDescriptor | null): 'Emisor' | 'Receptor' {
+  return type?.xml.issuer === 'receptor' ? 'Receptor' : 'Emisor';
 }
 
 export const PURCHASE_RECEIPT_TEXTS = {
@@ -58,7 +60,7 @@ function idOf(party: XmlElement | null): { tipo: string; numero: string } {
 }
 
 export const purchaseRule: Rule = ({ root, tipo }) => {
-  if (tipo !== '08') return [];
+  if (!hasTypeCheck(tipo, 'purchase')) return [];
   const rows: Row[] = [];
   const emisor = child(root, 'Emisor');
   const receptor = child(root, 'Receptor');
@@ -82,7 +84,7 @@ export const purchaseRule: Rule = ({ root, tipo }) => {
 };
 
 export const receiptRule: Rule = ({ root, tipo }) => {
-  if (tipo !== '10') return [];
+  if (!hasTypeCheck(tipo, 'receipt')) return [];
   const rows: Row[] = [];
   const refs = children(root, 'InformacionReferencia');
   if (

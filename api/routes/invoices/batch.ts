@@ -24,6 +24,7 @@ import { enqueueOutbox } from '../../../db/queries/events.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
 import { parsePurchaseRequest } from '../../../domain/purchase-request.ts';
+import { isPurchaseBody } from '../../../domain/document-types/index.ts';
 import { tenantOf } from '../../auth.ts';
 import { ajvToFieldError, ApiError, notFound } from '../../errors.ts';
 import { idempotencyFromRequest } from '../../idempotency.ts';
@@ -157,9 +158,8 @@ export default async function batchRoutes(fastify: FastifyInstance, { db }: AppD
         else {
           // The same rules as a single create (domain/invoice-request.ts), before anything is numbered.
           const { idempotency_key: _k, ...body } = item;
-          // A factura electrónica de compra (08) names a supplier instead of a client.
-          const parsed =
-            body.document_type === '08' ? parsePurchaseRequest(body, '') : parseInvoiceRequest(body);
+          // A purchase (the factura electrónica de compra) names a supplier instead of a client.
+          const parsed = isPurchaseBody(body) ? parsePurchaseRequest(body, '') : parseInvoiceRequest(body);
           if (!parsed.ok) errors.push(...parsed.errors);
         }
         const key = typeof item.idempotency_key === 'string' ? item.idempotency_key : null;

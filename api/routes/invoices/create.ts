@@ -22,6 +22,7 @@ import { errorResponses, IdempotentWaitHeaders } from '../../schemas/common.ts';
 import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../app.ts';
 import { parseInvoiceRequest } from '../../../domain/invoice-request.ts';
+import { isPurchaseBody } from '../../../domain/document-types/index.ts';
 import { missingEmisorData } from '../../../db/queries/invoice-prepare.ts';
 import { waitForSettled } from './wait.ts';
 import { createPurchaseResponse } from './purchase.ts';
@@ -128,9 +129,8 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
           },
         );
       }
-      // A factura electrónica de compra (08) has a supplier instead of a client: purchase.ts.
-      const documentType = request.body.document_type;
-      if (documentType === '08') return createPurchaseResponse(request, reply, db, auth);
+      // A purchase (the factura electrónica de compra) has a supplier instead of a client: purchase.ts.
+      if (isPurchaseBody(request.body)) return createPurchaseResponse(request, reply, db, auth);
       // 1. A finished request under this key is replayed before anything else is checked: the
       //    group commit looks the key up first; a request that fails before it gets there looks
       //    it up here, so a replay never answers with a later check's error.

@@ -25,11 +25,12 @@ let e: E2E;
 let s: Awaited<ReturnType<typeof E2EHelpers.seedIssuer>>;
 const pad = (n: number) => String(n).padStart(12, '0');
 
+// Loading the whole service on first import, then starting it, takes long on a busy machine.
 beforeAll(async () => {
   h = await import('./helpers/e2e.ts');
   e = await h.startE2E();
   s = await h.seedIssuer(e.db, e.config);
-});
+}, 180_000);
 afterAll(async () => {
   await e?.close();
   unregister();
@@ -104,7 +105,7 @@ describe('a document type registered through its descriptor', () => {
     expect(pdf.headers.get('content-type')).toContain('application/pdf');
     const list = await h.api(e, 'GET', '/api/v1/invoices?document_type=99', s.key);
     expect(list.json.data.map((x: any) => x.id)).toEqual([res.json.id]);
-  });
+  }, 120_000);
 
   it('removes nothing else: the other types are still registered, and a code nobody registered is refused', async () => {
     expect(documentTypes().map((d) => d.code)).toEqual([

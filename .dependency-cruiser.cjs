@@ -24,6 +24,7 @@
 //   module never imports another one, and of the shared files only registry.ts imports the modules.
 // - cli/, scripts/, bench/ and test/ are entry points: they may import anything, no layer imports
 //   them, and only test/ imports test/ (its helpers are for tests).
+// - No import cycles anywhere, type-only imports included (rule no-circular).
 // - telemetry/ sets up a process's OpenTelemetry SDK: only api/server.ts, workers/main.ts and the
 //   entry-point folders import it; it imports nothing of ours.
 // - config/ reads the environment. Every process validates it once at boot in its entry point
@@ -223,6 +224,15 @@ module.exports = {
       to: { path: '^client/' },
     },
     // simulator: its own rule goes here (what the Hacienda simulator may import).
+    {
+      name: 'no-circular',
+      comment:
+        'No import cycles, type-only imports included: modules that need each other share a third one ' +
+        'that both import (a shape, a helper), so each can be read, tested and moved on its own.',
+      severity: 'error',
+      from: { path: OURS },
+      to: { circular: true },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

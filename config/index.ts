@@ -400,37 +400,7 @@ export function loadConfig(env: Env = process.env): Config {
           writable: bool(env, 'ADMIN_QUEUES_WRITABLE', false),
         }
       : null,
-    hacienda: {
-      // Hacienda can be slow: a POST carries the whole document. Past these the outcome is unknown.
-      postTimeoutMs: int(env, 'HACIENDA_POST_TIMEOUT_MS', 30_000, 100, 600_000),
-      getTimeoutMs: int(env, 'HACIENDA_GET_TIMEOUT_MS', 15_000, 100, 600_000),
-      sandbox: {
-        idpUrl: url(
-          env,
-          'HACIENDA_SANDBOX_IDP_URL',
-          `${simulatorBase}/auth/realms/rut-stag/protocol/openid-connect/token`,
-          ['http:', 'https:'],
-        ),
-        clientId: str(env, 'HACIENDA_SANDBOX_CLIENT_ID', 'api-stag'),
-        apiUrl: url(env, 'HACIENDA_SANDBOX_API_URL', `${simulatorBase}/recepcion-sandbox/v1`, [
-          'http:',
-          'https:',
-        ]),
-      },
-      production: {
-        idpUrl: url(
-          env,
-          'HACIENDA_PROD_IDP_URL',
-          'https://idp.comprobanteselectronicos.go.cr/auth/realms/rut/protocol/openid-connect/token',
-          ['http:', 'https:'],
-        ),
-        clientId: str(env, 'HACIENDA_PROD_CLIENT_ID', 'api-prod'),
-        apiUrl: url(env, 'HACIENDA_PROD_API_URL', 'https://api.comprobanteselectronicos.go.cr/recepcion/v1', [
-          'http:',
-          'https:',
-        ]),
-      },
-    },
+    hacienda: haciendaConfig(env, simulatorBase),
     simulator: { port: simulatorPort, embedded: bool(env, 'SIMULATOR_EMBEDDED', !production) },
     xsdDir: resolve(projectRoot, str(env, 'XSD_DIR', '') || defaultXsdDir()),
     proveedorSistemas: str(env, 'PROVEEDOR_SISTEMAS', ''),
@@ -442,40 +412,88 @@ export function loadConfig(env: Env = process.env): Config {
     },
     usageFlushMs: int(env, 'USAGE_FLUSH_MS', 10_000, 100, 3_600_000),
     metricsPublishMs: int(env, 'METRICS_PUBLISH_MS', 5_000, 100, 300_000),
-    workers: {
-      statusPollBaseMs: int(env, 'STATUS_POLL_BASE_MS', 2000, 10, 3_600_000),
-      statusPollMaxMs: int(env, 'STATUS_POLL_MAX_MS', 300_000, 10, 86_400_000),
-      reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 30_000, 100, 86_400_000),
-      reconcileStaleMs: int(env, 'RECONCILE_STALE_MS', 120_000, 100, 86_400_000),
-      lockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
-      chunkSize: int(env, 'WORKER_CHUNK_SIZE', 50, 1, 1000),
-      // A 404 right after a POST is normal for a moment; ten minutes is far past that. An hour of
-      // re-sends that Hacienda keeps losing is an incident for a person, not for more retries.
-      missingResendMs: int(env, 'HACIENDA_MISSING_RESEND_MS', 600_000, 100, 86_400_000),
-      missingFailMs: int(env, 'HACIENDA_MISSING_FAIL_MS', 3_600_000, 100, 7 * 86_400_000),
-    },
+    workers: workersConfig(env),
     // 12 attempts, waits of base × 2^(n−1): 2047 × 126 s ≈ 3 days from the first to the last.
-    webhooks: {
-      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-      maxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 50),
-      backoffBaseMs: int(env, 'WEBHOOK_BACKOFF_BASE_MS', 126_000, 10, 86_400_000),
-      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
-      sandboxAllowPrivate: bool(env, 'WEBHOOK_SANDBOX_ALLOW_PRIVATE', !production),
-    },
+    webhooks: webhooksConfig(env, production),
     // 8 attempts, waits of base × 2^(n−1): 30 s … 64 min, about 2 hours in all.
-    email: {
-      smtpUrl: smtpUrl ? url(env, 'SMTP_URL', smtpUrl, ['smtp:', 'smtps:']) : null,
-      sandboxSmtpUrl: sandboxSmtpUrl
-        ? url(env, 'SMTP_SANDBOX_URL', sandboxSmtpUrl, ['smtp:', 'smtps:'])
-        : null,
-      from: str(env, 'EMAIL_FROM', 'facturas@factura-cr.localhost'),
-      maxAttempts: int(env, 'EMAIL_MAX_ATTEMPTS', 8, 1, 50),
-      backoffBaseMs: int(env, 'EMAIL_BACKOFF_BASE_MS', 30_000, 10, 86_400_000),
-    },
+    email: emailConfig(env, smtpUrl, sandboxSmtpUrl),
     mailCatcher: {
       smtpPort: catcherSmtpPort,
       httpPort: int(env, 'MAIL_CATCHER_HTTP_PORT', 4026, 0, 65535),
       embedded: catcherEmbedded,
     },
+  };
+}
+
+/** Hacienda's endpoints (the simulator's by default for the sandbox) and the timeouts of its calls. */
+function haciendaConfig(env: Env, simulatorBase: string): Config['hacienda'] {
+  return {
+    // Hacienda can be slow: a POST carries the whole document. Past these the outcome is unknown.
+    postTimeoutMs: int(env, 'HACIENDA_POST_TIMEOUT_MS', 30_000, 100, 600_000),
+    getTimeoutMs: int(env, 'HACIENDA_GET_TIMEOUT_MS', 15_000, 100, 600_000),
+    sandbox: {
+      idpUrl: url(
+        env,
+        'HACIENDA_SANDBOX_IDP_URL',
+        `${simulatorBase}/auth/realms/rut-stag/protocol/openid-connect/token`,
+        ['http:', 'https:'],
+      ),
+      clientId: str(env, 'HACIENDA_SANDBOX_CLIENT_ID', 'api-stag'),
+      apiUrl: url(env, 'HACIENDA_SANDBOX_API_URL', `${simulatorBase}/recepcion-sandbox/v1`, [
+        'http:',
+        'https:',
+      ]),
+    },
+    production: {
+      idpUrl: url(
+        env,
+        'HACIENDA_PROD_IDP_URL',
+        'https://idp.comprobanteselectronicos.go.cr/auth/realms/rut/protocol/openid-connect/token',
+        ['http:', 'https:'],
+      ),
+      clientId: str(env, 'HACIENDA_PROD_CLIENT_ID', 'api-prod'),
+      apiUrl: url(env, 'HACIENDA_PROD_API_URL', 'https://api.comprobanteselectronicos.go.cr/recepcion/v1', [
+        'http:',
+        'https:',
+      ]),
+    },
+  };
+}
+
+/** The workers' polling, reconciliation, locking and missing-document timings. */
+function workersConfig(env: Env): Config['workers'] {
+  return {
+    statusPollBaseMs: int(env, 'STATUS_POLL_BASE_MS', 2000, 10, 3_600_000),
+    statusPollMaxMs: int(env, 'STATUS_POLL_MAX_MS', 300_000, 10, 86_400_000),
+    reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 30_000, 100, 86_400_000),
+    reconcileStaleMs: int(env, 'RECONCILE_STALE_MS', 120_000, 100, 86_400_000),
+    lockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
+    chunkSize: int(env, 'WORKER_CHUNK_SIZE', 50, 1, 1000),
+    // A 404 right after a POST is normal for a moment; ten minutes is far past that. An hour of
+    // re-sends that Hacienda keeps losing is an incident for a person, not for more retries.
+    missingResendMs: int(env, 'HACIENDA_MISSING_RESEND_MS', 600_000, 100, 86_400_000),
+    missingFailMs: int(env, 'HACIENDA_MISSING_FAIL_MS', 3_600_000, 100, 7 * 86_400_000),
+  };
+}
+
+/** The mail relays (live and sandbox), the sender and the retry schedule of e-mail. */
+function emailConfig(env: Env, smtpUrl: string, sandboxSmtpUrl: string): Config['email'] {
+  return {
+    smtpUrl: smtpUrl ? url(env, 'SMTP_URL', smtpUrl, ['smtp:', 'smtps:']) : null,
+    sandboxSmtpUrl: sandboxSmtpUrl ? url(env, 'SMTP_SANDBOX_URL', sandboxSmtpUrl, ['smtp:', 'smtps:']) : null,
+    from: str(env, 'EMAIL_FROM', 'facturas@factura-cr.localhost'),
+    maxAttempts: int(env, 'EMAIL_MAX_ATTEMPTS', 8, 1, 50),
+    backoffBaseMs: int(env, 'EMAIL_BACKOFF_BASE_MS', 30_000, 10, 86_400_000),
+  };
+}
+
+/** Webhook delivery: timeout, attempts and backoff, concurrency, private addresses in the sandbox. */
+function webhooksConfig(env: Env, production: boolean): Config['webhooks'] {
+  return {
+    timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    maxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 50),
+    backoffBaseMs: int(env, 'WEBHOOK_BACKOFF_BASE_MS', 126_000, 10, 86_400_000),
+    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
+    sandboxAllowPrivate: bool(env, 'WEBHOOK_SANDBOX_ALLOW_PRIVATE', !production),
   };
 }

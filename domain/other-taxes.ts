@@ -161,110 +161,152 @@ export function validateOtherTaxes(
   const seen = new Set<string>();
   const out: ValidOtherTax[] = [];
   raw.forEach((t: unknown, k) => {
-    const tp = `${p}/${k}`;
-    if (t === null || typeof t !== 'object' || Array.isArray(t)) {
-      fail(tp, 'invalid_type', 'must be an object');
-      return;
-    }
-    const o = t as Record<string, unknown>;
-    const code = o.code;
-    if (typeof code !== 'string' || !isOtherTaxCode(code)) {
-      fail(
-        `${tp}/code`,
-        code === '01' || code === '07' || code === '08' ? 'not_allowed' : 'unknown_code',
-        code === '01' || code === '07' || code === '08'
-          ? `tax code ${code} is the line's IVA: give it with the IVA fields, not in taxes`
-          : `unknown tax code "${String(code)}": one of 02, 03, 04, 05, 06, 12, 99`,
-      );
-      return;
-    }
-    if (code !== '99' && seen.has(code)) {
-      fail(`${tp}/code`, 'duplicate_tax', `tax code ${code} is already on this line`);
-      return;
-    }
-    seen.add(code);
-    if (docType === '08' && SPECIFIC.has(code)) {
-      fail(
-        `${tp}/code`,
-        'not_allowed',
-        `a factura electrónica de compra has no DatosImpuestoEspecifico: tax code ${code} (${CODIGOS_IMPUESTO[code]}) cannot be computed in it`,
-      );
-      return;
-    }
-    const need = (key: keyof OtherTaxInput) => {
-      if (o[key] === undefined) {
-        fail(`${tp}/${key}`, 'required', `${SNAKE[key] ?? key} is required for tax code ${code}`);
-        return false;
-      }
-      return true;
-    };
-    if (statedTaxesOnly(docType)) {
-      for (const key of Object.keys(o))
-        if (key !== 'code' && key !== 'amount' && !(code === '99' && key === 'codeOther'))
-          fail(`${tp}/${key}`, 'not_applicable', 'a recibo de pago states each tax as an amount');
-      const codeOther = code === '99' ? o.codeOther : null;
-      if (code === '99' && (typeof codeOther !== 'string' || [...codeOther].length < 5))
-        fail(`${tp}/codeOther`, 'required', 'CodigoImpuestoOTRO: 5 to 100 characters naming the tax');
-      const amount = need('amount') ? decimal(fail, `${tp}/amount`, o.amount, 13, 5, false) : null;
-      out.push({
-        code,
-        codeOther: typeof codeOther === 'string' ? codeOther : null,
-        rate: null,
-        amount,
-        unitQuantity: null,
-        alcoholPercent: null,
-        consumptionVolume: null,
-        taxPerUnit: null,
-      });
-      return;
-    }
-    const allowed = FIELDS[code];
-    for (const key of Object.keys(o)) {
-      if (key === 'code') continue;
-      if (!(allowed as readonly string[]).includes(key))
-        fail(
-          `${tp}/${key}`,
-          'not_applicable',
-          `${SNAKE[key] ?? key} does not apply to tax code ${code} (${CODIGOS_IMPUESTO[code]})`,
-        );
-    }
-    const v: ValidOtherTax = {
-      code,
-      codeOther: null,
-      rate: null,
-      amount: null,
-      unitQuantity: null,
-      alcoholPercent: null,
-      consumptionVolume: null,
-      taxPerUnit: null,
-    };
-    if (code === '02' || code === '12') {
-      if (need('rate')) v.rate = decimal(fail, `${tp}/rate`, o.rate, 2, 2);
-    } else if (code === '99') {
-      if (typeof o.codeOther !== 'string' || [...o.codeOther].length < 5 || [...o.codeOther].length > 100)
-        fail(
-          `${tp}/codeOther`,
-          o.codeOther === undefined ? 'required' : 'invalid_length',
-          'CodigoImpuestoOTRO: 5 to 100 characters naming the tax',
-        );
-      else v.codeOther = o.codeOther;
-      if ((o.rate === undefined) === (o.amount === undefined))
-        fail(tp, 'invalid_tax', 'give exactly one of rate or amount');
-      else if (o.rate !== undefined) v.rate = decimal(fail, `${tp}/rate`, o.rate, 2, 2);
-      else v.amount = decimal(fail, `${tp}/amount`, o.amount, 13, 5);
-    } else {
-      if (need('unitQuantity')) v.unitQuantity = decimal(fail, `${tp}/unitQuantity`, o.unitQuantity, 5, 2);
-      if (need('taxPerUnit')) v.taxPerUnit = decimal(fail, `${tp}/taxPerUnit`, o.taxPerUnit, 13, 5);
-      if (code === '04' && need('alcoholPercent')) {
-        v.alcoholPercent = decimal(fail, `${tp}/alcoholPercent`, o.alcoholPercent, 2, 2);
-        if (v.alcoholPercent?.gt(100)) fail(`${tp}/alcoholPercent`, 'out_of_range', 'at most 100');
-      }
-      if (code === '05' && need('consumptionVolume'))
-        v.consumptionVolume = decimal(fail, `${tp}/consumptionVolume`, o.consumptionVolume, 5, 2);
-    }
-    out.push(v);
+    const v = validateOtherTax(fail, `${p}/${k}`, t, docType, seen);
+    if (v) out.push(v);
   });
   return ok ? out : null;
+}
+
+/** One tax of the list (path `tp`); null when its code cannot be used (the rest is reported through `fail`). */
+function validateOtherTax(
+  fail: Add,
+  tp: string,
+  t: unknown,
+  docType: TipoComprobante,
+  seen: Set<string>,
+): ValidOtherTax | null {
+  if (t === null || typeof t !== 'object' || Array.isArray(t)) {
+    fail(tp, 'invalid_type', 'must be an object');
+    return null;
+  }
+  const o = t as Record<string, unknown>;
+  const code = validateOtherTaxCode(fail, tp, o.code, docType, seen);
+  if (code === null) return null;
+  const need = (key: keyof OtherTaxInput) => {
+    if (o[key] === undefined) {
+      fail(`${tp}/${key}`, 'required', `${SNAKE[key] ?? key} is required for tax code ${code}`);
+      return false;
+    }
+    return true;
+  };
+  if (statedTaxesOnly(docType)) return validateStatedTax(fail, tp, o, code, need);
+  const allowed = FIELDS[code];
+  for (const key of Object.keys(o)) {
+    if (key === 'code') continue;
+    if (!(allowed as readonly string[]).includes(key))
+      fail(
+        `${tp}/${key}`,
+        'not_applicable',
+        `${SNAKE[key] ?? key} does not apply to tax code ${code} (${CODIGOS_IMPUESTO[code]})`,
+      );
+  }
+  return validateComputedTax(fail, tp, o, code, need);
+}
+
+/** A tax's code: one of the other taxes, once per line (99 may repeat), computable in the document type. */
+function validateOtherTaxCode(
+  fail: Add,
+  tp: string,
+  code: unknown,
+  docType: TipoComprobante,
+  seen: Set<string>,
+): OtherTaxCode | null {
+  if (typeof code !== 'string' || !isOtherTaxCode(code)) {
+    fail(
+      `${tp}/code`,
+      code === '01' || code === '07' || code === '08' ? 'not_allowed' : 'unknown_code',
+      code === '01' || code === '07' || code === '08'
+        ? `tax code ${code} is the line's IVA: give it with the IVA fields, not in taxes`
+        : `unknown tax code "${String(code)}": one of 02, 03, 04, 05, 06, 12, 99`,
+    );
+    return null;
+  }
+  if (code !== '99' && seen.has(code)) {
+    fail(`${tp}/code`, 'duplicate_tax', `tax code ${code} is already on this line`);
+    return null;
+  }
+  seen.add(code);
+  if (docType === '08' && SPECIFIC.has(code)) {
+    fail(
+      `${tp}/code`,
+      'not_allowed',
+      `a factura electrónica de compra has no DatosImpuestoEspecifico: tax code ${code} (${CODIGOS_IMPUESTO[code]}) cannot be computed in it`,
+    );
+    return null;
+  }
+  return code;
+}
+
+/** A tax as a recibo de pago states it: its code (and CodigoImpuestoOTRO for 99) and an amount. */
+function validateStatedTax(
+  fail: Add,
+  tp: string,
+  o: Record<string, unknown>,
+  code: OtherTaxCode,
+  need: (key: keyof OtherTaxInput) => boolean,
+): ValidOtherTax {
+  for (const key of Object.keys(o))
+    if (key !== 'code' && key !== 'amount' && !(code === '99' && key === 'codeOther'))
+      fail(`${tp}/${key}`, 'not_applicable', 'a recibo de pago states each tax as an amount');
+  const codeOther = code === '99' ? o.codeOther : null;
+  if (code === '99' && (typeof codeOther !== 'string' || [...codeOther].length < 5))
+    fail(`${tp}/codeOther`, 'required', 'CodigoImpuestoOTRO: 5 to 100 characters naming the tax');
+  const amount = need('amount') ? decimal(fail, `${tp}/amount`, o.amount, 13, 5, false) : null;
+  return {
+    code,
+    codeOther: typeof codeOther === 'string' ? codeOther : null,
+    rate: null,
+    amount,
+    unitQuantity: null,
+    alcoholPercent: null,
+    consumptionVolume: null,
+    taxPerUnit: null,
+  };
+}
+
+/** The fields a computed tax needs by its code: a rate (02, 12), a rate or amount (99), or the specific-tax data. */
+function validateComputedTax(
+  fail: Add,
+  tp: string,
+  o: Record<string, unknown>,
+  code: OtherTaxCode,
+  need: (key: keyof OtherTaxInput) => boolean,
+): ValidOtherTax {
+  const v: ValidOtherTax = {
+    code,
+    codeOther: null,
+    rate: null,
+    amount: null,
+    unitQuantity: null,
+    alcoholPercent: null,
+    consumptionVolume: null,
+    taxPerUnit: null,
+  };
+  if (code === '02' || code === '12') {
+    if (need('rate')) v.rate = decimal(fail, `${tp}/rate`, o.rate, 2, 2);
+  } else if (code === '99') {
+    if (typeof o.codeOther !== 'string' || [...o.codeOther].length < 5 || [...o.codeOther].length > 100)
+      fail(
+        `${tp}/codeOther`,
+        o.codeOther === undefined ? 'required' : 'invalid_length',
+        'CodigoImpuestoOTRO: 5 to 100 characters naming the tax',
+      );
+    else v.codeOther = o.codeOther;
+    if ((o.rate === undefined) === (o.amount === undefined))
+      fail(tp, 'invalid_tax', 'give exactly one of rate or amount');
+    else if (o.rate !== undefined) v.rate = decimal(fail, `${tp}/rate`, o.rate, 2, 2);
+    else v.amount = decimal(fail, `${tp}/amount`, o.amount, 13, 5);
+  } else {
+    if (need('unitQuantity')) v.unitQuantity = decimal(fail, `${tp}/unitQuantity`, o.unitQuantity, 5, 2);
+    if (need('taxPerUnit')) v.taxPerUnit = decimal(fail, `${tp}/taxPerUnit`, o.taxPerUnit, 13, 5);
+    if (code === '04' && need('alcoholPercent')) {
+      v.alcoholPercent = decimal(fail, `${tp}/alcoholPercent`, o.alcoholPercent, 2, 2);
+      if (v.alcoholPercent?.gt(100)) fail(`${tp}/alcoholPercent`, 'out_of_range', 'at most 100');
+    }
+    if (code === '05' && need('consumptionVolume'))
+      v.consumptionVolume = decimal(fail, `${tp}/consumptionVolume`, o.consumptionVolume, 5, 2);
+  }
+  return v;
 }
 
 /** Monto of each tax (rounded to 5 decimals) for a line of `quantity` items and this SubTotal. */

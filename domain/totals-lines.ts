@@ -99,31 +99,9 @@ export function validateLine(
     maxFrac: 5,
     sign: 'nonNegative',
   });
-  let kind: LineKind = 'goods';
-  if (typeof line.unit !== 'string' || !isUnidadMedida(line.unit)) {
-    issues.add(`${base}/unit`, 'unknown_code', `unknown UnidadMedida "${String(line.unit)}"`);
-  } else {
-    kind = unitKind(line.unit);
-  }
-  if (line.kind !== undefined) {
-    if (line.kind !== 'goods' && line.kind !== 'services') {
-      issues.add(`${base}/kind`, 'unknown_code', 'expected "goods" or "services"');
-    } else {
-      kind = line.kind;
-    }
-  }
+  const kind = validateKind(issues, base, line);
   const taxCode = line.taxCode ?? '01';
-  if (!isCodigoImpuesto(taxCode)) {
-    issues.add(`${base}/taxCode`, 'unknown_code', `unknown CodigoImpuesto "${String(taxCode)}"`);
-  } else if (!isIvaTaxCode(taxCode)) {
-    issues.add(
-      `${base}/taxCode`,
-      'not_allowed',
-      `the line's IVA is tax code 01, 07 or 08; tax code ${taxCode} goes in the line's other taxes`,
-    );
-  } else if (taxCode !== '01' && !otherTaxesAllowed(docType)) {
-    issues.add(`${base}/taxCode`, 'not_allowed', `document type ${docType} carries IVA 01 only`);
-  }
+  checkTaxCode(issues, base, taxCode, docType);
   const extra = validateIvaExtras(issues, base, line, taxCode, docType);
   const ivaRateCode = line.ivaRateCode;
   if (typeof ivaRateCode !== 'string' || !isCodigoTarifaIVA(ivaRateCode)) {
@@ -135,42 +113,7 @@ export function validateLine(
       `rate code ${ivaRateCode} (${IVA_RATES[ivaRateCode].label}) is not allowed in document type ${docType}`,
     );
   }
-
-  const discounts: ValidLine['discounts'] = [];
-  const discountInputs = line.discounts ?? [];
-  if (discountInputs.length > MAX_DISCOUNTS) {
-    issues.add(`${base}/discounts`, 'too_many', `at most ${MAX_DISCOUNTS} discounts per line`);
-  }
-  discountInputs.forEach((d, k) => {
-    const p = `${base}/discounts/${k}`;
-    const hasAmount = d.amount !== undefined;
-    const hasPercent = d.percent !== undefined;
-    if (hasAmount === hasPercent) {
-      issues.add(p, 'invalid_discount', 'give exactly one of amount or percent');
-      return;
-    }
-    const amount = hasAmount
-      ? parseDecimal(issues, `${p}/amount`, d.amount, { maxInt: 13, maxFrac: 5, sign: 'positive' })
-      : null;
-    const percent = hasPercent
-      ? parseDecimal(issues, `${p}/percent`, d.percent, { maxInt: 3, maxFrac: 5, sign: 'positive' })
-      : null;
-    if (percent && percent.gt(HUNDRED)) issues.add(`${p}/percent`, 'out_of_range', 'at most 100');
-    if (typeof d.code !== 'string' || !isCodigoDescuento(d.code)) {
-      issues.add(`${p}/code`, 'unknown_code', `unknown CodigoDescuento "${String(d.code)}"`);
-      return;
-    }
-    if (UNSUPPORTED_DISCOUNT_CODES.has(d.code)) {
-      issues.add(
-        `${p}/code`,
-        'unsupported',
-        `discount code ${d.code} (${CODIGOS_DESCUENTO[d.code]}) is not supported yet: IVA on regalías and bonificaciones is computed on MontoTotal`,
-      );
-    }
-    const codeOther = textLength(issues, `${p}/codeOther`, d.codeOther, 5, 100, d.code === '99');
-    const nature = textLength(issues, `${p}/nature`, d.nature, 3, 80, false) ?? CODIGOS_DESCUENTO[d.code];
-    discounts.push({ amount, percent, code: d.code, codeOther, nature });
-  });
+  const discounts = validateDiscounts(issues, base, line.discounts ?? []);
 
   let exoneration: ValidLine['exoneration'] = null;
   if (line.exoneration !== undefined) {
@@ -210,6 +153,82 @@ export function validateLine(
     exoneration,
     stated,
   };
+}
+
+/** Goods or services: by the unit (codes.ts unitKind), or as the line's `kind` says. */
+function validateKind(issues: Issues, base: string, line: LineInput): LineKind {
+  let kind: LineKind = 'goods';
+  if (typeof line.unit !== 'string' || !isUnidadMedida(line.unit)) {
+    issues.add(`${base}/unit`, 'unknown_code', `unknown UnidadMedida "${String(line.unit)}"`);
+  } else {
+    kind = unitKind(line.unit);
+  }
+  if (line.kind !== undefined) {
+    if (line.kind !== 'goods' && line.kind !== 'services') {
+      issues.add(`${base}/kind`, 'unknown_code', 'expected "goods" or "services"');
+    } else {
+      kind = line.kind;
+    }
+  }
+  return kind;
+}
+
+/** The line's IVA code: 01, 07 or 08, and 07 or 08 only where the document type has other taxes. */
+function checkTaxCode(issues: Issues, base: string, taxCode: string, docType: TipoComprobante): void {
+  if (!isCodigoImpuesto(taxCode)) {
+    issues.add(`${base}/taxCode`, 'unknown_code', `unknown CodigoImpuesto "${String(taxCode)}"`);
+  } else if (!isIvaTaxCode(taxCode)) {
+    issues.add(
+      `${base}/taxCode`,
+      'not_allowed',
+      `the line's IVA is tax code 01, 07 or 08; tax code ${taxCode} goes in the line's other taxes`,
+    );
+  } else if (taxCode !== '01' && !otherTaxesAllowed(docType)) {
+    issues.add(`${base}/taxCode`, 'not_allowed', `document type ${docType} carries IVA 01 only`);
+  }
+}
+
+/** The line's discounts, each an amount or a percentage with its code (at most MAX_DISCOUNTS). */
+function validateDiscounts(
+  issues: Issues,
+  base: string,
+  discountInputs: NonNullable<LineInput['discounts']>,
+): ValidLine['discounts'] {
+  const discounts: ValidLine['discounts'] = [];
+  if (discountInputs.length > MAX_DISCOUNTS) {
+    issues.add(`${base}/discounts`, 'too_many', `at most ${MAX_DISCOUNTS} discounts per line`);
+  }
+  discountInputs.forEach((d, k) => {
+    const p = `${base}/discounts/${k}`;
+    const hasAmount = d.amount !== undefined;
+    const hasPercent = d.percent !== undefined;
+    if (hasAmount === hasPercent) {
+      issues.add(p, 'invalid_discount', 'give exactly one of amount or percent');
+      return;
+    }
+    const amount = hasAmount
+      ? parseDecimal(issues, `${p}/amount`, d.amount, { maxInt: 13, maxFrac: 5, sign: 'positive' })
+      : null;
+    const percent = hasPercent
+      ? parseDecimal(issues, `${p}/percent`, d.percent, { maxInt: 3, maxFrac: 5, sign: 'positive' })
+      : null;
+    if (percent && percent.gt(HUNDRED)) issues.add(`${p}/percent`, 'out_of_range', 'at most 100');
+    if (typeof d.code !== 'string' || !isCodigoDescuento(d.code)) {
+      issues.add(`${p}/code`, 'unknown_code', `unknown CodigoDescuento "${String(d.code)}"`);
+      return;
+    }
+    if (UNSUPPORTED_DISCOUNT_CODES.has(d.code)) {
+      issues.add(
+        `${p}/code`,
+        'unsupported',
+        `discount code ${d.code} (${CODIGOS_DESCUENTO[d.code]}) is not supported yet: IVA on regalías and bonificaciones is computed on MontoTotal`,
+      );
+    }
+    const codeOther = textLength(issues, `${p}/codeOther`, d.codeOther, 5, 100, d.code === '99');
+    const nature = textLength(issues, `${p}/nature`, d.nature, 3, 80, false) ?? CODIGOS_DESCUENTO[d.code];
+    discounts.push({ amount, percent, code: d.code, codeOther, nature });
+  });
+  return discounts;
 }
 
 /** A credit note line's stated amounts (LineInput.stated): money figures, one per tax at most. */
@@ -259,6 +278,27 @@ export function validateIvaExtras(
   otherTaxes: ValidLine['otherTaxes'] | null;
   assumedTax: Dec;
 } {
+  const factor = validateIvaFactor(issues, base, line, taxCode);
+  const factory = validateFactory(issues, base, line, taxCode, docType);
+  const taxableBase = validateTaxableBase(issues, base, line, taxCode);
+  const before = issues.list.length;
+  const otherTaxes =
+    line.otherTaxes === undefined
+      ? []
+      : validateOtherTaxes((p, c, m) => issues.add(p, c, m), base, line.otherTaxes, docType);
+  if (factory === '02' && otherTaxes && otherTaxes.length === 0 && issues.list.length === before)
+    issues.add(
+      `${base}/otherTaxes`,
+      'tax_required',
+      'with IVA cobrado a nivel de fábrica 02 the line has no IVA: it needs another tax (Impuesto 1..1000)',
+    );
+  const assumedTax = validateAssumedTax(issues, base, line, docType);
+  if (line.ivaReturned !== undefined) checkIvaReturned(issues, base, line, taxCode, docType, factory);
+  return { factor, taxableBase, factory, otherTaxes, assumedTax };
+}
+
+/** FactorCalculoIVA: required with IVA 08 (bienes usados), refused with any other. */
+function validateIvaFactor(issues: Issues, base: string, line: LineInput, taxCode: string): Dec | null {
   let factor: Dec | null = null;
   if (line.ivaFactor !== undefined) {
     if (taxCode !== '08')
@@ -272,6 +312,17 @@ export function validateIvaExtras(
   } else if (taxCode === '08') {
     issues.add(`${base}/ivaFactor`, 'required', 'IVA 08 (bienes usados) needs its FactorCalculoIVA');
   }
+  return factor;
+}
+
+/** IVACobradoFabrica (01 or 02): IVA 01 only, in the document types whose schema has it. */
+function validateFactory(
+  issues: Issues,
+  base: string,
+  line: LineInput,
+  taxCode: string,
+  docType: TipoComprobante,
+): '01' | '02' | null {
   let factory: '01' | '02' | null = null;
   if (line.ivaCollectedAtFactory !== undefined) {
     if (line.ivaCollectedAtFactory !== '01' && line.ivaCollectedAtFactory !== '02')
@@ -292,6 +343,11 @@ export function validateIvaExtras(
       );
     else factory = line.ivaCollectedAtFactory;
   }
+  return factory;
+}
+
+/** A stated BaseImponible: with IVA 07 (cálculo especial) or IVA cobrado a nivel de fábrica 01 only. */
+function validateTaxableBase(issues: Issues, base: string, line: LineInput, taxCode: string): Dec | null {
   let taxableBase: Dec | null = null;
   if (line.taxableBase !== undefined) {
     if (taxCode !== '07' && line.ivaCollectedAtFactory !== '01')
@@ -307,17 +363,11 @@ export function validateIvaExtras(
         sign: 'nonNegative',
       });
   }
-  const before = issues.list.length;
-  const otherTaxes =
-    line.otherTaxes === undefined
-      ? []
-      : validateOtherTaxes((p, c, m) => issues.add(p, c, m), base, line.otherTaxes, docType);
-  if (factory === '02' && otherTaxes && otherTaxes.length === 0 && issues.list.length === before)
-    issues.add(
-      `${base}/otherTaxes`,
-      'tax_required',
-      'with IVA cobrado a nivel de fábrica 02 the line has no IVA: it needs another tax (Impuesto 1..1000)',
-    );
+  return taxableBase;
+}
+
+/** ImpuestoAsumidoEmisorFabrica: zero unless stated, where the document type has it. */
+function validateAssumedTax(issues: Issues, base: string, line: LineInput, docType: TipoComprobante): Dec {
   let assumedTax = ZERO;
   if (line.assumedTax !== undefined) {
     if (docType === '08' || !otherTaxesAllowed(docType))
@@ -334,27 +384,36 @@ export function validateIvaExtras(
           sign: 'nonNegative',
         }) ?? ZERO;
   }
-  if (line.ivaReturned !== undefined) {
-    if (typeof line.ivaReturned !== 'boolean')
-      issues.add(`${base}/ivaReturned`, 'invalid_type', 'expected true or false');
-    else if (line.ivaReturned && !FACTORY_DOC_TYPES.has(docType))
-      issues.add(`${base}/ivaReturned`, 'not_allowed', `document type ${docType} has no TotalIVADevuelto`);
-    else if (line.ivaReturned && (taxCode !== '01' || factory === '02'))
-      issues.add(`${base}/ivaReturned`, 'not_allowed', 'the IVA returned on health services is IVA 01');
-    else if (line.ivaReturned && line.assumedTax !== undefined)
-      issues.add(`${base}/ivaReturned`, 'conflicting_fields', 'a line whose IVA is returned assumes no tax');
-    else if (
-      line.ivaReturned &&
-      isCodigoTarifaIVA(line.ivaRateCode) &&
-      new D(IVA_RATES[line.ivaRateCode].rate).isZero()
-    )
-      issues.add(
-        `${base}/ivaReturned`,
-        'not_allowed',
-        `rate code ${line.ivaRateCode} carries no IVA to return`,
-      );
-  }
-  return { factor, taxableBase, factory, otherTaxes, assumedTax };
+  return assumedTax;
+}
+
+/** `ivaReturned`: a boolean, and true only for a line of IVA 01 at a rate above zero that assumes no tax. */
+function checkIvaReturned(
+  issues: Issues,
+  base: string,
+  line: LineInput,
+  taxCode: string,
+  docType: TipoComprobante,
+  factory: '01' | '02' | null,
+): void {
+  if (typeof line.ivaReturned !== 'boolean')
+    issues.add(`${base}/ivaReturned`, 'invalid_type', 'expected true or false');
+  else if (line.ivaReturned && !FACTORY_DOC_TYPES.has(docType))
+    issues.add(`${base}/ivaReturned`, 'not_allowed', `document type ${docType} has no TotalIVADevuelto`);
+  else if (line.ivaReturned && (taxCode !== '01' || factory === '02'))
+    issues.add(`${base}/ivaReturned`, 'not_allowed', 'the IVA returned on health services is IVA 01');
+  else if (line.ivaReturned && line.assumedTax !== undefined)
+    issues.add(`${base}/ivaReturned`, 'conflicting_fields', 'a line whose IVA is returned assumes no tax');
+  else if (
+    line.ivaReturned &&
+    isCodigoTarifaIVA(line.ivaRateCode) &&
+    new D(IVA_RATES[line.ivaRateCode].rate).isZero()
+  )
+    issues.add(
+      `${base}/ivaReturned`,
+      'not_allowed',
+      `rate code ${line.ivaRateCode} carries no IVA to return`,
+    );
 }
 
 export function validateExoneration(
@@ -444,18 +503,9 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
     issues.add(p, 'amount_too_large', 'Cantidad × PrecioUnitario exceeds 13 integer digits');
     return null;
   }
-  let remaining = montoTotal;
-  const discounts: ResolvedDiscount[] = [];
-  for (const [k, d] of v.discounts.entries()) {
-    const amount = d.amount ?? r5(remaining.times(d.percent ?? ZERO).div(HUNDRED));
-    if (amount.gt(remaining)) {
-      issues.add(`${p}/discounts/${k}`, 'discount_exceeds_amount', 'the discounts exceed MontoTotal');
-      return null;
-    }
-    remaining = remaining.minus(amount);
-    discounts.push({ amount: fmt5(amount), code: d.code, codeOther: d.codeOther, nature: d.nature });
-  }
-  const subTotal = remaining;
+  const resolved = resolveDiscounts(issues, p, v, montoTotal);
+  if (!resolved) return null;
+  const { discounts, subTotal } = resolved;
   const discountTotal = montoTotal.minus(subTotal);
   const offset = v.iva ? 1 : 0;
   const others = computeOtherTaxes(v.otherTaxes, v.quantity, subTotal).map((t, k) => {
@@ -466,43 +516,8 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
     v.taxableBase ??
     subTotal.plus(sum(others.filter((t) => BASE_TAX_CODES.has(t.code)).map((t) => t.amount)));
 
-  const taxes: LineTax[] = [];
-  let ivaAmount = ZERO;
-  let exonerationAmount = ZERO;
-  let rate = ZERO;
-  let treatment: IvaTreatment = 'exento';
-  let exoneration: ResolvedExoneration | null = null;
-  if (v.iva) {
-    const rateInfo = IVA_RATES[v.iva.rateCode];
-    rate = new D(rateInfo.rate);
-    treatment = rateInfo.treatment;
-    ivaAmount =
-      stated?.taxes[0] ??
-      r5(v.iva.factor ? baseImponible.times(v.iva.factor) : baseImponible.times(rate).div(HUNDRED));
-    if (v.exoneration) {
-      exonerationAmount = stated?.exoneration ?? r5(baseImponible.times(v.exoneration.rate).div(HUNDRED));
-      exoneration = { ...v.exoneration, rate: fmt2(v.exoneration.rate), amount: fmt5(exonerationAmount) };
-    }
-    taxes.push({
-      code: v.iva.code,
-      ivaRateCode: v.iva.rateCode,
-      rate: fmt2(rate),
-      ...(v.iva.factor ? { factor: v.iva.factor.toFixed(4) } : {}),
-      amount: fmt5(ivaAmount),
-      exoneration,
-    });
-  }
-  for (const t of others) {
-    taxes.push({
-      code: t.code,
-      ivaRateCode: null,
-      rate: t.rate,
-      ...(t.codeOther ? { codeOther: t.codeOther } : {}),
-      ...(t.specific ? { specific: t.specific } : {}),
-      amount: fmt5(t.amount),
-      exoneration: null,
-    });
-  }
+  const { ivaAmount, exonerationAmount, rate, treatment, ivaTax } = computeIva(v, baseImponible);
+  const taxes: LineTax[] = [...(ivaTax ? [ivaTax] : []), ...others.map(otherTaxRow)];
   const gross = ivaAmount.plus(sum(others.map((t) => t.amount)));
   if (baseImponible.gt(MAX_AMOUNT) || gross.gt(MAX_AMOUNT)) {
     issues.add(p, 'amount_too_large', 'a tax or BaseImponible of the line exceeds 13 integer digits');
@@ -521,18 +536,7 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
   const montoTotalLinea = subTotal.plus(impuestoNeto);
   const ivaReturned = v.ivaReturned ? ivaAmount.minus(exonerationAmount) : null;
 
-  const split: ComputedLine['split'] = { gravado: null, exento: null, exonerado: null, noSujeto: null };
-  if (v.exoneration) {
-    // The exonerated share of the sale is TarifaExonerada / Tarifa; a full exoneration leaves
-    // nothing gravado.
-    const exonerado = v.exoneration.rate.eq(rate)
-      ? montoTotal
-      : r5(montoTotal.times(v.exoneration.rate).div(rate));
-    split.exonerado = exonerado;
-    if (!exonerado.eq(montoTotal)) split.gravado = montoTotal.minus(exonerado);
-  } else {
-    split[treatment] = montoTotal;
-  }
+  const split = splitByTreatment(v, montoTotal, rate, treatment);
 
   const fmtOrNull = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
   return {
@@ -567,4 +571,91 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
       },
     },
   };
+}
+
+/** The discounts applied in order, each a percentage of what the earlier ones left; null when they exceed MontoTotal. */
+function resolveDiscounts(
+  issues: Issues,
+  p: string,
+  v: ValidLine,
+  montoTotal: Dec,
+): { discounts: ResolvedDiscount[]; subTotal: Dec } | null {
+  let remaining = montoTotal;
+  const discounts: ResolvedDiscount[] = [];
+  for (const [k, d] of v.discounts.entries()) {
+    const amount = d.amount ?? r5(remaining.times(d.percent ?? ZERO).div(HUNDRED));
+    if (amount.gt(remaining)) {
+      issues.add(`${p}/discounts/${k}`, 'discount_exceeds_amount', 'the discounts exceed MontoTotal');
+      return null;
+    }
+    remaining = remaining.minus(amount);
+    discounts.push({ amount: fmt5(amount), code: d.code, codeOther: d.codeOther, nature: d.nature });
+  }
+  return { discounts, subTotal: remaining };
+}
+
+/** The line's IVA on BaseImponible (or as a credit note states it), with its exoneration; none under IVACobradoFabrica 02. */
+function computeIva(
+  v: ValidLine,
+  baseImponible: Dec,
+): { ivaAmount: Dec; exonerationAmount: Dec; rate: Dec; treatment: IvaTreatment; ivaTax: LineTax | null } {
+  if (!v.iva) {
+    return { ivaAmount: ZERO, exonerationAmount: ZERO, rate: ZERO, treatment: 'exento', ivaTax: null };
+  }
+  const stated = v.stated;
+  const rateInfo = IVA_RATES[v.iva.rateCode];
+  const rate = new D(rateInfo.rate);
+  const ivaAmount =
+    stated?.taxes[0] ??
+    r5(v.iva.factor ? baseImponible.times(v.iva.factor) : baseImponible.times(rate).div(HUNDRED));
+  let exonerationAmount = ZERO;
+  let exoneration: ResolvedExoneration | null = null;
+  if (v.exoneration) {
+    exonerationAmount = stated?.exoneration ?? r5(baseImponible.times(v.exoneration.rate).div(HUNDRED));
+    exoneration = { ...v.exoneration, rate: fmt2(v.exoneration.rate), amount: fmt5(exonerationAmount) };
+  }
+  const ivaTax: LineTax = {
+    code: v.iva.code,
+    ivaRateCode: v.iva.rateCode,
+    rate: fmt2(rate),
+    ...(v.iva.factor ? { factor: v.iva.factor.toFixed(4) } : {}),
+    amount: fmt5(ivaAmount),
+    exoneration,
+  };
+  return { ivaAmount, exonerationAmount, rate, treatment: rateInfo.treatment, ivaTax };
+}
+
+/** One of the line's other taxes as the line shows it. */
+function otherTaxRow(t: ReturnType<typeof computeOtherTaxes>[number]): LineTax {
+  return {
+    code: t.code,
+    ivaRateCode: null,
+    rate: t.rate,
+    ...(t.codeOther ? { codeOther: t.codeOther } : {}),
+    ...(t.specific ? { specific: t.specific } : {}),
+    amount: fmt5(t.amount),
+    exoneration: null,
+  };
+}
+
+/** The line's MontoTotal in its summary bucket; an exonerated line split into exonerado and gravado. */
+function splitByTreatment(
+  v: ValidLine,
+  montoTotal: Dec,
+  rate: Dec,
+  treatment: IvaTreatment,
+): ComputedLine['split'] {
+  const split: ComputedLine['split'] = { gravado: null, exento: null, exonerado: null, noSujeto: null };
+  if (v.exoneration) {
+    // The exonerated share of the sale is TarifaExonerada / Tarifa; a full exoneration leaves
+    // nothing gravado.
+    const exonerado = v.exoneration.rate.eq(rate)
+      ? montoTotal
+      : r5(montoTotal.times(v.exoneration.rate).div(rate));
+    split.exonerado = exonerado;
+    if (!exonerado.eq(montoTotal)) split.gravado = montoTotal.minus(exonerado);
+  } else {
+    split[treatment] = montoTotal;
+  }
+  return split;
 }

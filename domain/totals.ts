@@ -43,6 +43,7 @@ import {
   type CodigoImpuesto,
   type CodigoTarifaIVA,
   type LineKind,
+  type TipoComprobante,
 } from './codes.ts';
 import { invoicePostingFromTotals } from './chart-of-accounts.ts';
 import { DomainValidationError } from './errors.ts';
@@ -80,6 +81,91 @@ export type { OtherTaxInput, SpecificTaxData } from './other-taxes.ts';
  */
 export function computeDocumentTotals(lines: readonly LineInput[], options: TotalsOptions): DocumentTotals {
   const issues = new Issues();
+  const { docType, exchangeRate } = validateHeader(issues, lines, options);
+  const valid: ValidLine[] = [];
+  lines.forEach((line, i) => {
+    const v = validateLine(issues, line, i, docType);
+    if (v) valid.push(v);
+  });
+  const charges = validateOtherCharges(issues, options.otherCharges ?? []);
+  if (issues.list.length > 0 || !exchangeRate) throw new DomainValidationError(issues.list);
+
+  const computed: ComputedLine[] = [];
+  for (const v of valid) {
+    const c = computeLine(issues, v);
+    if (c) computed.push(c);
+  }
+  if (issues.list.length > 0) throw new DomainValidationError(issues.list);
+
+  const lineSums = sumLines(computed);
+  const { buckets } = lineSums;
+  const totalGravado = bothKinds(buckets, 'gravado');
+  const totalExento = bothKinds(buckets, 'exento');
+  const totalExonerado = bothKinds(buckets, 'exonerado');
+  const totalNoSujeto = bothKinds(buckets, 'noSujeto');
+  const totalVenta = sum(
+    [totalGravado, totalExento, totalExonerado, totalNoSujeto].filter((x) => x !== null),
+  );
+  const totalDescuentos = sum(computed.map((c) => c.discountTotal));
+  const totalVentaNeta = totalVenta.minus(totalDescuentos);
+  const totalImpuesto = sum(computed.map((c) => c.netTax));
+  const other = computeOtherCharges(charges, totalVentaNeta);
+  const totalOtrosCargos = sum(other.amounts);
+  const totalAsumido = sum(computed.map((c) => c.assumed));
+  const { totalIVADevuelto, mixed } = ivaReturnedOfDocument(issues, computed, options, lineSums.anyReturned);
+  const totalComprobante = totalVentaNeta.plus(totalImpuesto).plus(totalOtrosCargos).minus(totalIVADevuelto);
+  if (totalComprobante.gt(MAX_AMOUNT)) {
+    throw new DomainValidationError([
+      { path: '/lines', code: 'amount_too_large', message: 'TotalComprobante exceeds 13 integer digits' },
+    ]);
+  }
+  const medioPago = options.payments
+    ? resolvePayments(issues, options.payments, totalComprobante, mixed)
+    : null;
+  if (issues.list.length > 0) throw new DomainValidationError(issues.list);
+
+  const opt = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
+  const totals: DocumentTotals = {
+    lines: computed.map((c) => c.result),
+    otherCharges: other.resolved,
+    summary: {
+      currency: options.currency,
+      exchangeRate: fmt5(exchangeRate),
+      ...bucketSummary(buckets),
+      totalGravado: opt(totalGravado),
+      totalExento: opt(totalExento),
+      totalExonerado: opt(totalExonerado),
+      totalNoSujeto: opt(totalNoSujeto),
+      totalVenta: fmt5(totalVenta),
+      totalDescuentos: lineSums.anyDiscount ? fmt5(totalDescuentos) : null,
+      totalVentaNeta: fmt5(totalVentaNeta),
+      totalDesgloseImpuesto: [...lineSums.breakdown.values()].map((b) => ({
+        code: b.code,
+        ivaRateCode: b.ivaRateCode,
+        amount: fmt5(b.amount),
+      })),
+      totalImpuesto: fmt5(totalImpuesto),
+      totalImpAsumEmisorFabrica: lineSums.anyAssumed ? fmt5(totalAsumido) : null,
+      totalIVADevuelto: lineSums.anyReturned ? fmt5(totalIVADevuelto) : null,
+      totalOtrosCargos: other.resolved.length > 0 ? fmt5(totalOtrosCargos) : null,
+      ...(medioPago ? { medioPago } : {}),
+      totalComprobante: fmt5(totalComprobante),
+    },
+    total: fmt2(totalComprobante),
+  };
+  checkColones(totals, options.currency, exchangeRate);
+  return totals;
+}
+
+/**
+ * The document-level inputs (type, currency, TipoCambio, the number of lines): their issues are
+ * added to `issues`; the exchange rate is null when it is invalid.
+ */
+function validateHeader(
+  issues: Issues,
+  lines: readonly LineInput[],
+  options: TotalsOptions,
+): { docType: TipoComprobante; exchangeRate: Dec | null } {
   const docType = options.docType ?? '01';
   if (!isTipoComprobante(docType))
     issues.add('/docType', 'unknown_code', `unknown document type "${docType}"`);
@@ -99,72 +185,87 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
   if (lines.length === 0 && otherChargeInputs.length === 0) {
     issues.add('/lines', 'required', 'a document needs at least one line');
   }
+  return { docType, exchangeRate };
+}
 
-  const valid: ValidLine[] = [];
-  lines.forEach((line, i) => {
-    const v = validateLine(issues, line, i, docType);
-    if (v) valid.push(v);
-  });
-  const charges = validateOtherCharges(issues, otherChargeInputs);
-  if (issues.list.length > 0 || !exchangeRate) throw new DomainValidationError(issues.list);
+type Bucket = 'gravado' | 'exento' | 'exonerado' | 'noSujeto';
+/** ResumenFactura buckets: [services, goods] × [gravado, exento, exonerado, noSujeto]; null until touched. */
+type Buckets = Record<LineKind, Record<Bucket, Dec | null>>;
 
-  const computed: ComputedLine[] = [];
-  for (const v of valid) {
-    const c = computeLine(issues, v);
-    if (c) computed.push(c);
-  }
-  if (issues.list.length > 0) throw new DomainValidationError(issues.list);
+interface LineSums {
+  buckets: Buckets;
+  /** TotalDesgloseImpuesto: the net tax per code and IVA rate, in the order first met. */
+  breakdown: Map<string, { code: CodigoImpuesto; ivaRateCode: CodigoTarifaIVA | null; amount: Dec }>;
+  anyAssumed: boolean;
+  anyReturned: boolean;
+  anyDiscount: boolean;
+}
 
-  // Buckets: [services, goods] × [gravado, exento, exonerado, noSujeto]; null until touched.
-  type Bucket = 'gravado' | 'exento' | 'exonerado' | 'noSujeto';
-  const buckets: Record<LineKind, Record<Bucket, Dec | null>> = {
-    services: { gravado: null, exento: null, exonerado: null, noSujeto: null },
-    goods: { gravado: null, exento: null, exonerado: null, noSujeto: null },
+/** The computed lines gathered into the summary's buckets and tax breakdown. */
+function sumLines(computed: readonly ComputedLine[]): LineSums {
+  const sums: LineSums = {
+    buckets: {
+      services: { gravado: null, exento: null, exonerado: null, noSujeto: null },
+      goods: { gravado: null, exento: null, exonerado: null, noSujeto: null },
+    },
+    breakdown: new Map(),
+    anyAssumed: false,
+    anyReturned: false,
+    anyDiscount: false,
   };
-  const breakdown = new Map<
-    string,
-    { code: CodigoImpuesto; ivaRateCode: CodigoTarifaIVA | null; amount: Dec }
-  >();
-  let anyAssumed = false;
-  let anyReturned = false;
-  let anyDiscount = false;
   for (const c of computed) {
-    const row = buckets[c.result.kind];
+    const row = sums.buckets[c.result.kind];
     for (const b of ['gravado', 'exento', 'exonerado', 'noSujeto'] as const) {
       const part = c.split[b];
       if (part !== null) row[b] = (row[b] ?? ZERO).plus(part);
     }
-    if (c.result.discounts.length > 0) anyDiscount = true;
-    if (c.assumed.gt(0)) anyAssumed = true;
-    if (c.ivaReturned) anyReturned = true;
+    if (c.result.discounts.length > 0) sums.anyDiscount = true;
+    if (c.assumed.gt(0)) sums.anyAssumed = true;
+    if (c.ivaReturned) sums.anyReturned = true;
     for (const t of c.result.taxes) {
       const key = `${t.code}|${t.ivaRateCode ?? ''}`;
       const net = new D(t.amount).minus(t.exoneration ? t.exoneration.amount : ZERO);
-      const entry = breakdown.get(key);
+      const entry = sums.breakdown.get(key);
       if (entry) entry.amount = entry.amount.plus(net);
-      else breakdown.set(key, { code: t.code, ivaRateCode: t.ivaRateCode, amount: net });
+      else sums.breakdown.set(key, { code: t.code, ivaRateCode: t.ivaRateCode, amount: net });
     }
   }
-  const both = (b: Bucket): Dec | null => {
-    const s = buckets.services[b];
-    const g = buckets.goods[b];
-    return s === null && g === null ? null : (s ?? ZERO).plus(g ?? ZERO);
+  return sums;
+}
+
+/** A bucket over services and goods together: null when neither was touched. */
+function bothKinds(buckets: Buckets, b: Bucket): Dec | null {
+  const s = buckets.services[b];
+  const g = buckets.goods[b];
+  return s === null && g === null ? null : (s ?? ZERO).plus(g ?? ZERO);
+}
+
+/** The per-kind bucket figures of ResumenFactura. */
+function bucketSummary(buckets: Buckets) {
+  const opt = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
+  return {
+    totalServGravados: opt(buckets.services.gravado),
+    totalServExentos: opt(buckets.services.exento),
+    totalServExonerado: opt(buckets.services.exonerado),
+    totalServNoSujeto: opt(buckets.services.noSujeto),
+    totalMercanciasGravadas: opt(buckets.goods.gravado),
+    totalMercanciasExentas: opt(buckets.goods.exento),
+    totalMercExonerada: opt(buckets.goods.exonerado),
+    totalMercNoSujeta: opt(buckets.goods.noSujeto),
   };
-  const totalGravado = both('gravado');
-  const totalExento = both('exento');
-  const totalExonerado = both('exonerado');
-  const totalNoSujeto = both('noSujeto');
-  const totalVenta = sum(
-    [totalGravado, totalExento, totalExonerado, totalNoSujeto].filter((x) => x !== null),
-  );
-  const totalDescuentos = sum(computed.map((c) => c.discountTotal));
-  const totalVentaNeta = totalVenta.minus(totalDescuentos);
-  const totalImpuesto = sum(computed.map((c) => c.netTax));
-  const other = computeOtherCharges(charges, totalVentaNeta);
-  const totalOtrosCargos = sum(other.amounts);
-  const totalAsumido = sum(computed.map((c) => c.assumed));
-  // IVA devuelto: the whole IVA of the returned lines when every payment is by card (or none is
-  // stated); in a sale paid partly by card, the share the card amount pays (mixedIvaReturned).
+}
+
+/**
+ * TotalIVADevuelto: the whole IVA of the returned lines when every payment is by card (or none is
+ * stated); in a sale paid partly by card (`mixed`), the share the card amount pays
+ * (mixedIvaReturned); in a note, the referenced document's share. Throws on any issue so far.
+ */
+function ivaReturnedOfDocument(
+  issues: Issues,
+  computed: readonly ComputedLine[],
+  options: TotalsOptions,
+  anyReturned: boolean,
+): { totalIVADevuelto: Dec; mixed: boolean } {
   const returnedIva = sum(computed.map((c) => c.ivaReturned ?? ZERO));
   const payments = options.payments ?? [];
   const mixed = anyReturned && payments.some((p) => p.type === '02') && payments.some((p) => p.type !== '02');
@@ -183,55 +284,7 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
       ? mixedIvaReturned(issues, payments, returnedVentaNeta, returnedIva)
       : returnedIva;
   if (issues.list.length > 0 || totalIVADevuelto === null) throw new DomainValidationError(issues.list);
-  const totalComprobante = totalVentaNeta.plus(totalImpuesto).plus(totalOtrosCargos).minus(totalIVADevuelto);
-  if (totalComprobante.gt(MAX_AMOUNT)) {
-    throw new DomainValidationError([
-      { path: '/lines', code: 'amount_too_large', message: 'TotalComprobante exceeds 13 integer digits' },
-    ]);
-  }
-  const medioPago = options.payments
-    ? resolvePayments(issues, options.payments, totalComprobante, mixed)
-    : null;
-  if (issues.list.length > 0) throw new DomainValidationError(issues.list);
-
-  const opt = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
-  const totals: DocumentTotals = {
-    lines: computed.map((c) => c.result),
-    otherCharges: other.resolved,
-    summary: {
-      currency: options.currency,
-      exchangeRate: fmt5(exchangeRate),
-      totalServGravados: opt(buckets.services.gravado),
-      totalServExentos: opt(buckets.services.exento),
-      totalServExonerado: opt(buckets.services.exonerado),
-      totalServNoSujeto: opt(buckets.services.noSujeto),
-      totalMercanciasGravadas: opt(buckets.goods.gravado),
-      totalMercanciasExentas: opt(buckets.goods.exento),
-      totalMercExonerada: opt(buckets.goods.exonerado),
-      totalMercNoSujeta: opt(buckets.goods.noSujeto),
-      totalGravado: opt(totalGravado),
-      totalExento: opt(totalExento),
-      totalExonerado: opt(totalExonerado),
-      totalNoSujeto: opt(totalNoSujeto),
-      totalVenta: fmt5(totalVenta),
-      totalDescuentos: anyDiscount ? fmt5(totalDescuentos) : null,
-      totalVentaNeta: fmt5(totalVentaNeta),
-      totalDesgloseImpuesto: [...breakdown.values()].map((b) => ({
-        code: b.code,
-        ivaRateCode: b.ivaRateCode,
-        amount: fmt5(b.amount),
-      })),
-      totalImpuesto: fmt5(totalImpuesto),
-      totalImpAsumEmisorFabrica: anyAssumed ? fmt5(totalAsumido) : null,
-      totalIVADevuelto: anyReturned ? fmt5(totalIVADevuelto) : null,
-      totalOtrosCargos: other.resolved.length > 0 ? fmt5(totalOtrosCargos) : null,
-      ...(medioPago ? { medioPago } : {}),
-      totalComprobante: fmt5(totalComprobante),
-    },
-    total: fmt2(totalComprobante),
-  };
-  checkColones(totals, options.currency, exchangeRate);
-  return totals;
+  return { totalIVADevuelto, mixed };
 }
 
 /**

@@ -175,7 +175,7 @@ async function signDocument(
   format.Encoding = 'UTF-8';
   properties.SignedProperties.SignedDataObjectProperties.DataObjectFormats.Add(format);
 
-  await signedXml.Sign({ name: RSA_SHA256.name }, keys.privateKey as never, doc as never, {
+  await signedXml.Sign({ name: RSA_SHA256.name }, keys.privateKey, doc as never, {
     references: [
       { id: referenceId, uri: '', hash: 'SHA-256', transforms: ['enveloped'] },
       { id: `ReferenceKeyInfo-${uuid}`, uri: `#${keyInfoId}`, hash: 'SHA-256' },
@@ -212,14 +212,14 @@ class HaciendaSignedXml extends SignedXml {
     const root = (data as { documentElement: never }).documentElement;
     const cryptoKey = key as unknown as { algorithm: { name: string; hash?: unknown } };
     const signingAlg = { ...algorithm, ...cryptoKey.algorithm };
-    const alg = CryptoConfig.GetSignatureAlgorithm(signingAlg as never);
-    await this.ApplySignOptions(this.XmlSignature, algorithm as never, key as never, options);
+    const alg = CryptoConfig.GetSignatureAlgorithm(signingAlg);
+    await this.ApplySignOptions(this.XmlSignature, algorithm, key, options);
     await this.DigestReferences(root);
     this.XmlSignature.SignedInfo.SignatureMethod = CryptoConfig.CreateSignatureMethod(alg);
     const signedInfo = this.TransformSignedInfo(root);
-    const value = await alg.Sign(signedInfo, key as never, signingAlg as never);
-    this.Key = key as never;
-    this.Algorithm = algorithm as never;
+    const value = await alg.Sign(signedInfo, key, signingAlg);
+    this.Key = key;
+    this.Algorithm = algorithm;
     this.XmlSignature.SignatureValue = new Uint8Array(value);
     this.document = (root as { ownerDocument: never }).ownerDocument;
     return this.XmlSignature;

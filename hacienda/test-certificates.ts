@@ -18,7 +18,8 @@ import { SANDBOX_CA_CERTIFICATE_PEM, SANDBOX_CA_PRIVATE_KEY_PEM } from './sandbo
 import { formatCertificateSerialNumber } from './signing-key.ts';
 import type { SigningMaterial } from './signing-key.ts';
 
-x509.cryptoProvider.set(webcrypto as never);
+// The global crypto is node:crypto's webcrypto, typed as the Web Crypto the library expects.
+x509.cryptoProvider.set(globalThis.crypto);
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;

@@ -6,7 +6,7 @@
 // transform), that SignedProperties are signed, and that SigningCertificate's digest and serial
 // number match the KeyInfo certificate. Whether the signer is the emisor is a separate question:
 // pass `signingCertificate` to certificateBelongsTo (signing-key.ts).
-import { createHash, webcrypto, X509Certificate } from 'node:crypto';
+import { createHash, type KeyObject, webcrypto, X509Certificate } from 'node:crypto';
 import type { Document, Element } from '@xmldom/xmldom';
 import { certificateInfo } from './signing-key.ts';
 import {
@@ -85,6 +85,34 @@ async function verifyInto(xml: string, result: XadesVerification): Promise<void>
   const signedInfo = child(signature, NS_DS, 'SignedInfo');
   if (!signedInfo) throw new XmlDocumentError('ds:Signature has no SignedInfo');
   const references = children(signedInfo, NS_DS, 'Reference');
+  checkReferences(references, errors);
+  const signedProperties = checkSignedProperties(doc, signature, references, result);
+
+  // 2. The signing certificate: the KeyInfo certificate whose digest SigningCertificate holds.
+  const keyInfo = child(signature, NS_DS, 'KeyInfo');
+  const certificates = keyInfo
+    ? elements(keyInfo.getElementsByTagNameNS(NS_DS, 'X509Certificate')).map((e) =>
+        Buffer.from((e.textContent ?? '').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64'),
+      )
+    : [];
+  if (certificates.length === 0) throw new XmlDocumentError('KeyInfo carries no X509Certificate');
+  const signingCertificate = findSigningCertificate(signedProperties, certificates, errors);
+  result.signingCertificate = signingCertificate;
+  const keyCertificate = signingCertificate ?? certificates[0]!;
+
+  // 3. A KeyValue, if present, must be the certificate's key (it is not used for verification).
+  const publicKey = new X509Certificate(keyCertificate).publicKey;
+  if (publicKey.asymmetricKeyType !== 'rsa') {
+    throw new XmlDocumentError('The signing certificate does not hold an RSA key');
+  }
+  checkKeyValue(keyInfo, publicKey, errors);
+
+  // 4. Signature value and all reference digests, with the certificate's key only.
+  await verifySignatureValue(doc, signature, signedInfo, publicKey, errors);
+}
+
+/** Exactly one reference to the whole document, with the enveloped transform; none to an external resource. */
+function checkReferences(references: Element[], errors: string[]): void {
   const documentRefs = references.filter((r) => r.getAttribute('URI') === '');
   if (documentRefs.length !== 1) {
     errors.push('The signature must have exactly one reference to the whole document (URI="")');
@@ -105,90 +133,111 @@ async function verifyInto(xml: string, result: XadesVerification): Promise<void>
       errors.push(`Reference to an external resource is not accepted: ${uri ?? '(no URI)'}`);
     }
   }
+}
+
+/**
+ * The signature's xades:SignedProperties: covered by a signed reference, their QualifyingProperties
+ * targeting this signature; their SigningTime goes to `result`. Null when there are none.
+ */
+function checkSignedProperties(
+  doc: Document,
+  signature: Element,
+  references: Element[],
+  result: XadesVerification,
+): Element | null {
+  const errors = result.errors;
   const qualifying = elements(signature.getElementsByTagNameNS(NS_XADES, 'QualifyingProperties'));
   const signedProperties = qualifying[0] ? child(qualifying[0], NS_XADES, 'SignedProperties') : null;
   if (!signedProperties) {
     errors.push('The signature has no xades:SignedProperties');
-  } else {
-    const id = signedProperties.getAttribute('Id');
-    const covered = references.some(
-      (r) => r.getAttribute('Type') === SIGNED_PROPERTIES_TYPE && id && r.getAttribute('URI') === `#${id}`,
-    );
-    if (!covered) errors.push('xades:SignedProperties are not covered by a signed reference');
-    const targetProblem = qualifyingTargetProblem(doc, qualifying[0]!, signature);
-    if (targetProblem) errors.push(targetProblem);
-    const time = first(signedProperties.getElementsByTagNameNS(NS_XADES, 'SigningTime'))?.textContent;
-    if (time) {
-      const parsed = new Date(time.trim());
-      if (!Number.isNaN(parsed.getTime())) result.signingTime = parsed;
-    }
+    return null;
   }
+  const id = signedProperties.getAttribute('Id');
+  const covered = references.some(
+    (r) => r.getAttribute('Type') === SIGNED_PROPERTIES_TYPE && id && r.getAttribute('URI') === `#${id}`,
+  );
+  if (!covered) errors.push('xades:SignedProperties are not covered by a signed reference');
+  const targetProblem = qualifyingTargetProblem(doc, qualifying[0]!, signature);
+  if (targetProblem) errors.push(targetProblem);
+  const time = first(signedProperties.getElementsByTagNameNS(NS_XADES, 'SigningTime'))?.textContent;
+  if (time) {
+    const parsed = new Date(time.trim());
+    if (!Number.isNaN(parsed.getTime())) result.signingTime = parsed;
+  }
+  return signedProperties;
+}
 
-  // 2. The signing certificate: the KeyInfo certificate whose digest SigningCertificate holds.
-  const keyInfo = child(signature, NS_DS, 'KeyInfo');
-  const certificates = keyInfo
-    ? elements(keyInfo.getElementsByTagNameNS(NS_DS, 'X509Certificate')).map((e) =>
-        Buffer.from((e.textContent ?? '').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64'),
-      )
-    : [];
-  if (certificates.length === 0) throw new XmlDocumentError('KeyInfo carries no X509Certificate');
+/**
+ * The KeyInfo certificate whose digest SigningCertificate holds, its serial number and issuer
+ * checked; null (with the reason in `errors`) when none matches.
+ */
+function findSigningCertificate(
+  signedProperties: Element | null,
+  certificates: Buffer[],
+  errors: string[],
+): Buffer | null {
   const certRef = signedProperties
     ? (first(signedProperties.getElementsByTagNameNS(NS_XADES, 'SigningCertificate')) ??
       first(signedProperties.getElementsByTagNameNS(NS_XADES, 'SigningCertificateV2')))
     : null;
   const certEntry = certRef ? child(certRef, NS_XADES, 'Cert') : null;
-  let signingCertificate: Buffer | null = null;
   if (!certEntry) {
     errors.push('xades:SigningCertificate is missing');
+    return null;
+  }
+  let signingCertificate: Buffer | null = null;
+  const digestAlgorithm =
+    first(certEntry.getElementsByTagNameNS(NS_DS, 'DigestMethod'))?.getAttribute('Algorithm') ?? '';
+  const expected = (first(certEntry.getElementsByTagNameNS(NS_DS, 'DigestValue'))?.textContent ?? '').replace(
+    /\s/g,
+    '',
+  );
+  const hash = DIGEST_HASHES[digestAlgorithm];
+  if (!hash) {
+    errors.push(`Unsupported SigningCertificate digest algorithm: ${digestAlgorithm}`);
   } else {
-    const digestAlgorithm =
-      first(certEntry.getElementsByTagNameNS(NS_DS, 'DigestMethod'))?.getAttribute('Algorithm') ?? '';
-    const expected = (
-      first(certEntry.getElementsByTagNameNS(NS_DS, 'DigestValue'))?.textContent ?? ''
-    ).replace(/\s/g, '');
-    const hash = DIGEST_HASHES[digestAlgorithm];
-    if (!hash) {
-      errors.push(`Unsupported SigningCertificate digest algorithm: ${digestAlgorithm}`);
-    } else {
-      signingCertificate =
-        certificates.find((der) => createHash(hash).update(der).digest('base64') === expected) ?? null;
-      if (!signingCertificate) {
-        errors.push('SigningCertificate digest does not match the KeyInfo certificate');
-      }
-    }
-    if (signingCertificate) {
-      const info = certificateInfo(signingCertificate);
-      const serial = (
-        first(certEntry.getElementsByTagNameNS(NS_DS, 'X509SerialNumber'))?.textContent ?? ''
-      ).trim();
-      if (serial && !sameSerial(serial, info.serialNumberDecimal)) {
-        errors.push('SigningCertificate serial number does not match the certificate');
-      }
-      const issuer = first(certEntry.getElementsByTagNameNS(NS_DS, 'X509IssuerName'))?.textContent ?? '';
-      if (issuer && !sameDistinguishedName(issuer, info.issuer)) {
-        errors.push('SigningCertificate issuer name does not match the certificate');
-      }
+    signingCertificate =
+      certificates.find((der) => createHash(hash).update(der).digest('base64') === expected) ?? null;
+    if (!signingCertificate) {
+      errors.push('SigningCertificate digest does not match the KeyInfo certificate');
     }
   }
-  result.signingCertificate = signingCertificate;
-  const keyCertificate = signingCertificate ?? certificates[0]!;
+  if (signingCertificate) {
+    const info = certificateInfo(signingCertificate);
+    const serial = (
+      first(certEntry.getElementsByTagNameNS(NS_DS, 'X509SerialNumber'))?.textContent ?? ''
+    ).trim();
+    if (serial && !sameSerial(serial, info.serialNumberDecimal)) {
+      errors.push('SigningCertificate serial number does not match the certificate');
+    }
+    const issuer = first(certEntry.getElementsByTagNameNS(NS_DS, 'X509IssuerName'))?.textContent ?? '';
+    if (issuer && !sameDistinguishedName(issuer, info.issuer)) {
+      errors.push('SigningCertificate issuer name does not match the certificate');
+    }
+  }
+  return signingCertificate;
+}
 
-  // 3. A KeyValue, if present, must be the certificate's key (it is not used for verification).
+/** A KeyValue, when KeyInfo has one, must be the signing certificate's key. */
+function checkKeyValue(keyInfo: Element | null, publicKey: KeyObject, errors: string[]): void {
   const rsaKeyValue = keyInfo ? first(keyInfo.getElementsByTagNameNS(NS_DS, 'RSAKeyValue')) : null;
-  const publicKey = new X509Certificate(keyCertificate).publicKey;
-  if (publicKey.asymmetricKeyType !== 'rsa') {
-    throw new XmlDocumentError('The signing certificate does not hold an RSA key');
+  if (!rsaKeyValue) return;
+  const jwk = publicKey.export({ format: 'jwk' });
+  const modulus = child(rsaKeyValue, NS_DS, 'Modulus')?.textContent ?? '';
+  const exponent = child(rsaKeyValue, NS_DS, 'Exponent')?.textContent ?? '';
+  if (!sameInteger(modulus, jwk.n ?? '') || !sameInteger(exponent, jwk.e ?? '')) {
+    errors.push('KeyValue does not match the signing certificate');
   }
-  if (rsaKeyValue) {
-    const jwk = publicKey.export({ format: 'jwk' });
-    const modulus = child(rsaKeyValue, NS_DS, 'Modulus')?.textContent ?? '';
-    const exponent = child(rsaKeyValue, NS_DS, 'Exponent')?.textContent ?? '';
-    if (!sameInteger(modulus, jwk.n ?? '') || !sameInteger(exponent, jwk.e ?? '')) {
-      errors.push('KeyValue does not match the signing certificate');
-    }
-  }
+}
 
-  // 4. Signature value and all reference digests, with the certificate's key only.
+/** The signature value and every reference digest (xadesjs), verified with the certificate's key only. */
+async function verifySignatureValue(
+  doc: Document,
+  signature: Element,
+  signedInfo: Element,
+  publicKey: KeyObject,
+  errors: string[],
+): Promise<void> {
   const method = child(signedInfo, NS_DS, 'SignatureMethod')?.getAttribute('Algorithm') ?? '';
   const hash = RSA_SIGNATURE_HASHES[method];
   if (!hash) throw new XmlDocumentError(`Unsupported signature method: ${method}`);
@@ -203,7 +252,7 @@ async function verifyInto(xml: string, result: XadesVerification): Promise<void>
   const signedXml = new x.SignedXml(doc as never);
   signedXml.LoadXml(signature as never);
   try {
-    const ok = await signedXml.Verify(key as never);
+    const ok = await signedXml.Verify(key);
     if (!ok) errors.push('The signature value does not verify with the signing certificate');
   } catch (err) {
     errors.push(errorMessage(err));

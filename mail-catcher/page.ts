@@ -1,6 +1,6 @@
 // The mail catcher's page: what was sent, newest first, with recipients (BCC from the envelope),
 // reply-to and attachments to download. Plain HTML, no script.
-import type { CaughtMessage } from './catcher.ts';
+import type { CaughtMessage } from './message.ts';
 
 const esc = (s: string | null | undefined): string =>
   (s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

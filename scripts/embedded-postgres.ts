@@ -84,6 +84,36 @@ function startWatchdog(pid: number, ids: { uid: number; gid: number } | null): C
   return watchdog;
 }
 
+/** The cluster's password: kept in the data directory, made once (owner-only file). */
+async function clusterPassword(dataDir: string): Promise<string> {
+  const passwordFile = join(dataDir, 'postgres.password');
+  if (existsSync(passwordFile)) return (await readFile(passwordFile, 'utf8')).trim();
+  const password = randomBytes(18).toString('base64url');
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/** Resolves once the server says it accepts connections (its output logged); rejects if it exits first. */
+function readyToAccept(
+  child: ChildProcess,
+  exited: Promise<void>,
+  log: (line: string) => void,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let said = '';
+    const onData = (b: Buffer) => {
+      for (const line of b.toString().split('\n')) if (line.trim()) log(line.trim());
+      said += b.toString();
+      if (said.includes('ready to accept connections')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(() =>
+      reject(new Error(`PostgreSQL exited at start: ${said.trim().split('\n').at(-1)}`)),
+    );
+  });
+}
+
 export async function startEmbeddedPostgres(o: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   // Importing the package registers its own SIGINT/SIGTERM handlers that stop its servers and
   // exit at once; `npm start` stops its processes first, then this server, so they are removed.
@@ -95,13 +125,7 @@ export async function startEmbeddedPostgres(o: EmbeddedPostgresOptions): Promise
 
   await mkdir(o.dataDir, { recursive: true });
   const clusterDir = join(o.dataDir, 'postgres');
-  const passwordFile = join(o.dataDir, 'postgres.password');
-  let password: string;
-  if (existsSync(passwordFile)) password = (await readFile(passwordFile, 'utf8')).trim();
-  else {
-    password = randomBytes(18).toString('base64url');
-    await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
-  }
+  const password = await clusterPassword(o.dataDir);
 
   const { root, ids } = postgresUserIds();
   const initialised = existsSync(join(clusterDir, 'PG_VERSION'));
@@ -147,19 +171,7 @@ export async function startEmbeddedPostgres(o: EmbeddedPostgresOptions): Promise
   // Whatever way this process ends with its handlers run, the server is told to stop at once.
   const onExit = () => child.kill('SIGINT');
   process.once('exit', onExit);
-  await new Promise<void>((resolve, reject) => {
-    let said = '';
-    const onData = (b: Buffer) => {
-      for (const line of b.toString().split('\n')) if (line.trim()) o.log(line.trim());
-      said += b.toString();
-      if (said.includes('ready to accept connections')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then(() =>
-      reject(new Error(`PostgreSQL exited at start: ${said.trim().split('\n').at(-1)}`)),
-    );
-  });
+  await readyToAccept(child, exited, o.log);
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${o.port}/factura`,
     async stop() {

@@ -41,72 +41,15 @@ export interface Processor {
 }
 
 export function createProcessor(ctx: SimulatorContext): Processor {
-  let running = 0;
-  const queue: (() => Promise<void>)[] = [];
-  let idleWaiters: (() => void)[] = [];
-
-  function pump() {
-    while (running < MAX_CONCURRENT_INSPECTIONS && queue.length > 0) {
-      const job = queue.shift()!;
-      running += 1;
-      void job().finally(() => {
-        running -= 1;
-        pump();
-        if (running === 0 && queue.length === 0) {
-          const w = idleWaiters;
-          idleWaiters = [];
-          w.forEach((r) => r());
-        }
-      });
-    }
-  }
-
-  /** What a MensajeReceptor's checks need: its request and the document it answers, if held. */
-  function receptorMessage(input: ReceiveInput) {
-    if (!input.consecutivoReceptor) return undefined;
-    const ref = ctx.store.docs.get(`${input.scope}:${input.clave}`);
-    return {
-      request: {
-        clave: input.clave,
-        emisor: input.emisor,
-        ...(input.receptor ? { receptor: input.receptor } : {}),
-        consecutivoReceptor: input.consecutivoReceptor,
-      },
-      referenced: ref ? { state: stateAt(ref, ctx.now()), summary: ref.verdict?.summary ?? null } : null,
-    };
-  }
+  const inspections = createInspectionQueue();
 
   async function inspect(
     doc: SimDocument,
     xml: Buffer,
     duplicateConsecutivo: boolean,
-    receptor?: ReturnType<typeof receptorMessage>,
+    receptor?: ReceptorMessageInput,
   ) {
-    const k = ctx.knobs;
-    let verdict: Verdict;
-    if (claveFraction(doc.key, 'error') < k.errorStateRate) {
-      verdict = { state: 'error', freeText: [], rows: [], summary: unknownSummary() };
-    } else {
-      const request: RequestIdentity = { clave: doc.clave, emisor: doc.emisor };
-      try {
-        verdict = await inspectDocument({
-          xml,
-          request,
-          duplicateConsecutivo,
-          forceRejection: claveFraction(doc.key, 'reject') < k.forcedRejectionRate,
-          now: ctx.now(),
-          knobs: k,
-          schema: ctx.schema,
-          cabys: ctx.cabys,
-          trustedCas: ctx.trustedCas,
-          ...(receptor ? { receptorMessage: receptor } : {}),
-        });
-      } catch (err) {
-        // A fault of the simulator itself: Hacienda's answer to the unexplained is "error".
-        ctx.log.error({ err, clave: doc.clave }, 'simulator failed to inspect a document');
-        verdict = { state: 'error', freeText: [], rows: [], summary: unknownSummary() };
-      }
-    }
+    const verdict = await judge(ctx, doc, xml, duplicateConsecutivo, receptor);
     doc.verdict = verdict;
     if (verdict.state === 'aceptado') ctx.counters.accepted += 1;
     else if (verdict.state === 'rechazado') ctx.counters.rejected += 1;
@@ -155,43 +98,134 @@ export function createProcessor(ctx: SimulatorContext): Processor {
 
   return {
     receive(input) {
-      const now = ctx.now();
-      const doc: SimDocument = {
-        key: input.key,
-        clave: input.clave,
-        sandbox: input.sandbox,
-        fecha: input.fecha,
-        callbackUrl: input.callbackUrl,
-        emisor: input.emisor,
-        receivedAt: now,
-        dueAt: now + ctx.knobs.processingDelayMs,
-        verdict: null,
-        response: null,
-        callback: 'none',
-      };
-      ctx.store.docs.set(`${input.scope}:${input.key}`, doc);
-      ctx.counters.received += 1;
-      // A MensajeReceptor's own number is the receptor's (NumeroConsecutivoReceptor).
-      const receptorId = input.consecutivoReceptor ? input.receptor?.numeroIdentificacion : undefined;
-      const consecutivo = receptorId
-        ? input.consecutivoReceptor
-        : /<(?:[\w.-]+:)?NumeroConsecutivo>\s*(\d{20})\s*</.exec(input.xml.toString('utf8'))?.[1];
-      const duplicate = consecutivo
-        ? ctx.store.claimConsecutivo(
-            `${input.scope}|${(receptorId ?? input.emisor.numeroIdentificacion).replace(/^0+/, '')}`,
-            consecutivo,
-            doc.key,
-          )
-        : false;
-      const receptor = receptorMessage(input);
-      queue.push(() => inspect(doc, input.xml, duplicate, receptor));
-      pump();
+      const doc = storeReceived(ctx, input);
+      const duplicate = claimConsecutivo(ctx, input, doc);
+      const receptor = receptorMessage(ctx, input);
+      inspections.push(() => inspect(doc, input.xml, duplicate, receptor));
       return doc;
     },
     statusBody,
+    idle: inspections.idle,
+  };
+}
+
+/** Runs queued inspections, at most MAX_CONCURRENT_INSPECTIONS at once. */
+function createInspectionQueue(): { push(job: () => Promise<void>): void; idle(): Promise<void> } {
+  let running = 0;
+  const queue: (() => Promise<void>)[] = [];
+  let idleWaiters: (() => void)[] = [];
+
+  function pump() {
+    while (running < MAX_CONCURRENT_INSPECTIONS && queue.length > 0) {
+      const job = queue.shift()!;
+      running += 1;
+      void job().finally(() => {
+        running -= 1;
+        pump();
+        if (running === 0 && queue.length === 0) {
+          const w = idleWaiters;
+          idleWaiters = [];
+          w.forEach((r) => r());
+        }
+      });
+    }
+  }
+
+  return {
+    push(job) {
+      queue.push(job);
+      pump();
+    },
     idle() {
       if (running === 0 && queue.length === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };
+}
+
+/** A received document, stored as recibido and counted. */
+function storeReceived(ctx: SimulatorContext, input: ReceiveInput): SimDocument {
+  const now = ctx.now();
+  const doc: SimDocument = {
+    key: input.key,
+    clave: input.clave,
+    sandbox: input.sandbox,
+    fecha: input.fecha,
+    callbackUrl: input.callbackUrl,
+    emisor: input.emisor,
+    receivedAt: now,
+    dueAt: now + ctx.knobs.processingDelayMs,
+    verdict: null,
+    response: null,
+    callback: 'none',
+  };
+  ctx.store.docs.set(`${input.scope}:${input.key}`, doc);
+  ctx.counters.received += 1;
+  return doc;
+}
+
+/** Claims the document's consecutivo for its issuer: true when another document already has it. */
+function claimConsecutivo(ctx: SimulatorContext, input: ReceiveInput, doc: SimDocument): boolean {
+  // A MensajeReceptor's own number is the receptor's (NumeroConsecutivoReceptor).
+  const receptorId = input.consecutivoReceptor ? input.receptor?.numeroIdentificacion : undefined;
+  const consecutivo = receptorId
+    ? input.consecutivoReceptor
+    : /<(?:[\w.-]+:)?NumeroConsecutivo>\s*(\d{20})\s*</.exec(input.xml.toString('utf8'))?.[1];
+  return consecutivo
+    ? ctx.store.claimConsecutivo(
+        `${input.scope}|${(receptorId ?? input.emisor.numeroIdentificacion).replace(/^0+/, '')}`,
+        consecutivo,
+        doc.key,
+      )
+    : false;
+}
+
+type ReceptorMessageInput = NonNullable<ReturnType<typeof receptorMessage>>;
+
+/** What a MensajeReceptor's checks need: its request and the document it answers, if held. */
+function receptorMessage(ctx: SimulatorContext, input: ReceiveInput) {
+  if (!input.consecutivoReceptor) return undefined;
+  const ref = ctx.store.docs.get(`${input.scope}:${input.clave}`);
+  return {
+    request: {
+      clave: input.clave,
+      emisor: input.emisor,
+      ...(input.receptor ? { receptor: input.receptor } : {}),
+      consecutivoReceptor: input.consecutivoReceptor,
+    },
+    referenced: ref ? { state: stateAt(ref, ctx.now()), summary: ref.verdict?.summary ?? null } : null,
+  };
+}
+
+/** The document's verdict: an error state by the knobs' rate, else the checks' (error if they fail). */
+async function judge(
+  ctx: SimulatorContext,
+  doc: SimDocument,
+  xml: Buffer,
+  duplicateConsecutivo: boolean,
+  receptor?: ReceptorMessageInput,
+): Promise<Verdict> {
+  const k = ctx.knobs;
+  if (claveFraction(doc.key, 'error') < k.errorStateRate) {
+    return { state: 'error', freeText: [], rows: [], summary: unknownSummary() };
+  }
+  const request: RequestIdentity = { clave: doc.clave, emisor: doc.emisor };
+  try {
+    return await inspectDocument({
+      xml,
+      request,
+      duplicateConsecutivo,
+      forceRejection: claveFraction(doc.key, 'reject') < k.forcedRejectionRate,
+      now: ctx.now(),
+      knobs: k,
+      schema: ctx.schema,
+      cabys: ctx.cabys,
+      trustedCas: ctx.trustedCas,
+      ...(receptor ? { receptorMessage: receptor } : {}),
+    });
+  } catch (err) {
+    // A fault of the simulator itself: Hacienda's answer to the unexplained is "error".
+    ctx.log.error({ err, clave: doc.clave }, 'simulator failed to inspect a document');
+    return { state: 'error', freeText: [], rows: [], summary: unknownSummary() };
+  }
 }

@@ -115,122 +115,33 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
   const base = options.apiUrl.replace(/\/+$/, '');
   const postTimeoutMs = options.postTimeoutMs ?? 30_000;
   const getTimeoutMs = options.getTimeoutMs ?? 15_000;
-  const max429 = options.maxRateLimitRetries ?? 3;
-  const maxWait = options.maxRateLimitWaitMs ?? 60_000;
   const statusRetries = options.statusRetries ?? 2;
   const statusRetryDelay = options.statusRetryDelayMs ?? 500;
   const connectRetries = options.connectRetries ?? 2;
   const connectRetryDelay = options.connectRetryDelayMs ?? 500;
-  let lastRate: RateLimitInfo | null = null;
-
-  /** Sends one logical request: handles 401 (once) and 429 (bounded). Transport errors propagate. */
-  async function call(method: 'GET' | 'POST', url: string, body: string | undefined, timeoutMs: number) {
-    let renewed = false;
-    let limited = 0;
-    for (;;) {
-      await paceForWindow();
-      const token = await options.tokens.getAccessToken();
-      const headers: Record<string, string> = {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-      };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await transport(url, { method, headers, body }, timeoutMs);
-      lastRate = readRateLimit(res.headers) ?? lastRate;
-      if (res.status === 401) {
-        if (renewed) {
-          throw new HaciendaAuthError(
-            `Hacienda refused a freshly issued token (${method} ${url})`,
-            401,
-            null,
-            res.headers.get('x-error-cause'),
-          );
-        }
-        renewed = true;
-        options.tokens.invalidate(token);
-        continue;
-      }
-      if (res.status === 429) {
-        const wait = waitFromHeaders(res.headers, clock.now()) ?? DEFAULT_429_WAIT_MS;
-        if (limited >= max429 || wait > maxWait) {
-          throw new HaciendaUnavailableError(
-            `Hacienda rate limit (${method} ${url})`,
-            'rate_limited',
-            429,
-            wait,
-          );
-        }
-        limited += 1;
-        await clock.sleep(wait);
-        lastRate = null; // waited as told; no further pacing on this answer's headers
-        continue;
-      }
-      return res;
-    }
-  }
-
-  /** When the last answer spent the window, wait for its reset (bounded) before the next request. */
-  async function paceForWindow() {
-    if (lastRate?.remaining !== 0 || lastRate.resetAt === null) return;
-    const wait = lastRate.resetAt - clock.now();
-    if (wait > 0) await clock.sleep(Math.min(wait, maxWait));
-    lastRate = null;
-  }
+  const caller = createCaller({
+    transport,
+    clock,
+    tokens: options.tokens,
+    max429: options.maxRateLimitRetries ?? 3,
+    maxWait: options.maxRateLimitWaitMs ?? 60_000,
+  });
 
   async function submit(doc: SubmitDocument): Promise<SubmitResult> {
-    const payload = JSON.stringify({
-      clave: doc.clave,
-      fecha: doc.fecha,
-      emisor: doc.emisor,
-      ...(doc.receptor ? { receptor: doc.receptor } : {}),
-      ...(doc.callbackUrl ? { callbackUrl: doc.callbackUrl } : {}),
-      ...(doc.consecutivoReceptor ? { consecutivoReceptor: doc.consecutivoReceptor } : {}),
-      comprobanteXml: doc.comprobanteXml,
-    });
+    const payload = submitPayload(doc);
     let res: ReadResponse;
     try {
       // Only a connection that was never made is tried again: the document did not leave. Anything
       // else (timeout, reset, 5xx) may have reached Hacienda and is not repeated here.
       res = await withRetries(
-        () => call('POST', `${base}/recepcion`, payload, postTimeoutMs),
+        () => caller.call('POST', `${base}/recepcion`, payload, postTimeoutMs),
         (err) => err instanceof TransportFailure && err.kind === 'refused',
         { retries: connectRetries, baseDelayMs: connectRetryDelay, clock },
       );
     } catch (err) {
-      if (!(err instanceof TransportFailure)) throw err;
-      if (err.kind === 'refused') {
-        throw new HaciendaUnavailableError('Hacienda unreachable', 'connection_refused', null, null, {
-          cause: err,
-        });
-      }
-      throw new HaciendaUnknownOutcomeError(
-        `POST ${doc.clave}: ${err.kind}; outcome unknown, poll before resending`,
-        err.kind,
-        null,
-        { cause: err },
-      );
+      throw submitFailure(doc, err);
     }
-    const cause = res.headers.get('x-error-cause');
-    const location = res.headers.get('location');
-    if (res.status >= 200 && res.status < 300) {
-      return { outcome: 'received', duplicate: false, status: res.status, location, errorCause: null };
-    }
-    if (res.status === 400 && cause && DUPLICATE_CAUSE.test(cause)) {
-      return { outcome: 'received', duplicate: true, status: 400, location, errorCause: cause };
-    }
-    if (res.status >= 500) {
-      throw new HaciendaUnknownOutcomeError(
-        `POST ${doc.clave}: Hacienda answered ${res.status}; outcome unknown, poll before resending`,
-        'server_error',
-        res.status,
-      );
-    }
-    throw new HaciendaRejectedError(
-      `POST ${doc.clave}: Hacienda answered ${res.status}${cause ? `: ${cause}` : ''}`,
-      res.status,
-      cause,
-      res.headers.get('validation-exception') !== null,
-    );
+    return submitOutcome(doc, res);
   }
 
   async function status(clave: string): Promise<StatusResult> {
@@ -239,7 +150,7 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
     try {
       res = await withRetries(
         async () => {
-          const r = await call('GET', url, undefined, getTimeoutMs);
+          const r = await caller.call('GET', url, undefined, getTimeoutMs);
           if (r.status >= 500) throw new ServerErrorAnswer(r.status);
           return r;
         },
@@ -261,7 +172,135 @@ export function createReceptionClient(options: ReceptionClientOptions): Receptio
     return parseStatus(clave, res.text);
   }
 
-  return { submit, status, rateLimit: () => lastRate };
+  return { submit, status, rateLimit: caller.rateLimit };
+}
+
+interface CallerOptions {
+  transport: Transport;
+  clock: Clock;
+  tokens: ReceptionClientOptions['tokens'];
+  /** 429 retries per call. */
+  max429: number;
+  /** Longest single wait accepted in process. */
+  maxWait: number;
+}
+
+/**
+ * Sends the client's requests with a bearer token, keeping the last rate-limit headers seen: a 401
+ * renews the token once, a 429 waits as told (bounded), a spent window paces the next request.
+ */
+function createCaller(o: CallerOptions) {
+  let lastRate: RateLimitInfo | null = null;
+
+  /** Sends one logical request: handles 401 (once) and 429 (bounded). Transport errors propagate. */
+  async function call(method: 'GET' | 'POST', url: string, body: string | undefined, timeoutMs: number) {
+    let renewed = false;
+    let limited = 0;
+    for (;;) {
+      await paceForWindow();
+      const token = await o.tokens.getAccessToken();
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+      };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await o.transport(url, { method, headers, body }, timeoutMs);
+      lastRate = readRateLimit(res.headers) ?? lastRate;
+      if (res.status === 401) {
+        if (renewed) {
+          throw new HaciendaAuthError(
+            `Hacienda refused a freshly issued token (${method} ${url})`,
+            401,
+            null,
+            res.headers.get('x-error-cause'),
+          );
+        }
+        renewed = true;
+        o.tokens.invalidate(token);
+        continue;
+      }
+      if (res.status === 429) {
+        const wait = waitFromHeaders(res.headers, o.clock.now()) ?? DEFAULT_429_WAIT_MS;
+        if (limited >= o.max429 || wait > o.maxWait) {
+          throw new HaciendaUnavailableError(
+            `Hacienda rate limit (${method} ${url})`,
+            'rate_limited',
+            429,
+            wait,
+          );
+        }
+        limited += 1;
+        await o.clock.sleep(wait);
+        lastRate = null; // waited as told; no further pacing on this answer's headers
+        continue;
+      }
+      return res;
+    }
+  }
+
+  /** When the last answer spent the window, wait for its reset (bounded) before the next request. */
+  async function paceForWindow() {
+    if (lastRate?.remaining !== 0 || lastRate.resetAt === null) return;
+    const wait = lastRate.resetAt - o.clock.now();
+    if (wait > 0) await o.clock.sleep(Math.min(wait, o.maxWait));
+    lastRate = null;
+  }
+
+  return { call, rateLimit: (): RateLimitInfo | null => lastRate };
+}
+
+/** The JSON body of POST /recepcion. */
+function submitPayload(doc: SubmitDocument): string {
+  return JSON.stringify({
+    clave: doc.clave,
+    fecha: doc.fecha,
+    emisor: doc.emisor,
+    ...(doc.receptor ? { receptor: doc.receptor } : {}),
+    ...(doc.callbackUrl ? { callbackUrl: doc.callbackUrl } : {}),
+    ...(doc.consecutivoReceptor ? { consecutivoReceptor: doc.consecutivoReceptor } : {}),
+    comprobanteXml: doc.comprobanteXml,
+  });
+}
+
+/** The error a POST that got no answer ends with: unavailable when nothing was sent, else outcome unknown. */
+function submitFailure(doc: SubmitDocument, err: unknown): unknown {
+  if (!(err instanceof TransportFailure)) return err;
+  if (err.kind === 'refused') {
+    return new HaciendaUnavailableError('Hacienda unreachable', 'connection_refused', null, null, {
+      cause: err,
+    });
+  }
+  return new HaciendaUnknownOutcomeError(
+    `POST ${doc.clave}: ${err.kind}; outcome unknown, poll before resending`,
+    err.kind,
+    null,
+    { cause: err },
+  );
+}
+
+/** What Hacienda's answer to a POST means: received (perhaps a duplicate), or the error to throw. */
+function submitOutcome(doc: SubmitDocument, res: ReadResponse): SubmitResult {
+  const cause = res.headers.get('x-error-cause');
+  const location = res.headers.get('location');
+  if (res.status >= 200 && res.status < 300) {
+    return { outcome: 'received', duplicate: false, status: res.status, location, errorCause: null };
+  }
+  if (res.status === 400 && cause && DUPLICATE_CAUSE.test(cause)) {
+    return { outcome: 'received', duplicate: true, status: 400, location, errorCause: cause };
+  }
+  if (res.status >= 500) {
+    throw new HaciendaUnknownOutcomeError(
+      `POST ${doc.clave}: Hacienda answered ${res.status}; outcome unknown, poll before resending`,
+      'server_error',
+      res.status,
+    );
+  }
+  throw new HaciendaRejectedError(
+    `POST ${doc.clave}: Hacienda answered ${res.status}${cause ? `: ${cause}` : ''}`,
+    res.status,
+    cause,
+    res.headers.get('validation-exception') !== null,
+  );
 }
 
 /** A 5xx answer to a GET, while it may still be retried. */

@@ -69,81 +69,19 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
   const clock = options.clock ?? systemClock;
   const marginMs = options.refreshMarginMs ?? DEFAULT_MARGIN_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const grantRetries = options.grantRetries ?? 2;
-  const grantRetryDelayMs = options.grantRetryDelayMs ?? 500;
   const stats = { logins: 0, refreshes: 0 };
   let current: TokenSet | null = null;
   let inFlight: Promise<TokenSet> | null = null;
-
-  const margin = (lifetimeMs: number) => Math.min(marginMs, lifetimeMs / 2);
-
-  // A grant is safe to repeat (at worst a second session): one the IDP did not answer (a transport
-  // failure or a 5xx) is tried again a few times; a 429 or a refusal is not.
-  const grant = (form: Record<string, string>): Promise<TokenSet> =>
-    withRetries(
-      () => grantOnce(form),
-      (err) => err instanceof HaciendaUnavailableError && err.reason !== 'rate_limited',
-      { retries: grantRetries, baseDelayMs: grantRetryDelayMs, clock },
-    );
-
-  async function grantOnce(form: Record<string, string>): Promise<TokenSet> {
-    const requestedAt = clock.now();
-    let res;
-    try {
-      res = await transport(
-        options.idpUrl,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: new URLSearchParams(form).toString(),
-        },
-        timeoutMs,
-      );
-    } catch (err) {
-      const kind = err instanceof TransportFailure ? err.kind : 'network';
-      throw new HaciendaUnavailableError(
-        `Hacienda IDP unreachable (${kind})`,
-        kind === 'refused' ? 'connection_refused' : kind,
-        null,
-        null,
-        { cause: err },
-      );
-    }
-    let body: KeycloakTokenResponse = {};
-    try {
-      body = JSON.parse(res.text) as KeycloakTokenResponse;
-    } catch {
-      // Non-JSON answers (proxies, HTML error pages) are handled by status below.
-    }
-    if (res.status >= 500 || res.status === 429) {
-      throw new HaciendaUnavailableError(
-        `Hacienda IDP answered ${res.status}`,
-        res.status === 429 ? 'rate_limited' : 'server_error',
-        res.status,
-      );
-    }
-    if (res.status !== 200 || typeof body.access_token !== 'string') {
-      const error = typeof body.error === 'string' ? body.error : null;
-      const description = typeof body.error_description === 'string' ? body.error_description : null;
-      throw new HaciendaAuthError(
-        `Hacienda IDP refused the ${form.grant_type} grant: ${res.status} ${error ?? ''} ${description ?? ''}`.trim(),
-        res.status,
-        error,
-        description,
-      );
-    }
-    const lifetimeMs = positiveSeconds(body.expires_in, FALLBACK_LIFETIME_S) * 1000;
-    const refreshSeconds = positiveSeconds(body.refresh_expires_in, 0);
-    const refreshToken = typeof body.refresh_token === 'string' ? body.refresh_token : null;
-    return {
-      accessToken: body.access_token,
-      renewAt: requestedAt + lifetimeMs - margin(lifetimeMs),
-      refreshToken,
-      // refresh_expires_in 0 (or absent) means "no known expiry": try it and fall back to login.
-      refreshUsableUntil:
-        refreshSeconds > 0 ? requestedAt + refreshSeconds * 1000 - margin(refreshSeconds * 1000) : null,
-    };
-  }
+  const ctx: GrantContext = {
+    transport,
+    clock,
+    idpUrl: options.idpUrl,
+    timeoutMs,
+    margin: (lifetimeMs: number) => Math.min(marginMs, lifetimeMs / 2),
+    retries: options.grantRetries ?? 2,
+    retryDelayMs: options.grantRetryDelayMs ?? 500,
+  };
+  const grant = (form: Record<string, string>): Promise<TokenSet> => grantWithRetries(ctx, form);
 
   async function login(): Promise<TokenSet> {
     stats.logins += 1;
@@ -201,25 +139,127 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
       const refreshToken = current?.refreshToken;
       current = null;
       if (!refreshToken) return;
-      const logoutUrl = options.idpUrl.replace(/\/token$/, '/logout');
-      try {
-        await transport(
-          logoutUrl,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({
-              client_id: options.clientId,
-              refresh_token: refreshToken,
-            }).toString(),
-          },
-          timeoutMs,
-        );
-      } catch {
-        // Best effort: the session expires on its own.
-      }
+      await endSession(transport, options, refreshToken, timeoutMs);
     },
   };
+}
+
+/** What one grant request needs: where and how to send it, and how early to renew its tokens. */
+interface GrantContext {
+  transport: Transport;
+  clock: Clock;
+  idpUrl: string;
+  timeoutMs: number;
+  margin: (lifetimeMs: number) => number;
+  /** In-process retries of a grant the IDP did not answer, and the base delay between them. */
+  retries: number;
+  retryDelayMs: number;
+}
+
+// A grant is safe to repeat (at worst a second session): one the IDP did not answer (a transport
+// failure or a 5xx) is tried again a few times; a 429 or a refusal is not.
+function grantWithRetries(ctx: GrantContext, form: Record<string, string>): Promise<TokenSet> {
+  return withRetries(
+    () => grantOnce(ctx, form),
+    (err) => err instanceof HaciendaUnavailableError && err.reason !== 'rate_limited',
+    { retries: ctx.retries, baseDelayMs: ctx.retryDelayMs, clock: ctx.clock },
+  );
+}
+
+/** One grant request: the token set, or HaciendaUnavailableError / HaciendaAuthError. */
+async function grantOnce(ctx: GrantContext, form: Record<string, string>): Promise<TokenSet> {
+  const requestedAt = ctx.clock.now();
+  let res;
+  try {
+    res = await ctx.transport(
+      ctx.idpUrl,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams(form).toString(),
+      },
+      ctx.timeoutMs,
+    );
+  } catch (err) {
+    const kind = err instanceof TransportFailure ? err.kind : 'network';
+    throw new HaciendaUnavailableError(
+      `Hacienda IDP unreachable (${kind})`,
+      kind === 'refused' ? 'connection_refused' : kind,
+      null,
+      null,
+      { cause: err },
+    );
+  }
+  let body: KeycloakTokenResponse = {};
+  try {
+    body = JSON.parse(res.text) as KeycloakTokenResponse;
+  } catch {
+    // Non-JSON answers (proxies, HTML error pages) are handled by status below.
+  }
+  if (res.status >= 500 || res.status === 429) {
+    throw new HaciendaUnavailableError(
+      `Hacienda IDP answered ${res.status}`,
+      res.status === 429 ? 'rate_limited' : 'server_error',
+      res.status,
+    );
+  }
+  if (res.status !== 200 || typeof body.access_token !== 'string') {
+    const error = typeof body.error === 'string' ? body.error : null;
+    const description = typeof body.error_description === 'string' ? body.error_description : null;
+    throw new HaciendaAuthError(
+      `Hacienda IDP refused the ${form.grant_type} grant: ${res.status} ${error ?? ''} ${description ?? ''}`.trim(),
+      res.status,
+      error,
+      description,
+    );
+  }
+  return tokenSet(body.access_token, body, requestedAt, ctx.margin);
+}
+
+/** The tokens of a granted answer, with the times (margin applied) they are renewed at. */
+function tokenSet(
+  accessToken: string,
+  body: KeycloakTokenResponse,
+  requestedAt: number,
+  margin: (lifetimeMs: number) => number,
+): TokenSet {
+  const lifetimeMs = positiveSeconds(body.expires_in, FALLBACK_LIFETIME_S) * 1000;
+  const refreshSeconds = positiveSeconds(body.refresh_expires_in, 0);
+  const refreshToken = typeof body.refresh_token === 'string' ? body.refresh_token : null;
+  return {
+    accessToken,
+    renewAt: requestedAt + lifetimeMs - margin(lifetimeMs),
+    refreshToken,
+    // refresh_expires_in 0 (or absent) means "no known expiry": try it and fall back to login.
+    refreshUsableUntil:
+      refreshSeconds > 0 ? requestedAt + refreshSeconds * 1000 - margin(refreshSeconds * 1000) : null,
+  };
+}
+
+/** Ends the session at the IDP's logout endpoint, best effort. */
+async function endSession(
+  transport: Transport,
+  options: TokenManagerOptions,
+  refreshToken: string,
+  timeoutMs: number,
+): Promise<void> {
+  const logoutUrl = options.idpUrl.replace(/\/token$/, '/logout');
+  try {
+    await transport(
+      logoutUrl,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          client_id: options.clientId,
+          refresh_token: refreshToken,
+        }).toString(),
+      },
+      timeoutMs,
+    );
+  } catch {
+    // Best effort: the session expires on its own.
+  }
 }
 
 function positiveSeconds(v: unknown, fallback: number): number {

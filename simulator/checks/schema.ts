@@ -82,12 +82,7 @@ export function createSchemaChecker(
         batch.map((p) => p.xml),
         { schemaDir },
       );
-      batch.forEach((p, i) => {
-        const r = results[i];
-        p.resolve(
-          r ? r.errors.map((e) => ({ code: -1, message: e.cvc, line: e.line, column: e.column })) : null,
-        );
-      });
+      resolveBatch(batch, results);
     } catch (err) {
       if (err instanceof XmllintMissingError || err instanceof SchemaNotFoundError) {
         disabled = true;
@@ -124,4 +119,12 @@ export function createSchemaChecker(
       }
     },
   };
+}
+
+/** Each document of a batch gets the rows of its xmllint result (-1 with fila/columna), or null. */
+function resolveBatch(batch: Pending[], results: Awaited<ReturnType<typeof validateXmlBatch>>): void {
+  batch.forEach((p, i) => {
+    const r = results[i];
+    p.resolve(r ? r.errors.map((e) => ({ code: -1, message: e.cvc, line: e.line, column: e.column })) : null);
+  });
 }

@@ -1,145 +1,18 @@
-// Database rows → public API objects (snake_case, prefixed ids, money as decimal strings), shared
-// by the API and the command-line tool so both print the same shapes.
+// The public objects that webhook events carry, written with the event in the transaction that
+// records what happened (an invoice's transition, a payment, a receipt): the invoice and the
+// payment as the API shows them (snake_case, prefixed ids, money as decimal strings), and the
+// envelope receivers get. The API answers with the same objects (typed by their response schemas
+// in api/presenters/); the objects only the API shows are built there.
 import { Decimal } from 'decimal.js';
-import type { KeyWithSecrets } from './queries/api-keys.ts';
-import type { Client, Company, Service } from './models/index.ts';
-import type { CredentialSummary } from './queries/companies.ts';
-import { redactedKey } from '../domain/api-key-secret.ts';
 import { formatId } from '../domain/ids.ts';
-import { IVA_RATES, isCodigoTarifaIVA, isUnidadMedida, unitKind } from '../domain/codes.ts';
+import { IVA_RATES, isCodigoTarifaIVA } from '../domain/codes.ts';
 import { ivaReturnedByLine } from '../domain/totals.ts';
 import type { InvoiceRow, PublicInvoiceRow } from './queries/invoices.ts';
-import type { PaymentRow } from './queries/payments.ts';
-import type { DeliveryWithAttempts, EndpointRow } from './queries/webhooks.ts';
 import type { EventRow } from './queries/event-log.ts';
 import type { EventEnvelope } from '../domain/webhook-events.ts';
 import type { Supplier } from '../domain/purchase-request.ts';
 
 export const money2 = (v: string | number): string => new Decimal(v).toFixed(2, Decimal.ROUND_HALF_UP);
-
-export function clientObject(c: Client) {
-  return {
-    id: formatId('client', c.id),
-    object: 'client' as const,
-    uuid: c.uuid,
-    cedula: c.idNumber,
-    identification_type: c.idType,
-    name: c.name,
-    commercial_name: c.commercialName,
-    email: c.email,
-    phone: c.phone,
-    phone_country_code: c.phoneCountry,
-    activity_code: c.activityCode,
-    addresses: (c.addresses ?? []).map((a) => ({
-      provincia: a.provincia,
-      canton: a.canton,
-      distrito: a.distrito,
-      barrio: a.barrio,
-      otras_senas: a.otrasSenas,
-    })),
-    foreign_address: c.foreignAddress ?? null,
-    balance: money2(c.balance),
-    metadata: c.metadata,
-    livemode: c.livemode,
-    created_at: c.createdAt.toISOString(),
-    updated_at: c.updatedAt.toISOString(),
-  };
-}
-
-/**
- * A service's default price as given, normalised: its decimals up to the 5 of PrecioUnitario,
- * at least 2 (`50000.00`, `1234.56789`, `0.125`→`0.125`, `7.50000`→`7.50`).
- */
-function servicePrice(price: string): string {
-  const d = new Decimal(price);
-  return d.decimalPlaces() <= 2 ? d.toFixed(2) : d.toFixed();
-}
-
-export function serviceObject(s: Service) {
-  return {
-    id: formatId('service', s.id),
-    object: 'service' as const,
-    uuid: s.uuid,
-    cabys: s.cabys,
-    description: s.description,
-    unit: s.unit,
-    kind: isUnidadMedida(s.unit) ? unitKind(s.unit) : 'goods',
-    tax_code: s.taxCode,
-    iva_rate_code: s.ivaRateCode,
-    taxes: (s.otherTaxes ?? []).map((t) =>
-      Object.fromEntries(
-        Object.entries(t).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
-      ),
-    ),
-    price: servicePrice(s.price),
-    commercial_code: s.commercialCode,
-    livemode: s.livemode,
-    created_at: s.createdAt.toISOString(),
-    updated_at: s.updatedAt.toISOString(),
-  };
-}
-
-export function keyObject(k: KeyWithSecrets) {
-  const current = k.secrets[0];
-  return {
-    id: formatId('apiKey', k.id),
-    object: 'api_key' as const,
-    name: k.name,
-    scopes: k.scopes,
-    livemode: k.livemode,
-    rate_limit_per_second: k.rateLimitPerSecond ?? null,
-    redacted: redactedKey(k.livemode, current?.last4 ?? '????'),
-    secrets: k.secrets.map((s) => ({
-      last4: s.last4,
-      created_at: s.createdAt.toISOString(),
-      expires_at: s.expiresAt ? s.expiresAt.toISOString() : null,
-    })),
-    created_at: k.createdAt.toISOString(),
-    last_used_at: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
-    revoked_at: k.revokedAt ? k.revokedAt.toISOString() : null,
-  };
-}
-
-export function companyObject(c: Company, livemode: boolean, credentials: CredentialSummary[]) {
-  const cred = credentials.find((x) => x.livemode === livemode);
-  return {
-    id: formatId('company', c.id),
-    object: 'company' as const,
-    name: c.name,
-    plan: c.plan,
-    livemode,
-    emisor: {
-      legal_name: c.legalName,
-      commercial_name: c.commercialName,
-      identification: { type: c.idType, number: c.idNumber },
-      activity_code: c.activityCode,
-      location: {
-        provincia: c.provincia,
-        canton: c.canton,
-        distrito: c.distrito,
-        barrio: c.barrio,
-        otras_senas: c.otrasSenas,
-      },
-      phone: c.phone ? { country_code: c.phoneCountry ?? '506', number: c.phone } : null,
-      emails: c.emails,
-    },
-    defaults: { branch: c.defaultBranch, terminal: c.defaultTerminal, currency: c.defaultCurrency },
-    rate_limit_per_second: c.rateLimitPerSecond,
-    email_delivery: {
-      enabled: c.emailEnabled ?? false,
-      reply_to: c.emailReplyTo ?? c.emails[0] ?? null,
-      bcc: c.emailBcc ?? [],
-    },
-    certificate: cred?.hasSigningKey
-      ? {
-          subject: cred.certificateSubject,
-          not_after: cred.certificateNotAfter ? cred.certificateNotAfter.toISOString() : null,
-        }
-      : null,
-    hacienda_credentials_configured: Boolean(cred?.haciendaUsername && cred.hasHaciendaPassword),
-    created_at: c.createdAt.toISOString(),
-  };
-}
 
 const m2 = (v: string | null | undefined) => money2(v ?? '0');
 
@@ -362,11 +235,28 @@ function breakdownRate(
   return new Decimal(rate).toFixed(2);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Payments, webhook endpoints, deliveries and events (webhooks and payments module).
+/** The columns of a payment row its public object shows (a PaymentRow of db/queries/payments.ts). */
+export interface PaymentFields {
+  id: number;
+  livemode: boolean;
+  invoiceId: number;
+  clientId: number | null;
+  amount: string;
+  amountCrc: string;
+  currency: string;
+  exchangeRate: string;
+  method: string;
+  methodCode: string;
+  paidAt: Date;
+  reference: string | null;
+  atIssue: boolean;
+  receiptInvoiceId?: number | null;
+  receiptClave?: string | null;
+  createdAt: Date;
+}
 
 /** A payment, with the invoice's balance and payment status right after it. */
-export function paymentObject(p: PaymentRow, invoice: Pick<InvoiceRow, 'balanceDue' | 'paymentStatus'>) {
+export function paymentObject(p: PaymentFields, invoice: Pick<InvoiceRow, 'balanceDue' | 'paymentStatus'>) {
   return {
     id: formatId('payment', p.id),
     object: 'payment' as const,
@@ -391,25 +281,6 @@ export function paymentObject(p: PaymentRow, invoice: Pick<InvoiceRow, 'balanceD
   };
 }
 
-/** A webhook endpoint; never its secrets (they are shown once, by the route that makes them). */
-export function webhookEndpointObject(w: EndpointRow) {
-  const overlap = w.previousSecretExpiresAt && new Date(w.previousSecretExpiresAt).getTime() > Date.now();
-  return {
-    id: formatId('webhookEndpoint', w.id),
-    object: 'webhook_endpoint' as const,
-    url: w.url,
-    events: w.events,
-    description: w.description,
-    status: w.disabledAt ? ('disabled' as const) : ('enabled' as const),
-    disabled_reason: w.disabledReason,
-    disabled_at: iso(w.disabledAt),
-    previous_secret_expires_at: overlap ? iso(w.previousSecretExpiresAt) : null,
-    livemode: w.livemode,
-    created_at: new Date(w.createdAt).toISOString(),
-    updated_at: new Date(w.updatedAt).toISOString(),
-  };
-}
-
 /** The webhook envelope `{ id, event, created_at, data }`, exactly what receivers get. */
 export function eventEnvelope(e: Pick<EventRow, 'id' | 'type' | 'data' | 'createdAt'>): EventEnvelope {
   return {
@@ -417,37 +288,5 @@ export function eventEnvelope(e: Pick<EventRow, 'id' | 'type' | 'data' | 'create
     event: e.type,
     created_at: new Date(e.createdAt).toISOString(),
     data: e.data,
-  };
-}
-
-/** An event as the API shows it: the envelope plus its tenant mode and originating request. */
-export function eventObject(e: EventRow) {
-  return { ...eventEnvelope(e), object: 'event' as const, livemode: e.livemode, request_id: e.requestId };
-}
-
-export function deliveryObject(d: DeliveryWithAttempts) {
-  return {
-    id: formatId('webhookDelivery', d.id),
-    object: 'webhook_delivery' as const,
-    event_id: formatId('event', d.eventId),
-    event: d.eventType,
-    endpoint_id: formatId('webhookEndpoint', d.endpointId),
-    status: d.status,
-    attempt_count: d.attempts,
-    redeliveries: d.round,
-    last_status_code: d.lastStatusCode,
-    last_error: d.lastError,
-    next_attempt_at: iso(d.nextAttemptAt),
-    delivered_at: iso(d.deliveredAt),
-    created_at: new Date(d.createdAt).toISOString(),
-    attempts: d.attemptList.map((a) => ({
-      attempt: a.attemptNumber,
-      round: a.round,
-      started_at: new Date(a.startedAt).toISOString(),
-      status_code: a.statusCode,
-      duration_ms: a.durationMs,
-      error: a.error,
-      response_excerpt: a.responseExcerpt,
-    })),
   };
 }

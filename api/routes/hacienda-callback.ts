@@ -9,7 +9,7 @@ import { chunkJobId, invoiceJobId } from '../../jobs/catalogue.ts';
 import { flowOfClave } from '../../db/queries/invoice-flow.ts';
 import { callbackToken } from '../../jobs/callback-token.ts';
 import { wakeStatusJob } from '../../jobs/status-wake.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 
 const Body = Type.Object(
   { clave: Type.String({ minLength: 50, maxLength: 50 }) },

@@ -5,7 +5,7 @@
 // webhook endpoints receive, so they are read with the scope that manages those endpoints.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { eventObject } from '../../../db/public-objects.ts';
+import { eventObject } from '../../presenters/webhooks.ts';
 import { getEvent, listEvents } from '../../../db/queries/event-log.ts';
 import { getEndpoint, requestRedelivery } from '../../../db/queries/webhooks.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
@@ -13,7 +13,7 @@ import { tenantOf } from '../../auth.ts';
 import { notFound } from '../../errors.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { EventObject, ListEventsQuery, RedeliverBody, RedeliverResponse } from '../../schemas/webhooks.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 
 export default async function eventRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -11,8 +11,8 @@ import { formatId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
 import { errorResponses, IdParam, nameSchemas } from '../../schemas/common.ts';
-import type { AppDeps } from '../../app.ts';
-import { loadInvoice } from './read.ts';
+import type { AppDeps } from '../../deps.ts';
+import { loadInvoice } from '../../lookups.ts';
 
 const ResendBody = Type.Union(
   [

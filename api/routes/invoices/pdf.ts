@@ -9,8 +9,8 @@ import { invoicePdf } from '../../../jobs/invoice-pdf.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
 import { errorResponses, IdParam } from '../../schemas/common.ts';
-import type { AppDeps } from '../../app.ts';
-import { loadInvoice } from './read.ts';
+import type { AppDeps } from '../../deps.ts';
+import { loadInvoice } from '../../lookups.ts';
 
 export default async function invoicePdfRoute(
   fastify: FastifyInstance,

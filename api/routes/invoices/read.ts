@@ -4,28 +4,16 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getClient } from '../../../db/queries/clients.ts';
-import {
-  getInvoice,
-  getInvoiceDocument,
-  listInvoices,
-  type InvoiceRow,
-} from '../../../db/queries/invoices.ts';
+import { getInvoiceDocument, listInvoices, type InvoiceRow } from '../../../db/queries/invoices.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
 import { parseId, parseRef } from '../../../domain/ids.ts';
-import { tenantOf, type AuthContext } from '../../auth.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import { requestLanguage } from '../../idempotency.ts';
+import { tenantOf } from '../../auth.ts';
+import { loadInvoice } from '../../lookups.ts';
+import { ApiError } from '../../errors.ts';
+import { requestLanguage } from '../../language.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { InvoiceObject, ListInvoicesQuery } from '../../schemas/invoices.ts';
-import type { AppDeps } from '../../app.ts';
-import type { Knex } from 'knex';
-
-export async function loadInvoice(db: Knex, auth: AuthContext, raw: string): Promise<InvoiceRow> {
-  const id = parseId('invoice', raw);
-  const row = id === null ? undefined : await getInvoice(db, auth, id);
-  if (!row) throw notFound('invoice', raw);
-  return row;
-}
+import type { AppDeps } from '../../deps.ts';
 
 function etagOf(row: InvoiceRow, lang: string): string {
   return `"${row.id}-${new Date(row.updatedAt).getTime()}-${lang}"`;

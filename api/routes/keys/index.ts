@@ -16,10 +16,10 @@ import { parseId } from '../../../domain/ids.ts';
 import { missingScopes } from '../../../domain/scopes.ts';
 import { tenantOf, type AuthContext } from '../../auth.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import { keyObject } from '../../../db/public-objects.ts';
+import { keyObject } from '../../presenters/keys.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { CreateKeyBody, KeyObject, KeyWithSecret, RollKeyBody } from '../../schemas/keys.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { announceKeyChange } from '../../../jobs/redis.ts';
 import { checkKeyLimit } from '../../rate-limit.ts';
 

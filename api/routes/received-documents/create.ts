@@ -20,10 +20,10 @@ import {
 } from '../../../hacienda/received-document.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
-import { requestLanguage } from '../../idempotency.ts';
+import { requestLanguage } from '../../language.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import { CreateReceivedDocumentBody, ReceivedDocumentObject } from '../../schemas/received-documents.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const sameId = (a: string, b: string) =>

@@ -5,14 +5,14 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getApiKey, listApiKeys } from '../../../db/queries/api-keys.ts';
 import { readUsage, type Granularity } from '../../../db/queries/usage.ts';
-import { keyObject } from '../../../db/public-objects.ts';
+import { keyObject } from '../../presenters/keys.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
 import { notFound, validationError } from '../../errors.ts';
 import { errorResponses, ListOf } from '../../schemas/common.ts';
 import { KeyObject } from '../../schemas/keys.ts';
 import { DEFAULT_RANGE_MS, MAX_RANGE_MS, UsageObject, UsageQuery } from '../../schemas/usage.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { UsageRecorder } from '../../usage/recorder.ts';
 
 type Counts = { requests: number; '2xx': number; '3xx': number; '4xx': number; '5xx': number; '429': number };

@@ -7,6 +7,7 @@ import { Decimal } from 'decimal.js';
 import { formatId } from '../domain/ids.ts';
 import { IVA_RATES, isCodigoTarifaIVA } from '../domain/codes.ts';
 import { ivaReturnedByLine } from '../domain/totals.ts';
+import type { Amount, DocumentTotals, LineTax, LineTotals } from '../domain/totals-types.ts';
 import type { InvoiceRow, PublicInvoiceRow } from './queries/invoices.ts';
 import type { EventRow } from './queries/event-log.ts';
 import type { EventEnvelope } from '../domain/webhook-events.ts';
@@ -41,24 +42,117 @@ function supplierObject(s: Supplier | null) {
   };
 }
 
+type RejectionReasonJson = {
+  summary: { es: string; en: string };
+  items: {
+    code: number | null;
+    message: string;
+    line: number | null;
+    column: number | null;
+    kind: string | null;
+    readable: { es: string; en: string };
+    fix: { es: string; en: string };
+  }[];
+  raw: string | null;
+};
+
+/** The payments of the sale terms: each method with its amount (null when not stated). */
+function paymentsOf(row: PublicInvoiceRow) {
+  return (
+    row.summary.summary.medioPago ??
+    row.paymentMethods.map((m) => ({
+      type: '',
+      other: m === 'otros' ? row.paymentMethodOther : null,
+      total: null,
+    }))
+  ).map((m, i) => ({
+    method: row.paymentMethods[i] ?? 'efectivo',
+    amount: m.total === null ? null : money2(m.total),
+    other: m.other ?? null,
+  }));
+}
+
+function otherChargesOf(t: DocumentTotals) {
+  return (t.otherCharges ?? []).map((c) => ({
+    code: c.code,
+    code_other: c.codeOther,
+    detail: c.detail,
+    percent: c.percent,
+    amount: c.amount,
+    third_party: c.thirdParty
+      ? { id_type: c.thirdParty.idType, id_number: c.thirdParty.idNumber, name: c.thirdParty.name }
+      : null,
+  }));
+}
+
+function taxObject(x: LineTax) {
+  return {
+    code: x.code,
+    iva_rate_code: x.ivaRateCode,
+    rate: x.rate,
+    ...(x.codeOther ? { code_other: x.codeOther } : {}),
+    ...(x.factor ? { factor: x.factor } : {}),
+    ...(x.specific
+      ? {
+          specific: {
+            unit_quantity: x.specific.unitQuantity,
+            alcohol_percent: x.specific.alcoholPercent,
+            proportion: x.specific.proportion,
+            consumption_volume: x.specific.consumptionVolume,
+            tax_per_unit: x.specific.taxPerUnit,
+          },
+        }
+      : {}),
+    amount: x.amount,
+    ...(x.exoneration
+      ? {
+          exoneration: {
+            doc_type: x.exoneration.docType,
+            number: x.exoneration.number,
+            institution: x.exoneration.institution,
+            issued_at: new Date(x.exoneration.issuedAt).toISOString(),
+            rate: x.exoneration.rate,
+            amount: x.exoneration.amount,
+          },
+        }
+      : {}),
+  };
+}
+
+/** Line `i` of the invoice: its catalogue data as given and its computed amounts. */
+function lineObject(row: PublicInvoiceRow, l: LineTotals, i: number, returned: Amount | null | undefined) {
+  return {
+    line_number: l.lineNumber,
+    service_id: row.lines[i]?.serviceId ? formatId('service', row.lines[i]!.serviceId!) : null,
+    cabys: row.lines[i]?.input.cabys ?? '',
+    description: row.lines[i]?.input.description ?? '',
+    unit: row.lines[i]?.input.unit ?? '',
+    kind: l.kind,
+    qty: l.quantity,
+    unit_price: l.unitPrice,
+    amount: l.montoTotal,
+    discount: l.discountTotal,
+    discounts: (l.discounts ?? []).map((d) => ({
+      amount: d.amount,
+      code: d.code,
+      code_other: d.codeOther,
+      nature: d.nature,
+    })),
+    subtotal: l.subTotal,
+    ...(l.ivaCollectedAtFactory ? { iva_collected_at_factory: l.ivaCollectedAtFactory } : {}),
+    taxable_base: l.baseImponible,
+    taxes: l.taxes.map(taxObject),
+    assumed_tax: l.impuestoAsumidoEmisorFabrica,
+    ...(returned ? { iva_returned: returned } : {}),
+    total: l.montoTotalLinea,
+  };
+}
+
 /** The API's invoice object. `lang` picks the language of `rejection_reason.message`. */
 export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
   const t = row.summary;
   const s = t.summary;
   const returned = ivaReturnedByLine(t);
-  const reason = row.rejectionReason as {
-    summary: { es: string; en: string };
-    items: {
-      code: number | null;
-      message: string;
-      line: number | null;
-      column: number | null;
-      kind: string | null;
-      readable: { es: string; en: string };
-      fix: { es: string; en: string };
-    }[];
-    raw: string | null;
-  } | null;
   return {
     id: formatId('invoice', row.id),
     object: 'invoice' as const,
@@ -75,84 +169,10 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     credit_days: row.creditDays,
     payment_methods: row.paymentMethods,
     payment_method_other: row.paymentMethodOther ?? null,
-    payments: (
-      s.medioPago ??
-      row.paymentMethods.map((m) => ({
-        type: '',
-        other: m === 'otros' ? row.paymentMethodOther : null,
-        total: null,
-      }))
-    ).map((m, i) => ({
-      method: row.paymentMethods[i] ?? 'efectivo',
-      amount: m.total === null ? null : money2(m.total),
-      other: m.other ?? null,
-    })),
-    other_charges: (t.otherCharges ?? []).map((c) => ({
-      code: c.code,
-      code_other: c.codeOther,
-      detail: c.detail,
-      percent: c.percent,
-      amount: c.amount,
-      third_party: c.thirdParty
-        ? { id_type: c.thirdParty.idType, id_number: c.thirdParty.idNumber, name: c.thirdParty.name }
-        : null,
-    })),
+    payments: paymentsOf(row),
+    other_charges: otherChargesOf(t),
     issue_date: row.issuedAt ? new Date(row.issuedAt).toISOString() : null,
-    lines: t.lines.map((l, i) => ({
-      line_number: l.lineNumber,
-      service_id: row.lines[i]?.serviceId ? formatId('service', row.lines[i]!.serviceId!) : null,
-      cabys: row.lines[i]?.input.cabys ?? '',
-      description: row.lines[i]?.input.description ?? '',
-      unit: row.lines[i]?.input.unit ?? '',
-      kind: l.kind,
-      qty: l.quantity,
-      unit_price: l.unitPrice,
-      amount: l.montoTotal,
-      discount: l.discountTotal,
-      discounts: (l.discounts ?? []).map((d) => ({
-        amount: d.amount,
-        code: d.code,
-        code_other: d.codeOther,
-        nature: d.nature,
-      })),
-      subtotal: l.subTotal,
-      ...(l.ivaCollectedAtFactory ? { iva_collected_at_factory: l.ivaCollectedAtFactory } : {}),
-      taxable_base: l.baseImponible,
-      taxes: l.taxes.map((x) => ({
-        code: x.code,
-        iva_rate_code: x.ivaRateCode,
-        rate: x.rate,
-        ...(x.codeOther ? { code_other: x.codeOther } : {}),
-        ...(x.factor ? { factor: x.factor } : {}),
-        ...(x.specific
-          ? {
-              specific: {
-                unit_quantity: x.specific.unitQuantity,
-                alcohol_percent: x.specific.alcoholPercent,
-                proportion: x.specific.proportion,
-                consumption_volume: x.specific.consumptionVolume,
-                tax_per_unit: x.specific.taxPerUnit,
-              },
-            }
-          : {}),
-        amount: x.amount,
-        ...(x.exoneration
-          ? {
-              exoneration: {
-                doc_type: x.exoneration.docType,
-                number: x.exoneration.number,
-                institution: x.exoneration.institution,
-                issued_at: new Date(x.exoneration.issuedAt).toISOString(),
-                rate: x.exoneration.rate,
-                amount: x.exoneration.amount,
-              },
-            }
-          : {}),
-      })),
-      assumed_tax: l.impuestoAsumidoEmisorFabrica,
-      ...(returned[i] ? { iva_returned: returned[i] } : {}),
-      total: l.montoTotalLinea,
-    })),
+    lines: t.lines.map((l, i) => lineObject(row, l, i, returned[i])),
     tax_breakdown: s.totalDesgloseImpuesto.map((x) => ({
       code: x.code,
       iva_rate_code: x.ivaRateCode,
@@ -167,9 +187,7 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     paid_at_issue: row.paidAtIssue ?? false,
     payment_status: row.paymentStatus,
     balance_due: money2(row.balanceDue),
-    rejection_reason: reason
-      ? { message: reason.summary[lang], summary: reason.summary, items: reason.items, raw: reason.raw }
-      : null,
+    rejection_reason: rejectionReasonOf(row, lang),
     // Written only by recordProcessingError (db/queries/processing-error.ts), in this shape.
     processing_error: row.processingError as {
       step: string;
@@ -213,6 +231,13 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     created_at: new Date(row.createdAt).toISOString(),
     updated_at: new Date(row.updatedAt).toISOString(),
   };
+}
+
+function rejectionReasonOf(row: PublicInvoiceRow, lang: 'es' | 'en') {
+  const reason = row.rejectionReason as RejectionReasonJson | null;
+  return reason
+    ? { message: reason.summary[lang], summary: reason.summary, items: reason.items, raw: reason.raw }
+    : null;
 }
 
 function iso(d: Date | string | null): string | null {

@@ -9,6 +9,7 @@ import { invoiceObject } from '../../../db/public-objects.ts';
 import { parseId, parseRef } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
 import { loadInvoice } from '../../lookups.ts';
+import { sendBytes } from '../../byte-answers.ts';
 import { ApiError } from '../../errors.ts';
 import { requestLanguage } from '../../language.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
@@ -19,10 +20,17 @@ function etagOf(row: InvoiceRow, lang: string): string {
   return `"${row.id}-${new Date(row.updatedAt).getTime()}-${lang}"`;
 }
 
-export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['invoices'];
+const tags = ['invoices'];
 
+export default async function readInvoiceRoutes(fastify: FastifyInstance, deps: AppDeps): Promise<void> {
+  getInvoiceRoute(fastify, deps);
+  listInvoicesRoute(fastify, deps);
+  invoiceXmlRoutes(fastify, deps);
+}
+
+/** One invoice, with an ETag per language: If-None-Match answers 304. */
+function getInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/invoices/:id',
     {
@@ -52,7 +60,11 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
       return invoiceObject(row, lang);
     },
   );
+}
 
+/** The filtered list, newest first, with cursor pagination. */
+function listInvoicesRoute(fastify: FastifyInstance, { db }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/invoices',
     {
@@ -97,7 +109,11 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
       return { object: 'list' as const, data: rows.map((r) => invoiceObject(r, lang)), has_more: hasMore };
     },
   );
+}
 
+/** The signed XML byte for byte, and Hacienda's answer. */
+function invoiceXmlRoutes(fastify: FastifyInstance, { db }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/invoices/:id/xml',
     {
@@ -118,10 +134,8 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
           'invalid_state',
           `Invoice ${request.params.id} is not signed yet (status ${row.status})`,
         );
-      return reply
-        .type('application/xml; charset=utf-8')
-        .header('content-disposition', `inline; filename="${row.clave}.xml"`)
-        .send(doc.signedXml as never);
+      reply.header('content-disposition', `inline; filename="${row.clave}.xml"`);
+      return sendBytes(reply, 'application/xml; charset=utf-8', doc.signedXml);
     },
   );
 
@@ -142,7 +156,7 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
       const doc = await getInvoiceDocument(db, row.id);
       if (!doc?.responseXml)
         throw new ApiError('invalid_state', `Hacienda has not answered for ${request.params.id} yet`);
-      return reply.type('application/xml; charset=utf-8').send(Buffer.from(doc.responseXml, 'utf8') as never);
+      return sendBytes(reply, 'application/xml; charset=utf-8', Buffer.from(doc.responseXml, 'utf8'));
     },
   );
 }

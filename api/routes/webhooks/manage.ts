@@ -12,14 +12,16 @@ import { DeletedObject, EndpointObject, UpdateEndpointBody } from '../../schemas
 import type { AppDeps } from '../../deps.ts';
 import { assertSubscription, assertWebhookUrl } from '../../webhook-endpoint-rules.ts';
 
-export default async function manageEndpointRoutes(
-  fastify: FastifyInstance,
-  { db, config: appConfig }: AppDeps,
-): Promise<void> {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['webhooks'];
-  const config = { scope: 'manage:webhooks' as const };
+const tags = ['webhooks'];
+const config = { scope: 'manage:webhooks' as const };
 
+export default async function manageEndpointRoutes(fastify: FastifyInstance, deps: AppDeps): Promise<void> {
+  readEndpointRoutes(fastify, deps);
+  changeEndpointRoutes(fastify, deps);
+}
+
+function readEndpointRoutes(fastify: FastifyInstance, { db }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/webhook_endpoints',
     {
@@ -49,7 +51,10 @@ export default async function manageEndpointRoutes(
     },
     async (request) => webhookEndpointObject(await loadEndpoint(db, tenantOf(request), request.params.id)),
   );
+}
 
+function changeEndpointRoutes(fastify: FastifyInstance, { db, config: appConfig }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/webhook_endpoints/:id',
     {

@@ -204,16 +204,7 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
       sent_at: iso(row.emailedAt ?? null),
       bounces: row.emailBounces ?? [],
     },
-    reference: row.reference
-      ? {
-          document_id: row.reference.documentId ? formatId('invoice', row.reference.documentId) : null,
-          document_type: row.reference.docType,
-          clave: row.reference.clave,
-          issue_date: new Date(row.reference.issuedAt).toISOString(),
-          code: row.reference.code,
-          reason: row.reference.reason,
-        }
-      : null,
+    reference: referenceOf(row),
     credited_total: money2(row.creditedTotal ?? '0'),
     annulled: Boolean(row.annulledAt),
     replaces:
@@ -231,6 +222,20 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     created_at: new Date(row.createdAt).toISOString(),
     updated_at: new Date(row.updatedAt).toISOString(),
   };
+}
+
+/** The document a note or a replacement references. */
+function referenceOf(row: PublicInvoiceRow) {
+  return row.reference
+    ? {
+        document_id: row.reference.documentId ? formatId('invoice', row.reference.documentId) : null,
+        document_type: row.reference.docType,
+        clave: row.reference.clave,
+        issue_date: new Date(row.reference.issuedAt).toISOString(),
+        code: row.reference.code,
+        reason: row.reference.reason,
+      }
+    : null;
 }
 
 function rejectionReasonOf(row: PublicInvoiceRow, lang: 'es' | 'en') {

@@ -4,15 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, {
   type FastifyInstance,
+  type FastifyPluginAsync,
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import type { Knex } from 'knex';
-import type { RedisClient } from '../platform/redis.ts';
-import type { Queue } from 'bullmq';
-import type { Config } from '../config/index.ts';
 import type { Scope } from '../domain/scopes.ts';
+import type { AppDeps } from './deps.ts';
 import { registerAuth } from './auth.ts';
 import { registerAuthorizationGuard } from './authorization-header.ts';
 import { KeyLookup } from './key-lookup.ts';
@@ -46,6 +44,8 @@ import deliveryRoutes from './routes/webhooks/deliveries.ts';
 import eventRoutes from './routes/events/index.ts';
 import paymentRoutes from './routes/payments/index.ts';
 import { registerAdminAuth } from './plugins/admin-auth.ts';
+import { registerIdempotency } from './plugins/idempotency.ts';
+import { registerIssuingPolicy } from './issuing-policy.ts';
 import { registerBullBoard } from './plugins/bull-board.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { createUsageRecorder, registerUsage } from './usage/recorder.ts';
@@ -59,18 +59,7 @@ import createReceivedDocumentRoute from './routes/received-documents/create.ts';
 import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
 import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 
-export interface AppDeps {
-  config: Config;
-  db: Knex;
-  redis: RedisClient;
-  /**
-   * The invoice-status queue (of a company's shard, platform/shards.ts), so Hacienda's callbacks can
-   * wake a waiting status job.
-   */
-  statusQueue?: Queue | ((companyId: number) => Queue);
-  /** Queues shown in Bull Board at /admin/queues (none: no board). */
-  adminQueues?: Queue[];
-}
+export type { AppDeps } from './deps.ts';
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
@@ -123,8 +112,9 @@ function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
     reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
 }
 
-export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
+/** The Fastify instance with the server options: HTTP limits, logging, request ids, problem errors. */
+function createFastify(deps: AppDeps, options: AppOptions): FastifyInstance {
+  return Fastify({
     ...httpServerOptions(deps.config.http),
     logger: safeLogger(options.logger ?? { level: deps.config.logLevel }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
@@ -142,10 +132,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       frameworkErrors(error, request, reply);
     },
   });
+}
 
-  registerConnectionLimits(app, deps.config.http);
-  registerTracing(app);
-
+/** Keeps every route as it is registered, for `app.routeTable()`. */
+function recordRouteTable(app: FastifyInstance): void {
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat())
@@ -158,12 +148,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       });
   });
   app.decorate('routeTable', () => routes.map((r) => ({ ...r })));
+}
 
-  // The API speaks JSON only; any other body type is 415.
-  app.removeContentTypeParser('text/plain');
-  registerJsonBodyParser(app);
-  registerValidation(app);
-  registerErrorHandling(app);
+/** API keys: looked up (cached, invalidated across processes) and checked on every request. */
+async function registerKeys(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const keys = new KeyLookup({
     db: deps.db,
     redis: deps.redis,
@@ -179,6 +167,19 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   app.decorate('keyLookup', keys);
   registerAuthorizationGuard(app);
   registerAuth(app, deps.db, keys);
+}
+
+/** Everything around the routes, in the order requests meet it. */
+async function registerCeremony(app: FastifyInstance, deps: AppDeps) {
+  registerConnectionLimits(app, deps.config.http);
+  registerTracing(app);
+  recordRouteTable(app);
+  // The API speaks JSON only; any other body type is 415.
+  app.removeContentTypeParser('text/plain');
+  registerJsonBodyParser(app);
+  registerValidation(app);
+  registerErrorHandling(app);
+  await registerKeys(app, deps);
   registerInvoiceWaits(app, {
     databaseUrl: deps.config.databaseUrl,
     maxPerCompany: deps.config.fairness.waitersPerCompany,
@@ -191,43 +192,55 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   const requireAdmin = await registerAdminAuth(app, deps.config.admin);
   registerMetrics(app, { ...deps, queueNames: observedQueueNames(deps.adminQueues), requireAdmin });
   await registerOpenApi(app);
+  // What write routes share: who may issue, and the Idempotency-Key.
+  registerIssuingPolicy(app, deps.db);
+  registerIdempotency(app, deps.db);
 
   // A POST without a body means "no options": validate it as an empty object.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT'))
       request.body = {};
   });
-
   app.addHook('onSend', async (request, reply, payload) => {
     securityHeaders(request, reply);
     return payload;
   });
+  return { usage, requireAdmin };
+}
 
-  await app.register(healthRoutes, deps);
-  await app.register(keyRoutes, deps);
-  await app.register(companyRoutes, deps);
-  await app.register(createClientRoute, deps);
-  await app.register(readClientRoutes, deps);
-  await app.register(serviceRoutes, deps);
-  await app.register(createInvoiceRoute, deps);
-  await app.register(readInvoiceRoutes, deps);
-  await app.register(noteRoutes, deps);
-  await app.register(externalCreditNoteRoute, deps);
-  await app.register(invoicePdfRoute, deps);
-  await app.register(invoiceEmailRoute, deps);
-  await app.register(invoiceTimelineRoute, deps);
-  await app.register(sendInvoiceRoute, deps);
-  await app.register(retryInvoiceRoute, deps);
-  await app.register(batchRoutes, deps);
-  await app.register(haciendaCallbackRoute, deps);
-  await app.register(createEndpointRoutes, deps);
-  await app.register(manageEndpointRoutes, deps);
-  await app.register(deliveryRoutes, deps);
-  await app.register(eventRoutes, deps);
-  await app.register(paymentRoutes, deps);
-  await app.register(createReceivedDocumentRoute, deps);
-  await app.register(readReceivedDocumentRoutes, deps);
-  await app.register(answerReceivedDocumentRoute, deps);
+/** Every route module of the API, each given the app's dependencies. */
+const ROUTES: FastifyPluginAsync<AppDeps>[] = [
+  healthRoutes,
+  keyRoutes,
+  companyRoutes,
+  createClientRoute,
+  readClientRoutes,
+  serviceRoutes,
+  createInvoiceRoute,
+  readInvoiceRoutes,
+  noteRoutes,
+  externalCreditNoteRoute,
+  invoicePdfRoute,
+  invoiceEmailRoute,
+  invoiceTimelineRoute,
+  sendInvoiceRoute,
+  retryInvoiceRoute,
+  batchRoutes,
+  haciendaCallbackRoute,
+  createEndpointRoutes,
+  manageEndpointRoutes,
+  deliveryRoutes,
+  eventRoutes,
+  paymentRoutes,
+  createReceivedDocumentRoute,
+  readReceivedDocumentRoutes,
+  answerReceivedDocumentRoute,
+];
+
+export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = createFastify(deps, options);
+  const { usage, requireAdmin } = await registerCeremony(app, deps);
+  for (const routes of ROUTES) await app.register(routes, deps);
   await app.register(usageRoutes, { ...deps, usage });
   await app.register(dashboardRoute);
   await app.register(invoiceBrowserRoutes);

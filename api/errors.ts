@@ -1,10 +1,13 @@
 // One error handler for the whole API: every failure leaves as RFC 9457 problem+json with a
 // stable code from domain/errors.ts, the request id, and (for validation) the fields at fault.
-// 5xx details are logged, never sent: no stack traces, no SQL.
+// 5xx details are logged, never sent: no stack traces, no SQL. The refusals several writers share
+// (an Idempotency-Key in use or reused, an external_id already used, credits over a document's
+// total) are mapped here once, so routes only map what is theirs alone.
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/connection.ts';
+import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../db/queries/idempotency.ts';
 import { DomainValidationError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../domain/errors.ts';
 import { targetPath } from './request-path.ts';
 
@@ -199,30 +202,50 @@ export function clientErrorHandler(
   socket.destroy();
 }
 
+/** What a write refused for a caller's reason answers, whichever route wrote. */
+const CONSTRAINT_ERRORS: Record<string, () => ApiError> = {
+  invoices_external_id_key: () =>
+    new ApiError('duplicate_external_id', 'external_id is already used by another document'),
+  invoices_credited_total_check: () =>
+    new ApiError('credit_exceeds_total', "The credits would exceed the document's total"),
+};
+
+/** Maps the writers' refusals shared by several routes (idempotency keys, constraints) to problems. */
+function fromWriteError(error: unknown): ApiError | null {
+  if (error instanceof IdempotencyKeyInUse)
+    return new ApiError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still being processed; retry shortly',
+      { headers: { 'retry-after': '1' } },
+    );
+  if (error instanceof IdempotencyKeyReused)
+    return new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
+  const constraint = (error as { constraint?: unknown }).constraint;
+  return typeof constraint === 'string' ? (CONSTRAINT_ERRORS[constraint]?.() ?? null) : null;
+}
+
+/** Any error a request met, as the problem it answers (5xx ones logged). */
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainValidationError) return validationError(error.errors);
+  const write = fromWriteError(error);
+  if (write) return write;
+  if (isDatabaseUnavailable(error) || error instanceof RedisUnavailableError || isRedisUnavailable(error)) {
+    request.log.warn({ err: error }, 'dependency unavailable');
+    return new ApiError('service_unavailable', 'A backing service is unavailable; retry shortly', {
+      headers: { 'retry-after': '5' },
+    });
+  }
+  const mapped = fromFastifyError(error);
+  if (mapped) return mapped;
+  request.log.error({ err: error }, 'unhandled error');
+  return new ApiError('internal_error', 'An unexpected error occurred; it has been logged');
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    let apiError: ApiError;
-    if (error instanceof ApiError) apiError = error;
-    else if (error instanceof DomainValidationError) apiError = validationError(error.errors);
-    else if (
-      isDatabaseUnavailable(error) ||
-      error instanceof RedisUnavailableError ||
-      isRedisUnavailable(error)
-    ) {
-      request.log.warn({ err: error }, 'dependency unavailable');
-      apiError = new ApiError('service_unavailable', 'A backing service is unavailable; retry shortly', {
-        headers: { 'retry-after': '5' },
-      });
-    } else {
-      const mapped = fromFastifyError(error);
-      if (mapped) apiError = mapped;
-      else {
-        request.log.error({ err: error }, 'unhandled error');
-        apiError = new ApiError('internal_error', 'An unexpected error occurred; it has been logged');
-      }
-    }
-    return sendProblem(request, reply, apiError);
-  });
+  app.setErrorHandler((error: FastifyError, request, reply) =>
+    sendProblem(request, reply, toApiError(error, request)),
+  );
 
   app.setNotFoundHandler((request, reply) =>
     sendProblem(

@@ -10,12 +10,12 @@
 import { pino, type DestinationStream } from 'pino';
 import type { FastifyServerOptions } from 'fastify';
 
+/** A request as the logger is handed it (Fastify's request; typed as Node's by the logger options). */
 interface LoggedRequest {
-  method: string;
-  url: string;
+  method?: string;
+  url?: string;
   host?: string;
   ip?: string;
-  headers?: Record<string, unknown>;
   socket?: { remotePort?: number };
 }
 
@@ -107,7 +107,7 @@ export function redactUrl(url: string): string {
 function serializeRequest(req: LoggedRequest) {
   return {
     method: req.method,
-    url: redactUrl(req.url),
+    url: redactUrl(req.url ?? ''),
     host: req.host === undefined ? undefined : redactSecrets(req.host),
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,
@@ -131,6 +131,6 @@ export function safeLogger(logger: FastifyServerOptions['logger']): FastifyServe
   return {
     ...options,
     stream: redactingStream(dest),
-    serializers: { req: serializeRequest as never, ...options.serializers },
+    serializers: { req: serializeRequest, ...options.serializers },
   };
 }

@@ -20,8 +20,9 @@ function isNamedSchema(v: Json): v is Json & { title: string } {
   );
 }
 
-export function hoistNamedSchemas<T extends Json>(doc: T): T {
-  const components = ((doc.components as Json | undefined) ?? {}) as Json;
+export function hoistNamedSchemas<T extends object>(doc: T): T {
+  const given = doc as Json;
+  const components = ((given.components as Json | undefined) ?? {}) as Json;
   const schemas = ((components.schemas as Json | undefined) ?? {}) as Record<string, Json>;
   const seen = new Map<string, string>();
 
@@ -43,7 +44,7 @@ export function hoistNamedSchemas<T extends Json>(doc: T): T {
     return { $ref: `#/components/schemas/${name}` };
   };
 
-  const paths = visit(doc.paths);
+  const paths = visit(given.paths);
   const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
   return { ...doc, paths, components: { ...components, schemas: sorted } };
 }
@@ -63,12 +64,13 @@ const ERROR_RESPONSE_NAMES: Record<string, string> = {
   '503': 'ServiceUnavailable',
 };
 
-export function hoistErrorResponses<T extends Json>(doc: T): T {
-  const components = ((doc.components as Json | undefined) ?? {}) as Json;
+export function hoistErrorResponses<T extends object>(doc: T): T {
+  const given = doc as Json;
+  const components = ((given.components as Json | undefined) ?? {}) as Json;
   const responses = { ...((components.responses as Json | undefined) ?? {}) } as Record<string, Json>;
   const texts = new Map<string, string>();
   const paths: Json = {};
-  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
+  for (const [path, item] of Object.entries((given.paths ?? {}) as Record<string, Json>)) {
     if (!path.startsWith('/api/')) {
       paths[path] = item;
       continue;

@@ -162,7 +162,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     // Titled schemas and the shared error answers become components (api/openapi-components.ts).
     transformObject: (document) =>
       'openapiObject' in document
-        ? (hoistErrorResponses(hoistNamedSchemas(document.openapiObject as Record<string, unknown>)) as never)
+        ? hoistErrorResponses(hoistNamedSchemas(document.openapiObject))
         : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       if (!schema) return { schema, url };
@@ -183,7 +183,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           documentResponse(Number(status), r, authenticated),
         ]),
       );
-      return { schema: s as never, url };
+      return { schema: s, url };
     },
   });
 

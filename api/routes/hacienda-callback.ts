@@ -9,7 +9,7 @@ import { chunkJobId } from '../../jobs/invoice-flow/queues.ts';
 import { flowOfClave } from '../../db/queries/invoice-flow.ts';
 import { callbackToken } from '../../jobs/invoice-flow/callback-token.ts';
 import { wakeStatusJob } from '../../jobs/invoice-flow/status-wake.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 
 const Body = Type.Object(
   { clave: Type.String({ minLength: 50, maxLength: 50 }) },

@@ -12,7 +12,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { Problem } from '../schemas/common.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { Readiness } from '../readiness.ts';
 
 /** Longest /ready waits for the first probe of a process that has just started. */

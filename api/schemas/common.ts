@@ -96,7 +96,7 @@ export const Decimal2 = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', examples: ['
 
 export const Timestamp = Type.String({ format: 'date-time' });
 
-/** The headers of a create that honours Idempotency-Key (checked by api/idempotency.ts). */
+/** The headers of a create that honours Idempotency-Key (checked by api/plugins/idempotency.ts). */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({

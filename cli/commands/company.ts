@@ -9,7 +9,7 @@ import {
   setEmailDelivery,
   type CompanyInput,
 } from '../../db/queries/companies.ts';
-import { companyObject } from '../../db/public-objects.ts';
+import { companyObject } from '../../api/presenters/company.ts';
 import { resolveIdentification } from '../../domain/identification.ts';
 import { validateEmisorFields } from '../../domain/party-rules.ts';
 import { PLANS } from '../../domain/scopes.ts';

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../db/queries/api-keys.ts';
 import { getCompany } from '../../db/queries/companies.ts';
 import { companyRateLimit, isScope, SCOPES } from '../../domain/scopes.ts';
-import { keyObject } from '../../db/public-objects.ts';
+import { keyObject } from '../../api/presenters/keys.ts';
 import { createRedis, announceKeyChange } from '../../platform/redis.ts';
 import { openStore } from '../../platform/queue-store.ts';
 import type { Config } from '../../config/index.ts';

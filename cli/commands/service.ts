@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { createService, listServices } from '../../db/queries/services.ts';
 import { getCompany } from '../../db/queries/companies.ts';
-import { serviceObject } from '../../db/public-objects.ts';
+import { serviceObject } from '../../api/presenters/services.ts';
 import { IVA_RATE_CODES_FE, isUnidadMedida } from '../../domain/codes.ts';
 import { validateServiceFields } from '../../domain/party-rules.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';

@@ -174,3 +174,21 @@ export async function scheduleAcceptanceEmails(
     await createInvoiceEmail(trx, { invoiceId: invoice.id, recipients, round: 0 });
   }
 }
+
+/**
+ * A resend of an invoice's email, asked for by a caller: to the default recipients and `extra`,
+ * in the next round. `no_recipients` (nothing written) when there is no address at all.
+ */
+export async function resendInvoiceEmail(
+  db: Knex,
+  invoice: { id: number; clientId: number | null; emailRecipients: string[] },
+  extra: string[],
+  requestId: string | null,
+): Promise<{ kind: 'no_recipients' } | { kind: 'created'; email: InvoiceEmailRow }> {
+  return db.transaction(async (trx) => {
+    const recipients = await defaultRecipients(trx, invoice, extra);
+    if (recipients.length === 0) return { kind: 'no_recipients' };
+    const email = await createInvoiceEmail(trx, { invoiceId: invoice.id, recipients, requestId });
+    return { kind: 'created', email: email! };
+  });
+}

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { invoiceObject } from '../../db/public-objects.ts';
 import { isTransientDatabaseError } from '../../db/connection.ts';
-import { completeBatch, getBatch, pendingBatchItems, type BatchItemRow } from '../../db/queries/batches.ts';
+import { completeBatch, getBatch, pendingBatchItems, type PendingBatchItem } from '../../db/queries/batches.ts';
 import { getCompany } from '../../db/queries/companies.ts';
 import {
   IdempotencyRecordExists,
@@ -42,7 +42,7 @@ export interface BatchJobData {
 /** Items recorded in one transaction (a batch holds at most 1,000). */
 export const BATCH_CHUNK = 1000;
 
-type ItemRow = BatchItemRow;
+type ItemRow = PendingBatchItem;
 
 const validation = (errors: { path: string; code: string; message: string }[]): ItemProblem => ({
   status: 422,

@@ -6,11 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createClient, DuplicateClientError } from '../../../db/queries/clients.ts';
 import { createClientOnce } from '../../../db/queries/client-create.ts';
-import {
-  findIdempotent,
-  IdempotencyKeyInUse,
-  IdempotencyKeyReused,
-} from '../../../db/queries/idempotency.ts';
 import type { Client } from '../../../db/models/index.ts';
 import { recordEvents } from '../../../db/queries/events.ts';
 import { formatId } from '../../../domain/ids.ts';
@@ -18,32 +13,19 @@ import { resolveIdentification } from '../../../domain/identification.ts';
 import { validateClientFields } from '../../../domain/party-rules.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
-import { idempotencyFromRequest } from '../../idempotency.ts';
-import { clientObject } from '../../../db/public-objects.ts';
+import { sendReplay } from '../../plugins/idempotency.ts';
+import { clientObject } from '../../presenters/clients.ts';
 import { ClientObject, CreateClientBody } from '../../schemas/clients.ts';
 import { errorResponses, IdempotencyHeaders } from '../../schemas/common.ts';
-import type { AppDeps } from '../../app.ts';
-import type { FastifyReply } from 'fastify';
+import type { AppDeps } from '../../deps.ts';
 import type { Knex } from 'knex';
-
-function replay(reply: FastifyReply, response: { status: number; body: unknown }) {
-  return reply
-    .code(response.status)
-    .header('idempotent-replayed', 'true')
-    .send(response.body as never);
-}
-
-export const CLIENT_CREATE_ROUTE = 'POST /api/v1/clients';
-
-const reused = () =>
-  new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
 
 export default async function createClientRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/clients',
     {
-      config: { scope: 'write:clients' },
+      config: { scope: 'write:clients', idempotency: {} },
       schema: {
         tags: ['clients'],
         summary: 'Create a client',
@@ -55,15 +37,7 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
     async (request, reply) => {
       const auth = tenantOf(request);
       const body = request.body;
-      const idem = idempotencyFromRequest(request, CLIENT_CREATE_ROUTE);
-      // 1. A finished request under this key is replayed before anything else is checked.
-      if (idem) {
-        const done = await findIdempotent(db, auth, idem);
-        if (done) {
-          if (!done.hash.equals(idem.hash) || done.route !== idem.route) throw reused();
-          return replay(reply, done.response);
-        }
-      }
+      const idem = request.idempotency;
       const ident = resolveIdentification(body.cedula, body.identification_type);
       if (!ident.ok) throw validationError([{ path: '/cedula', code: ident.code, message: ident.message }]);
       // The Receptor's XSD facets and the territorial division (domain/party-rules.ts).
@@ -104,17 +78,9 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
         if (!idem)
           return reply.code(201).send(clientObject(await createClient(db, tenant, input, onCreated)));
         const outcome = await createClientOnce(db, tenant, input, idem, onCreated, clientObject);
-        if (outcome.kind === 'replay') return replay(reply, outcome.response);
-        return reply.code(201).send(outcome.response.body as never);
+        if (outcome.kind === 'replay') return sendReplay(reply, outcome.response);
+        return reply.code(201).send(clientObject(outcome.client));
       } catch (err) {
-        if (err instanceof IdempotencyKeyInUse) {
-          throw new ApiError(
-            'idempotency_key_in_use',
-            'A request with this Idempotency-Key is still being processed; retry shortly',
-            { headers: { 'retry-after': '1' } },
-          );
-        }
-        if (err instanceof IdempotencyKeyReused) throw reused();
         if (err instanceof DuplicateClientError) {
           throw new ApiError(
             'duplicate_client',

@@ -7,10 +7,10 @@ import { parseId, parseRef } from '../../../domain/ids.ts';
 import { normalizeIdentification } from '../../../domain/identification.ts';
 import { tenantOf } from '../../auth.ts';
 import { notFound } from '../../errors.ts';
-import { clientObject } from '../../../db/public-objects.ts';
+import { clientObject } from '../../presenters/clients.ts';
 import { ClientObject, ListClientsQuery } from '../../schemas/clients.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 
 export default async function readClientRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,64 +1,12 @@
 // GET /api/v1/company: the caller's company as the API sees it. Never returns secrets.
 import type { FastifyInstance } from 'fastify';
-import { Type, type TSchema } from 'typebox';
 import { credentialSummaries, getCompany } from '../../../db/queries/companies.ts';
 import { tenantOf } from '../../auth.ts';
 import { notFound } from '../../errors.ts';
-import { companyObject } from '../../../db/public-objects.ts';
+import { companyObject } from '../../presenters/company.ts';
 import { errorResponses } from '../../schemas/common.ts';
-import type { AppDeps } from '../../app.ts';
-
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-
-const CompanyObject = Type.Object(
-  {
-    id: Type.String({ examples: ['cmp_000000000001'] }),
-    object: Type.Literal('company'),
-    name: Type.String(),
-    plan: Type.String({ examples: ['business'] }),
-    livemode: Type.Boolean({ description: 'The mode of the key that asked (live or sandbox)' }),
-    emisor: Type.Object({
-      legal_name: Type.String(),
-      commercial_name: Nullable(Type.String()),
-      identification: Type.Object({
-        type: Type.String({ description: 'Nota 4 type', examples: ['02'] }),
-        number: Type.String(),
-      }),
-      activity_code: Nullable(Type.String()),
-      location: Type.Object({
-        provincia: Nullable(Type.String()),
-        canton: Nullable(Type.String()),
-        distrito: Nullable(Type.String()),
-        barrio: Nullable(Type.String()),
-        otras_senas: Nullable(Type.String()),
-      }),
-      phone: Nullable(Type.Object({ country_code: Type.String(), number: Type.String() })),
-      emails: Type.Array(Type.String()),
-    }),
-    defaults: Type.Object({
-      branch: Type.String({ examples: ['001'] }),
-      terminal: Type.String({ examples: ['00001'] }),
-      currency: Type.String({ examples: ['CRC'] }),
-    }),
-    rate_limit_per_second: Nullable(
-      Type.Integer({ description: 'Requests per second for all its keys together' }),
-    ),
-    email_delivery: Type.Object({
-      enabled: Type.Boolean(),
-      reply_to: Nullable(Type.String()),
-      bcc: Type.Array(Type.String()),
-    }),
-    certificate: Nullable(
-      Type.Object({
-        subject: Nullable(Type.String()),
-        not_after: Nullable(Type.String({ format: 'date-time' })),
-      }),
-    ),
-    hacienda_credentials_configured: Type.Boolean(),
-    created_at: Type.String({ format: 'date-time' }),
-  },
-  { title: 'Company', description: 'The company (emisor data, plan, defaults); never its secrets' },
-);
+import { CompanyObject } from '../../schemas/company.ts';
+import type { AppDeps } from '../../deps.ts';
 
 export default async function companyRoutes(app: FastifyInstance, { db }: AppDeps): Promise<void> {
   app.get(

@@ -5,28 +5,26 @@
 // webhook endpoints receive, so they are read with the scope that manages those endpoints.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { eventObject } from '../../../db/public-objects.ts';
-import { getEvent, listEvents } from '../../../db/queries/event-log.ts';
-import { getEndpoint, requestRedelivery } from '../../../db/queries/webhooks.ts';
+import { eventObject } from '../../presenters/webhooks.ts';
+import { listEvents } from '../../../db/queries/event-log.ts';
+import { requestRedelivery } from '../../../db/queries/webhooks.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
-import { notFound } from '../../errors.ts';
+import { loadEndpoint, loadEvent } from '../../lookups.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { EventObject, ListEventsQuery, RedeliverBody, RedeliverResponse } from '../../schemas/webhooks.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 
-export default async function eventRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+const tags = ['events'];
+const config = { scope: 'manage:webhooks' as const };
+
+export default async function eventRoutes(fastify: FastifyInstance, deps: AppDeps): Promise<void> {
+  readEventRoutes(fastify, deps);
+  redeliverRoute(fastify, deps);
+}
+
+function readEventRoutes(fastify: FastifyInstance, { db }: AppDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['events'];
-  const config = { scope: 'manage:webhooks' as const };
-
-  const loadEvent = async (request: Parameters<typeof tenantOf>[0], raw: string) => {
-    const id = parseId('event', raw);
-    const row = id === null ? undefined : await getEvent(db, tenantOf(request), id);
-    if (!row) throw notFound('event', raw);
-    return row;
-  };
-
   app.get(
     '/api/v1/events',
     {
@@ -62,9 +60,12 @@ export default async function eventRoutes(fastify: FastifyInstance, { db }: AppD
         response: { 200: EventObject, ...errorResponses(404) },
       },
     },
-    async (request) => eventObject(await loadEvent(request, request.params.id)),
+    async (request) => eventObject(await loadEvent(db, tenantOf(request), request.params.id)),
   );
+}
 
+function redeliverRoute(fastify: FastifyInstance, { db }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/events/:id/redeliver',
     {
@@ -79,14 +80,11 @@ export default async function eventRoutes(fastify: FastifyInstance, { db }: AppD
     },
     async (request, reply) => {
       const auth = tenantOf(request);
-      const event = await loadEvent(request, request.params.id);
-      let only: number | null = null;
-      if (request.body.endpoint_id !== undefined) {
-        const id = parseId('webhookEndpoint', request.body.endpoint_id);
-        const endpoint = id === null ? undefined : await getEndpoint(db, auth, id);
-        if (!endpoint) throw notFound('webhook endpoint', request.body.endpoint_id);
-        only = endpoint.id;
-      }
+      const event = await loadEvent(db, auth, request.params.id);
+      const only =
+        request.body.endpoint_id === undefined
+          ? null
+          : (await loadEndpoint(db, auth, request.body.endpoint_id)).id;
       const endpointIds = await requestRedelivery(db, auth, event, only, request.id);
       return reply.code(202).send({
         object: 'redelivery' as const,

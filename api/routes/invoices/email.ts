@@ -6,13 +6,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { createInvoiceEmail, defaultRecipients } from '../../../db/queries/invoice-emails.ts';
+import { resendInvoiceEmail } from '../../../db/queries/invoice-emails.ts';
 import { formatId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
 import { errorResponses, IdParam, nameSchemas } from '../../schemas/common.ts';
-import type { AppDeps } from '../../app.ts';
-import { loadInvoice } from './read.ts';
+import type { AppDeps } from '../../deps.ts';
+import { loadInvoice } from '../../lookups.ts';
 
 const ResendBody = Type.Union(
   [
@@ -65,22 +65,20 @@ export default async function invoiceEmailRoute(fastify: FastifyInstance, { db }
           `Invoice ${request.params.id} is ${row.status}: only accepted documents are emailed`,
         );
       const extra = request.body?.recipients ?? [];
-      const email = await db.transaction(async (trx) => {
-        const recipients = await defaultRecipients(trx, row, extra);
-        if (recipients.length === 0)
-          throw new ApiError('validation_failed', 'The client has no email address: give recipients', {
-            errors: [{ path: '/recipients', code: 'required', message: 'at least one recipient is needed' }],
-          });
-        return createInvoiceEmail(trx, { invoiceId: row.id, recipients, requestId: request.id });
-      });
+      const resent = await resendInvoiceEmail(db, row, extra, request.id);
+      if (resent.kind === 'no_recipients')
+        throw new ApiError('validation_failed', 'The client has no email address: give recipients', {
+          errors: [{ path: '/recipients', code: 'required', message: 'at least one recipient is needed' }],
+        });
+      const email = resent.email;
       return reply.code(202).send({
-        id: formatId('invoiceEmail', email!.id),
+        id: formatId('invoiceEmail', email.id),
         object: 'invoice_email' as const,
         invoice_id: formatId('invoice', row.id),
-        round: email!.round,
-        status: email!.status,
-        recipients: email!.recipients,
-        created_at: new Date(email!.createdAt).toISOString(),
+        round: email.round,
+        status: email.status,
+        recipients: email.recipients,
+        created_at: new Date(email.createdAt).toISOString(),
       });
     },
   );

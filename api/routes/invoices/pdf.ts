@@ -9,8 +9,9 @@ import { invoicePdf } from '../../../jobs/invoice-pdf.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
 import { errorResponses, IdParam } from '../../schemas/common.ts';
-import type { AppDeps } from '../../app.ts';
-import { loadInvoice } from './read.ts';
+import type { AppDeps } from '../../deps.ts';
+import { loadInvoice } from '../../lookups.ts';
+import { sendBytes } from '../../byte-answers.ts';
 
 export default async function invoicePdfRoute(
   fastify: FastifyInstance,
@@ -51,12 +52,11 @@ export default async function invoicePdfRoute(
           );
         throw err;
       }
-      return reply
-        .type('application/pdf')
+      reply
         .header('content-disposition', `inline; filename="${row.clave}.pdf"`)
         .header('x-cache', result.cached ? 'hit' : 'miss')
-        .header('cache-control', 'private, no-cache')
-        .send(result.pdf as never);
+        .header('cache-control', 'private, no-cache');
+      return sendBytes(reply, 'application/pdf', result.pdf);
     },
   );
 }

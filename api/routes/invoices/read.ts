@@ -4,37 +4,33 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getClient } from '../../../db/queries/clients.ts';
-import {
-  getInvoice,
-  getInvoiceDocument,
-  listInvoices,
-  type InvoiceRow,
-} from '../../../db/queries/invoices.ts';
+import { getInvoiceDocument, listInvoices, type InvoiceRow } from '../../../db/queries/invoices.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
 import { parseId, parseRef } from '../../../domain/ids.ts';
-import { tenantOf, type AuthContext } from '../../auth.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import { requestLanguage } from '../../idempotency.ts';
+import { tenantOf } from '../../auth.ts';
+import { loadInvoice } from '../../lookups.ts';
+import { sendBytes } from '../../byte-answers.ts';
+import { ApiError } from '../../errors.ts';
+import { requestLanguage } from '../../language.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { InvoiceObject, ListInvoicesQuery } from '../../schemas/invoices.ts';
-import type { AppDeps } from '../../app.ts';
-import type { Knex } from 'knex';
-
-export async function loadInvoice(db: Knex, auth: AuthContext, raw: string): Promise<InvoiceRow> {
-  const id = parseId('invoice', raw);
-  const row = id === null ? undefined : await getInvoice(db, auth, id);
-  if (!row) throw notFound('invoice', raw);
-  return row;
-}
+import type { AppDeps } from '../../deps.ts';
 
 function etagOf(row: InvoiceRow, lang: string): string {
   return `"${row.id}-${new Date(row.updatedAt).getTime()}-${lang}"`;
 }
 
-export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['invoices'];
+const tags = ['invoices'];
 
+export default async function readInvoiceRoutes(fastify: FastifyInstance, deps: AppDeps): Promise<void> {
+  getInvoiceRoute(fastify, deps);
+  listInvoicesRoute(fastify, deps);
+  invoiceXmlRoutes(fastify, deps);
+}
+
+/** One invoice, with an ETag per language: If-None-Match answers 304. */
+function getInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/invoices/:id',
     {
@@ -64,7 +60,11 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
       return invoiceObject(row, lang);
     },
   );
+}
 
+/** The filtered list, newest first, with cursor pagination. */
+function listInvoicesRoute(fastify: FastifyInstance, { db }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/invoices',
     {
@@ -109,7 +109,11 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
       return { object: 'list' as const, data: rows.map((r) => invoiceObject(r, lang)), has_more: hasMore };
     },
   );
+}
 
+/** The signed XML byte for byte, and Hacienda's answer. */
+function invoiceXmlRoutes(fastify: FastifyInstance, { db }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/invoices/:id/xml',
     {
@@ -130,10 +134,8 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
           'invalid_state',
           `Invoice ${request.params.id} is not signed yet (status ${row.status})`,
         );
-      return reply
-        .type('application/xml; charset=utf-8')
-        .header('content-disposition', `inline; filename="${row.clave}.xml"`)
-        .send(doc.signedXml as never);
+      reply.header('content-disposition', `inline; filename="${row.clave}.xml"`);
+      return sendBytes(reply, 'application/xml; charset=utf-8', doc.signedXml);
     },
   );
 
@@ -154,7 +156,7 @@ export default async function readInvoiceRoutes(fastify: FastifyInstance, { db }
       const doc = await getInvoiceDocument(db, row.id);
       if (!doc?.responseXml)
         throw new ApiError('invalid_state', `Hacienda has not answered for ${request.params.id} yet`);
-      return reply.type('application/xml; charset=utf-8').send(Buffer.from(doc.responseXml, 'utf8') as never);
+      return sendBytes(reply, 'application/xml; charset=utf-8', Buffer.from(doc.responseXml, 'utf8'));
     },
   );
 }

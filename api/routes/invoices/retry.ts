@@ -6,30 +6,23 @@
 // No body (an empty one is accepted); Idempotency-Key replays like the other POSTs.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { invoiceObject } from '../../../db/public-objects.ts';
-import {
-  findIdempotent,
-  IdempotencyKeyInUse,
-  IdempotencyKeyReused,
-} from '../../../db/queries/idempotency.ts';
 import { retryInvoice } from '../../../db/queries/invoice-retry.ts';
 import { parseId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
+import type { AppDeps } from '../../deps.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import { idempotencyFromRequest, requestLanguage } from '../../idempotency.ts';
+import { requestLanguage } from '../../language.ts';
+import { sendReplay } from '../../plugins/idempotency.ts';
+import { invoiceObject } from '../../presenters/invoices.ts';
 import { errorResponses, IdempotencyHeaders, IdParam } from '../../schemas/common.ts';
 import { InvoiceObject } from '../../schemas/invoices.ts';
-import type { AppDeps } from '../../app.ts';
-
-const reused = () =>
-  new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
 
 export default async function retryInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/invoices/:id/retry',
     {
-      config: { scope: 'write:invoices' },
+      config: { scope: 'write:invoices', idempotency: {} },
       schema: {
         tags: ['invoices'],
         summary: 'Send again an invoice that failed before reaching Hacienda',
@@ -49,40 +42,17 @@ export default async function retryInvoiceRoute(fastify: FastifyInstance, { db }
     },
     async (request, reply) => {
       const auth = tenantOf(request);
-      const idem = idempotencyFromRequest(request, `POST /api/v1/invoices/${request.params.id}/retry`);
-      if (idem) {
-        const done = await findIdempotent(db, auth, idem);
-        if (done) {
-          if (!done.hash.equals(idem.hash) || done.route !== idem.route) throw reused();
-          return reply
-            .code(done.response.status as 202)
-            .header('idempotent-replayed', 'true')
-            .send(done.response.body as never);
-        }
-      }
       const invoiceId = parseId('invoice', request.params.id);
       if (invoiceId === null) throw notFound('invoice', request.params.id);
-      let outcome;
-      try {
-        outcome = await retryInvoice(db, auth, invoiceId, { requestId: request.id, idempotency: idem });
-      } catch (err) {
-        if (err instanceof IdempotencyKeyInUse)
-          throw new ApiError(
-            'idempotency_key_in_use',
-            'A request with this Idempotency-Key is still being processed; retry shortly',
-            { headers: { 'retry-after': '1' } },
-          );
-        if (err instanceof IdempotencyKeyReused) throw reused();
-        throw err;
-      }
+      const outcome = await retryInvoice(db, auth, invoiceId, {
+        requestId: request.id,
+        idempotency: request.idempotency,
+      });
       switch (outcome.kind) {
         case 'not_found':
           throw notFound('invoice', request.params.id);
         case 'replay':
-          return reply
-            .code(outcome.response.status as 202)
-            .header('idempotent-replayed', 'true')
-            .send(outcome.response.body as never);
+          return sendReplay(reply, outcome.response);
         case 'refused':
           throw new ApiError(
             outcome.refusal.code,
@@ -94,12 +64,8 @@ export default async function retryInvoiceRoute(fastify: FastifyInstance, { db }
               },
             },
           );
-        case 'retried': {
-          const lang = requestLanguage(request);
-          return reply
-            .code(202)
-            .send((lang === 'es' ? outcome.response.body : invoiceObject(outcome.invoice, lang)) as never);
-        }
+        case 'retried':
+          return reply.code(202).send(invoiceObject(outcome.invoice, requestLanguage(request)));
       }
     },
   );

@@ -2,18 +2,16 @@
 // consume one) and the flow starts. Sending an invoice already issued answers it as it is.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { getCompany } from '../../../db/queries/companies.ts';
 import { issueDraft } from '../../../db/queries/invoices.ts';
-import { invoiceObject } from '../../../db/public-objects.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
-import { preferWait, requestLanguage } from '../../idempotency.ts';
+import { requestLanguage } from '../../language.ts';
 import { errorResponses, IdParam, PreferWaitHeaders } from '../../schemas/common.ts';
 import { InvoiceObject } from '../../schemas/invoices.ts';
-import type { AppDeps } from '../../app.ts';
-import { assertCanIssue } from './create.ts';
-import { loadInvoice } from './read.ts';
-import { waitForSettled } from './wait.ts';
+import type { AppDeps } from '../../deps.ts';
+import { invoiceObject } from '../../presenters/invoices.ts';
+import { loadInvoice } from '../../lookups.ts';
+import { preferWait, waitForSettled } from '../../prefer-wait.ts';
 
 export default async function sendInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -42,8 +40,7 @@ export default async function sendInvoiceRoute(fastify: FastifyInstance, { db }:
           },
         );
       }
-      const company = (await getCompany(db, auth.companyId))!;
-      await assertCanIssue(db, company, auth);
+      const company = await request.server.issuing.issuer(auth);
       const issued = await issueDraft(db, auth, draft.id, {
         emisorId: company.idNumber,
         requestId: request.id,

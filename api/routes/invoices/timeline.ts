@@ -8,8 +8,8 @@ import { invoiceTimeline } from '../../../db/queries/invoice-timeline.ts';
 import { tenantOf } from '../../auth.ts';
 import { errorResponses, IdParam } from '../../schemas/common.ts';
 import { TimelineList } from '../../schemas/invoices.ts';
-import type { AppDeps } from '../../app.ts';
-import { loadInvoice } from './read.ts';
+import type { AppDeps } from '../../deps.ts';
+import { loadInvoice } from '../../lookups.ts';
 
 export default async function invoiceTimelineRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

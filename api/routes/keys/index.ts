@@ -4,6 +4,7 @@
 // `manage:keys` key must not take over or lock out a more powerful key. Reads show keys
 // redacted only (name, scopes, last four characters), never a secret.
 import type { FastifyInstance } from 'fastify';
+import type { Knex } from 'knex';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   createApiKey,
@@ -16,17 +17,31 @@ import { parseId } from '../../../domain/ids.ts';
 import { missingScopes } from '../../../domain/scopes.ts';
 import { tenantOf, type AuthContext } from '../../auth.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import { keyObject } from '../../../db/public-objects.ts';
+import { keyObject } from '../../presenters/keys.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { CreateKeyBody, KeyObject, KeyWithSecret, RollKeyBody } from '../../schemas/keys.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { announceKeyChange } from '../../../platform/redis.ts';
 import { checkKeyLimit } from '../../rate-limit.ts';
 
-export default async function keyRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): Promise<void> {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['keys'];
+const tags = ['keys'];
 
+export default async function keyRoutes(fastify: FastifyInstance, deps: AppDeps): Promise<void> {
+  createAndListRoutes(fastify, deps);
+  rollAndRevokeRoutes(fastify, deps);
+}
+
+/** The caller's key of this id, which the caller must be allowed to act on (see the header). */
+async function loadKey(db: Knex, auth: AuthContext, raw: string, action: 'roll' | 'revoke') {
+  const id = parseId('apiKey', raw);
+  const key = id === null ? undefined : await getApiKey(db, auth.companyId, auth.livemode, id);
+  if (!key) throw notFound('API key', raw);
+  requireScopesOf(auth.scopes, key.scopes, action);
+  return key;
+}
+
+function createAndListRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/keys',
     {
@@ -66,16 +81,10 @@ export default async function keyRoutes(fastify: FastifyInstance, { db, redis }:
       return { object: 'list' as const, data: keys.map(keyObject), has_more: false };
     },
   );
+}
 
-  /** The caller's key of this id, which the caller must be allowed to act on (see the header). */
-  const loadKey = async (auth: AuthContext, raw: string, action: 'roll' | 'revoke') => {
-    const id = parseId('apiKey', raw);
-    const key = id === null ? undefined : await getApiKey(db, auth.companyId, auth.livemode, id);
-    if (!key) throw notFound('API key', raw);
-    requireScopesOf(auth.scopes, key.scopes, action);
-    return key;
-  };
-
+function rollAndRevokeRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/keys/:id/roll',
     {
@@ -90,7 +99,7 @@ export default async function keyRoutes(fastify: FastifyInstance, { db, redis }:
     },
     async (request) => {
       const auth = tenantOf(request);
-      const key = await loadKey(auth, request.params.id, 'roll');
+      const key = await loadKey(db, auth, request.params.id, 'roll');
       if (key.revokedAt) throw new ApiError('invalid_state', 'A revoked key cannot be rolled');
       const secret = await rollApiKey(db, key, request.body.grace_period_seconds ?? 86_400);
       await announceKeyChange(redis);
@@ -112,7 +121,7 @@ export default async function keyRoutes(fastify: FastifyInstance, { db, redis }:
     },
     async (request) => {
       const auth = tenantOf(request);
-      const key = await loadKey(auth, request.params.id, 'revoke');
+      const key = await loadKey(db, auth, request.params.id, 'revoke');
       await revokeApiKey(db, key.id);
       await announceKeyChange(redis);
       return keyObject((await getApiKey(db, auth.companyId, auth.livemode, key.id))!);

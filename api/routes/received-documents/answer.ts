@@ -14,8 +14,8 @@ import { tenantOf } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
 import { errorResponses, IdParam } from '../../schemas/common.ts';
 import { AnswerReceivedDocumentBody, ReceivedDocumentObject } from '../../schemas/received-documents.ts';
-import type { AppDeps } from '../../app.ts';
-import { loadReceivedDocument } from './read.ts';
+import type { AppDeps } from '../../deps.ts';
+import { loadReceivedDocument } from '../../lookups.ts';
 
 export default async function answerReceivedDocumentRoute(
   fastify: FastifyInstance,

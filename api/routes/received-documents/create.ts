@@ -11,6 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getCompany } from '../../../db/queries/companies.ts';
+import type { Company } from '../../../db/models/index.ts';
 import { storeReceivedDocument } from '../../../db/queries/received-documents.ts';
 import { receivedDocumentObject } from '../../../db/received-document-object.ts';
 import {
@@ -20,10 +21,10 @@ import {
 } from '../../../hacienda/received-document.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError } from '../../errors.ts';
-import { requestLanguage } from '../../idempotency.ts';
+import { requestLanguage } from '../../language.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import { CreateReceivedDocumentBody, ReceivedDocumentObject } from '../../schemas/received-documents.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const sameId = (a: string, b: string) =>
@@ -35,6 +36,49 @@ function refused(err: ReceivedDocumentError, lang: 'es' | 'en'): ApiError {
   return new ApiError(err.code, message, {
     errors: [{ path: '/xml_base64', code: err.code, message }],
   });
+}
+
+/** The bytes of `xml_base64` (whitespace ignored); 422 when it is not base64. */
+function decodeBase64(given: string): Buffer {
+  const b64 = given.replace(/\s+/g, '');
+  if (!BASE64.test(b64) || b64.length % 4 !== 0)
+    throw new ApiError('validation_failed', 'xml_base64 is not base64', {
+      errors: [{ path: '/xml_base64', code: 'invalid_format', message: 'must be base64' }],
+    });
+  return Buffer.from(b64, 'base64');
+}
+
+/** What the document says, checked: addressed to the company (read once the XML is), signed by its emisor. */
+async function checkDocument(xml: string, loadCompany: () => Promise<Company>, lang: 'es' | 'en') {
+  let data;
+  try {
+    data = readReceivedDocument(xml);
+  } catch (err) {
+    if (err instanceof ReceivedDocumentError) throw refused(err, lang);
+    throw err;
+  }
+  const company = await loadCompany();
+  if (data.receptor.idType !== company.idType || !sameId(data.receptor.idNumber, company.idNumber))
+    throw new ApiError(
+      'receptor_mismatch',
+      `The document is addressed to ${data.receptor.idType} ${data.receptor.idNumber}, not to this company (${company.idType} ${company.idNumber})`,
+      {
+        errors: [
+          {
+            path: '/xml_base64',
+            code: 'receptor_mismatch',
+            message: 'Receptor/Identificacion is not this company',
+          },
+        ],
+      },
+    );
+  try {
+    await verifyReceivedSignature(xml, data.emisor);
+  } catch (err) {
+    if (err instanceof ReceivedDocumentError) throw refused(err, lang);
+    throw err;
+  }
+  return data;
 }
 
 export default async function createReceivedDocumentRoute(
@@ -70,44 +114,11 @@ export default async function createReceivedDocumentRoute(
     },
     async (request, reply) => {
       const auth = tenantOf(request);
-      // 1. The bytes.
-      const b64 = request.body.xml_base64.replace(/\s+/g, '');
-      if (!BASE64.test(b64) || b64.length % 4 !== 0)
-        throw new ApiError('validation_failed', 'xml_base64 is not base64', {
-          errors: [{ path: '/xml_base64', code: 'invalid_format', message: 'must be base64' }],
-        });
-      const bytes = Buffer.from(b64, 'base64');
+      const bytes = decodeBase64(request.body.xml_base64);
       const xml = bytes.toString('utf8');
-      // 2. What it says, whom it is for, who signed it.
-      let data;
-      try {
-        data = readReceivedDocument(xml);
-      } catch (err) {
-        if (err instanceof ReceivedDocumentError) throw refused(err, requestLanguage(request));
-        throw err;
-      }
-      const company = (await getCompany(db, auth.companyId))!;
-      if (data.receptor.idType !== company.idType || !sameId(data.receptor.idNumber, company.idNumber))
-        throw new ApiError(
-          'receptor_mismatch',
-          `The document is addressed to ${data.receptor.idType} ${data.receptor.idNumber}, not to this company (${company.idType} ${company.idNumber})`,
-          {
-            errors: [
-              {
-                path: '/xml_base64',
-                code: 'receptor_mismatch',
-                message: 'Receptor/Identificacion is not this company',
-              },
-            ],
-          },
-        );
-      try {
-        await verifyReceivedSignature(xml, data.emisor);
-      } catch (err) {
-        if (err instanceof ReceivedDocumentError) throw refused(err, requestLanguage(request));
-        throw err;
-      }
-      // 3. Stored once per clave.
+      const company = async () => (await getCompany(db, auth.companyId))!;
+      const data = await checkDocument(xml, company, requestLanguage(request));
+      // Stored once per clave.
       const stored = await storeReceivedDocument(
         db,
         auth,

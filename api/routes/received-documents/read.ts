@@ -3,30 +3,14 @@
 // in the mode of its key.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Knex } from 'knex';
-import {
-  getReceivedDocument,
-  listReceivedDocuments,
-  type PublicReceivedDocumentRow,
-} from '../../../db/queries/received-documents.ts';
+import { listReceivedDocuments } from '../../../db/queries/received-documents.ts';
 import { receivedDocumentObject } from '../../../db/received-document-object.ts';
 import { parseId } from '../../../domain/ids.ts';
-import { tenantOf, type AuthContext } from '../../auth.ts';
-import { notFound } from '../../errors.ts';
+import { tenantOf } from '../../auth.ts';
+import { loadReceivedDocument } from '../../lookups.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { ListReceivedDocumentsQuery, ReceivedDocumentObject } from '../../schemas/received-documents.ts';
-import type { AppDeps } from '../../app.ts';
-
-export async function loadReceivedDocument(
-  db: Knex,
-  auth: AuthContext,
-  raw: string,
-): Promise<PublicReceivedDocumentRow> {
-  const id = parseId('receivedDocument', raw);
-  const row = id === null ? undefined : await getReceivedDocument(db, auth, id);
-  if (!row) throw notFound('received document', raw);
-  return row;
-}
+import type { AppDeps } from '../../deps.ts';
 
 export default async function readReceivedDocumentRoutes(
   fastify: FastifyInstance,

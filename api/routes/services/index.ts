@@ -8,10 +8,10 @@ import { validateServiceFields } from '../../../domain/party-rules.ts';
 import { parseServiceTaxes as serviceTaxes } from '../../../domain/invoice-request-fields.ts';
 import { tenantOf } from '../../auth.ts';
 import { notFound, validationError } from '../../errors.ts';
-import { serviceObject } from '../../../db/public-objects.ts';
+import { serviceObject } from '../../presenters/services.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { CreateServiceBody, ListServicesQuery, ServiceObject } from '../../schemas/services.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 
 export default async function serviceRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -3,28 +3,50 @@
 // Reading first flushes the counters still in Redis, so the answer includes the last seconds.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import { getApiKey, listApiKeys } from '../../../db/queries/api-keys.ts';
 import { readUsage, type Granularity } from '../../../db/queries/usage.ts';
-import { keyObject } from '../../../db/public-objects.ts';
+import { keyObject } from '../../presenters/keys.ts';
+import { usageSeries } from '../../presenters/usage.ts';
 import { formatId, parseId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
 import { notFound, validationError } from '../../errors.ts';
 import { errorResponses, ListOf } from '../../schemas/common.ts';
 import { KeyObject } from '../../schemas/keys.ts';
 import { DEFAULT_RANGE_MS, MAX_RANGE_MS, UsageObject, UsageQuery } from '../../schemas/usage.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { UsageRecorder } from '../../usage/recorder.ts';
 
-type Counts = { requests: number; '2xx': number; '3xx': number; '4xx': number; '5xx': number; '429': number };
-const zero = (): Counts => ({ requests: 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, '429': 0 });
+type UsageDeps = AppDeps & { usage: UsageRecorder };
+const tags = ['usage'];
 
-export default async function usageRoutes(
-  fastify: FastifyInstance,
-  { db, usage }: AppDeps & { usage: UsageRecorder },
-): Promise<void> {
+/** The series' granularity and time range: `to` now and `from` a default span before, unless given. */
+function usageRange(q: Static<typeof UsageQuery>) {
+  const granularity = (q.granularity ?? 'hour') as Granularity;
+  const to = q.to ? new Date(q.to) : new Date();
+  const from = q.from ? new Date(q.from) : new Date(to.getTime() - DEFAULT_RANGE_MS[granularity]);
+  if (from.getTime() >= to.getTime())
+    throw validationError([
+      { path: 'querystring:/from', code: 'out_of_range', message: 'must be before to' },
+    ]);
+  if (to.getTime() - from.getTime() > MAX_RANGE_MS[granularity])
+    throw validationError([
+      {
+        path: 'querystring:/from',
+        code: 'out_of_range',
+        message: `a ${granularity} series spans at most ${MAX_RANGE_MS[granularity] / 86_400_000} day(s)`,
+      },
+    ]);
+  return { granularity, from, to };
+}
+
+export default async function usageRoutes(fastify: FastifyInstance, deps: UsageDeps): Promise<void> {
+  usageSeriesRoute(fastify, deps);
+  usageKeysRoute(fastify, deps);
+}
+
+function usageSeriesRoute(fastify: FastifyInstance, { db, usage }: UsageDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['usage'];
-
   app.get(
     '/api/v1/usage',
     {
@@ -39,21 +61,7 @@ export default async function usageRoutes(
     async (request) => {
       const auth = tenantOf(request);
       const q = request.query;
-      const granularity = (q.granularity ?? 'hour') as Granularity;
-      const to = q.to ? new Date(q.to) : new Date();
-      const from = q.from ? new Date(q.from) : new Date(to.getTime() - DEFAULT_RANGE_MS[granularity]);
-      if (from.getTime() >= to.getTime())
-        throw validationError([
-          { path: 'querystring:/from', code: 'out_of_range', message: 'must be before to' },
-        ]);
-      if (to.getTime() - from.getTime() > MAX_RANGE_MS[granularity])
-        throw validationError([
-          {
-            path: 'querystring:/from',
-            code: 'out_of_range',
-            message: `a ${granularity} series spans at most ${MAX_RANGE_MS[granularity] / 86_400_000} day(s)`,
-          },
-        ]);
+      const { granularity, from, to } = usageRange(q);
       let keyId: number | undefined;
       if (q.key_id !== undefined) {
         keyId = parseId('apiKey', q.key_id) ?? undefined;
@@ -69,26 +77,7 @@ export default async function usageRoutes(
         to,
         granularity,
       });
-      const totals = zero();
-      const buckets = new Map<string, Counts & { start: string; key_id: string; route: string }>();
-      for (const r of rows) {
-        const id = `${r.start.toISOString()}|${r.keyId}|${r.route}`;
-        let b = buckets.get(id);
-        if (!b) {
-          b = {
-            start: r.start.toISOString(),
-            key_id: formatId('apiKey', r.keyId),
-            route: r.route,
-            ...zero(),
-          };
-          buckets.set(id, b);
-        }
-        const cls = r.statusClass === '1xx' ? '2xx' : r.statusClass;
-        b[cls] += r.count;
-        b.requests += r.count;
-        totals[cls] += r.count;
-        totals.requests += r.count;
-      }
+      const { totals, data } = usageSeries(rows);
       return {
         object: 'usage' as const,
         livemode: auth.livemode,
@@ -97,11 +86,14 @@ export default async function usageRoutes(
         from: from.toISOString(),
         to: to.toISOString(),
         totals,
-        data: [...buckets.values()],
+        data,
       };
     },
   );
+}
 
+function usageKeysRoute(fastify: FastifyInstance, { db }: UsageDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/v1/usage/keys',
     {

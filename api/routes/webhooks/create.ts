@@ -4,7 +4,7 @@
 // WEBHOOK_SANDBOX_ALLOW_PRIVATE is off, the production default).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { webhookEndpointObject } from '../../../db/public-objects.ts';
+import { webhookEndpointObject } from '../../presenters/webhooks.ts';
 import {
   countEndpoints,
   createEndpoint,
@@ -12,35 +12,14 @@ import {
   rotateEndpointSecret,
 } from '../../../db/queries/webhooks.ts';
 import { generateWebhookSecret } from '../../../domain/webhook-signature.ts';
-import { misplacedWildcard } from '../../../domain/webhook-events.ts';
 import { seal } from '../../../hacienda/secret-box.ts';
-import { checkWebhookUrlTarget } from '../../../jobs/webhooks/address.ts';
 import { tenantOf } from '../../auth.ts';
-import { ApiError, notFound, validationError } from '../../errors.ts';
+import { assertSubscription, assertWebhookUrl } from '../../webhook-endpoint-rules.ts';
+import { ApiError, notFound } from '../../errors.ts';
 import { errorResponses, IdParam } from '../../schemas/common.ts';
 import { CreateEndpointBody, EndpointWithSecret } from '../../schemas/webhooks.ts';
-import type { AppDeps } from '../../app.ts';
-import type { Config } from '../../../config/index.ts';
+import type { AppDeps } from '../../deps.ts';
 import { parseId } from '../../../domain/ids.ts';
-
-/** Refuses a URL the endpoint may not use, naming the `url` field. */
-export async function assertWebhookUrl(url: string, livemode: boolean, config: Config): Promise<void> {
-  const check = await checkWebhookUrlTarget(url, livemode, config.webhooks.sandboxAllowPrivate);
-  if (!check.ok) throw validationError([{ path: '/url', code: check.code, message: check.message }]);
-}
-
-/** `"*"` (every event) stands alone in a subscription list. */
-export function assertSubscription(events: readonly string[] | undefined): void {
-  const at = events ? misplacedWildcard(events) : -1;
-  if (at >= 0)
-    throw validationError([
-      {
-        path: `/events/${at}`,
-        code: 'invalid_value',
-        message: '"*" subscribes to every event and must be the only item',
-      },
-    ]);
-}
 
 export default async function createEndpointRoutes(
   fastify: FastifyInstance,

@@ -2,14 +2,14 @@
 // each delivery with every attempt (time, HTTP status, duration, error, 1 KB of the answer).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { deliveryObject } from '../../../db/public-objects.ts';
+import { deliveryObject } from '../../presenters/webhooks.ts';
 import { listDeliveries } from '../../../db/queries/webhooks.ts';
 import { parseId } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { DeliveryObject, ListDeliveriesQuery } from '../../schemas/webhooks.ts';
-import type { AppDeps } from '../../app.ts';
-import { loadEndpoint } from './manage.ts';
+import type { AppDeps } from '../../deps.ts';
+import { loadEndpoint } from '../../lookups.ts';
 
 export default async function deliveryRoutes(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -2,39 +2,26 @@
 // Everything is scoped to the key's company and mode; another tenant's endpoint is a 404.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Knex } from 'knex';
-import { webhookEndpointObject } from '../../../db/public-objects.ts';
-import {
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  updateEndpoint,
-  type EndpointRow,
-} from '../../../db/queries/webhooks.ts';
-import type { Tenant } from '../../../db/queries/clients.ts';
-import { parseId } from '../../../domain/ids.ts';
+import { webhookEndpointObject } from '../../presenters/webhooks.ts';
+import { deleteEndpoint, listEndpoints, updateEndpoint } from '../../../db/queries/webhooks.ts';
 import { tenantOf } from '../../auth.ts';
+import { loadEndpoint } from '../../lookups.ts';
 import { notFound } from '../../errors.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { DeletedObject, EndpointObject, UpdateEndpointBody } from '../../schemas/webhooks.ts';
-import type { AppDeps } from '../../app.ts';
-import { assertSubscription, assertWebhookUrl } from './create.ts';
+import type { AppDeps } from '../../deps.ts';
+import { assertSubscription, assertWebhookUrl } from '../../webhook-endpoint-rules.ts';
 
-export async function loadEndpoint(db: Knex, tenant: Tenant, raw: string): Promise<EndpointRow> {
-  const id = parseId('webhookEndpoint', raw);
-  const row = id === null ? undefined : await getEndpoint(db, tenant, id);
-  if (!row) throw notFound('webhook endpoint', raw);
-  return row;
+const tags = ['webhooks'];
+const config = { scope: 'manage:webhooks' as const };
+
+export default async function manageEndpointRoutes(fastify: FastifyInstance, deps: AppDeps): Promise<void> {
+  readEndpointRoutes(fastify, deps);
+  changeEndpointRoutes(fastify, deps);
 }
 
-export default async function manageEndpointRoutes(
-  fastify: FastifyInstance,
-  { db, config: appConfig }: AppDeps,
-): Promise<void> {
+function readEndpointRoutes(fastify: FastifyInstance, { db }: AppDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['webhooks'];
-  const config = { scope: 'manage:webhooks' as const };
-
   app.get(
     '/api/v1/webhook_endpoints',
     {
@@ -64,7 +51,10 @@ export default async function manageEndpointRoutes(
     },
     async (request) => webhookEndpointObject(await loadEndpoint(db, tenantOf(request), request.params.id)),
   );
+}
 
+function changeEndpointRoutes(fastify: FastifyInstance, { db, config: appConfig }: AppDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/webhook_endpoints/:id',
     {

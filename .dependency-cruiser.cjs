@@ -160,7 +160,10 @@ module.exports = {
         'Below the entry points config/ is imported for its types only (plain options are passed down); ' +
         'loadConfig() and the other values belong to entry points and config modules.',
       severity: 'error',
-      from: { path: '^(db|hacienda|operations|documents|platform|jobs|api|workers|simulator)/', pathNot: CONFIG_EDGE },
+      from: {
+        path: '^(db|hacienda|operations|documents|platform|jobs|api|workers|simulator)/',
+        pathNot: CONFIG_EDGE,
+      },
       to: { path: '^config/', dependencyTypesNot: ['type-only'] },
     },
     {

@@ -173,7 +173,8 @@ export function prepareFromCatalogue(
 }
 
 /** The request's client (null: none named; undefined: not found, an error recorded). */
-const hasForeignReceptor = (req: InvoiceRequest) => documentType(req.documentType).request?.receptor === 'foreign';
+const hasForeignReceptor = (req: InvoiceRequest) =>
+  documentType(req.documentType).request?.receptor === 'foreign';
 
 function clientOf(req: InvoiceRequest, cat: Catalogue, errors: FieldError[]): Client | null | undefined {
   const ref = req.clientRef;

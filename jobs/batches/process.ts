@@ -12,7 +12,12 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { invoiceObject } from '../../db/public-objects.ts';
 import { isTransientDatabaseError } from '../../db/connection.ts';
-import { completeBatch, getBatch, pendingBatchItems, type PendingBatchItem } from '../../db/queries/batches.ts';
+import {
+  completeBatch,
+  getBatch,
+  pendingBatchItems,
+  type PendingBatchItem,
+} from '../../db/queries/batches.ts';
 import { getCompany } from '../../db/queries/companies.ts';
 import {
   IdempotencyRecordExists,

@@ -135,7 +135,7 @@ function saleTotals(invoice: InvoiceRow, type: DocumentTypeDescriptor): Document
   const totals = computeDocumentTotals(
     invoice.lines.map((l) => l.input),
     {
-      currency: invoice.currency as never,
+      currency: invoice.currency,
       exchangeRate: invoice.exchangeRate,
       docType: type.rules,
       otherCharges: (stored.otherCharges ?? []).map((c) => chargeInput(c, c.amount)),

@@ -33,7 +33,7 @@ function recomputed(invoice: InvoiceRow, type: DocumentTypeDescriptor): Document
   const totals = computeDocumentTotals(
     invoice.lines.map((l) => l.input),
     {
-      currency: invoice.currency as never,
+      currency: invoice.currency,
       exchangeRate: invoice.exchangeRate,
       docType: type.rules,
       otherCharges: (invoice.summary.otherCharges ?? []).map((c) => chargeInput(c, c.amount)),

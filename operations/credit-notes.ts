@@ -221,7 +221,7 @@ function noteTotals(
   return (lines) => {
     try {
       return computeDocumentTotals(lines, {
-        currency: doc.currency as never,
+        currency: doc.currency,
         exchangeRate: doc.exchangeRate,
         docType: note.docType,
         otherCharges: note.otherCharges,

@@ -48,7 +48,7 @@ async function prepareBody(db: Knex, opts: BuildOptions, body: Record<string, un
   if (!company) throw new CliError(`--company: no company ${opts.company}`);
   const missing = missingEmisorData(company);
   if (missing.length) throw new CliError(`the company cannot issue yet; missing: ${missing.join(', ')}`);
-  const parsed = parseInvoiceRequest(body as never);
+  const parsed = parseInvoiceRequest(body);
   if (!parsed.ok) throw new CliError(`invalid invoice:\n${problems(parsed.errors)}`);
   const tenant = { companyId, livemode };
   try {

@@ -9,6 +9,7 @@ import type { PreparedInvoice, StoredLine } from './invoices.ts';
 import {
   isCodigoMoneda,
   type CodigoImpuesto,
+  type CodigoMoneda,
   type CodigoTarifaIVA,
   type TipoComprobante,
   type UnidadMedida,
@@ -142,7 +143,7 @@ export function prepareFromCatalogue(
     errors.push({ path: '/currency', code: 'invalid_value', message: `${currency} is not an ISO 4217 code` });
   const crcRate = crcExchangeRateProblem(req, currency);
   if (crcRate) errors.push(crcRate);
-  if (errors.length) throw new DomainValidationError(errors);
+  if (errors.length || !isCodigoMoneda(currency)) throw new DomainValidationError(errors);
 
   // 3. Totals, computed once, exactly.
   const exchangeRate = currency === 'CRC' ? '1' : (req.exchangeRate ?? '1');
@@ -269,7 +270,7 @@ function requestTotals(
   req: InvoiceRequest,
   lines: StoredLine[],
   terms: {
-    currency: string;
+    currency: CodigoMoneda;
     exchangeRate: string;
     totalsType: TipoComprobante;
     payments: readonly Pick<RequestPayment, 'method' | 'amount' | 'other'>[];
@@ -279,7 +280,7 @@ function requestTotals(
     return computeDocumentTotals(
       lines.map((l) => l.input),
       {
-        currency: terms.currency as never,
+        currency: terms.currency,
         exchangeRate: terms.exchangeRate,
         docType: terms.totalsType,
         otherCharges: req.otherCharges,

@@ -1,6 +1,7 @@
 // Invoices: their row shape, drafts issued later, reads and lists. Recording goes through
 // invoice-bulk.ts (one or many invoices per transaction; single API creates are grouped per
 // series by operations/invoice-committer.ts). Every query is scoped to (company, mode).
+import type { CodigoMoneda } from '../../domain/codes.ts';
 import type { LineCredit } from '../../domain/note-credits.ts';
 import type { Knex } from 'knex';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
@@ -47,7 +48,8 @@ export interface InvoiceRow {
   securityCode: string | null;
   situacion: string;
   issuedAt: Date | null;
-  currency: string;
+  /** ISO 4217, one of Hacienda's CodigoMoneda (the column's check). */
+  currency: CodigoMoneda;
   exchangeRate: string;
   condition: string;
   condicionVenta: string;
@@ -101,7 +103,7 @@ export interface PreparedInvoice {
   docType: string;
   branch: string;
   terminal: string;
-  currency: string;
+  currency: CodigoMoneda;
   exchangeRate: string;
   condition: string;
   condicionVenta: string;

@@ -101,7 +101,7 @@ export async function issueReceipt(
   assertReceiptAllowed(invoice);
   const lines = receiptLines(invoice, payment.amount, paid.before, paid.settles);
   const totals = computeDocumentTotals(lines, {
-    currency: invoice.currency as never,
+    currency: invoice.currency,
     exchangeRate: invoice.exchangeRate,
     docType: '10',
   });

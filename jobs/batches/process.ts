@@ -73,9 +73,7 @@ async function prepareChunk(
       idempotency_key?: string;
     };
     // A purchase (the factura electrónica de compra) names its supplier instead of a client.
-    const r = isPurchaseBody(body)
-      ? parsePurchaseRequest(body, company.idNumber)
-      : parseInvoiceRequest(body as never);
+    const r = isPurchaseBody(body) ? parsePurchaseRequest(body, company.idNumber) : parseInvoiceRequest(body);
     if (!r.ok) failed.push({ position: row.position, problem: validation(r.errors) });
     else if (incomplete.length && ('request' in r.value ? r.value.request : r.value).send) {
       failed.push({

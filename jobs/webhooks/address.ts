@@ -6,9 +6,9 @@
 // included, so integrators can test on their own machines — unless the deployment turns that off
 // (WEBHOOK_SANDBOX_ALLOW_PRIVATE, off by default in production: there "localhost" would be the
 // service's own host, and an attempt's response excerpt would show what answered there).
-import { lookup, type LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns';
 import { promises as dns } from 'node:dns';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress } from '../../domain/ip-ranges.ts';
 
 export type UrlCheck = { ok: true } | { ok: false; code: string; message: string };
@@ -74,32 +74,28 @@ export class ForbiddenAddressError extends Error {
   }
 }
 
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
 /**
  * A `lookup` for http.request that resolves as usual and fails when any address is not public,
  * so the connection is only ever made to a checked address.
  */
-export function publicOnlyLookup(
-  hostname: string,
-  options: { all?: boolean; family?: number | string },
-  callback: LookupCallback,
-): void {
-  lookup(hostname, { ...options, all: true, verbatim: true } as never, (err, addresses) => {
-    if (err) return callback(err, options.all ? [] : '');
-    const list = addresses as unknown as LookupAddress[];
-    const bad = list.find((a) => !isPublicAddress(a.address));
-    if (bad || list.length === 0) {
-      return callback(new ForbiddenAddressError(hostname, bad?.address ?? 'nothing'), options.all ? [] : '');
-    }
-    if (options.all) return callback(null, list);
-    return callback(null, list[0]!.address, list[0]!.family);
-  });
-}
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(
+    hostname,
+    { family: options.family, hints: options.hints, all: true, verbatim: true },
+    (err, list) => {
+      if (err) return callback(err, options.all ? [] : '');
+      const bad = list.find((a) => !isPublicAddress(a.address));
+      if (bad || list.length === 0) {
+        return callback(
+          new ForbiddenAddressError(hostname, bad?.address ?? 'nothing'),
+          options.all ? [] : '',
+        );
+      }
+      if (options.all) return callback(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    },
+  );
+};
 
 /** For a live endpoint whose URL names an IP literal (no lookup happens): is it public? */
 export function literalAddressAllowed(raw: string): boolean {

@@ -28,8 +28,8 @@ const agents = {
   any: { http: new http.Agent(POOL), https: new https.Agent(POOL) },
   // The agent's options reach net.connect for every socket it opens, lookup included.
   publicOnly: {
-    http: new http.Agent({ ...POOL, lookup: publicOnlyLookup as never }),
-    https: new https.Agent({ ...POOL, lookup: publicOnlyLookup as never }),
+    http: new http.Agent({ ...POOL, lookup: publicOnlyLookup }),
+    https: new https.Agent({ ...POOL, lookup: publicOnlyLookup }),
   },
 };
 
@@ -108,7 +108,7 @@ function postOnce(
   // Not reused: a connection of its own, closed after this request (the lookup then goes on the request).
   const connection = reuse
     ? { agent: https_ ? pool.https : pool.http }
-    : { agent: false as const, ...(o.publicOnly ? { lookup: publicOnlyLookup as never } : {}) };
+    : { agent: false as const, ...(o.publicOnly ? { lookup: publicOnlyLookup } : {}) };
   return new Promise((resolve) => {
     let settled = false;
     let statusCode: number | null = null;

@@ -1,4 +1,4 @@
-// The two identifiers of every comprobante (NOTES §1-2):
+// The two identifiers of every comprobante (Hacienda's Anexos y Estructuras v4.4):
 //   NumeroConsecutivo (20 digits) = sucursal(3) terminal(5) tipo(2) número(10)
 //   Clave (50 chars) = 506 DDMMYY emisor(12) consecutivo(20) situación(1) código de seguridad(8)
 // Builders and parsers here reject every malformed field with a ClaveError naming the field, so

@@ -1,5 +1,5 @@
 // Hacienda v4.4 code lists as typed constants, copied from the 2026 XSD set (FacturaElectronica_V4.4.xsd)
-// and the Anexos notes summarised in shared/hacienda/NOTES.md §4.5. Each list keeps the official
+// and Hacienda's Anexos y Estructuras. Each list keeps the official
 // code as the key and a short Spanish label; where a code is restricted to some document types the
 // restriction sits beside it. Identification types live in ./identification.ts and are re-exported.
 

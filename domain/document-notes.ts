@@ -32,7 +32,7 @@ export const ANNULMENT_CODES: readonly CodigoReferencia[] = ['01', '13'];
 
 /**
  * The reference of a replacement of a comprobante Hacienda rejected, by the type the two share
- * (NOTES §4.6, 2026 set): Codigo 16 "sustituye comprobante rechazado", under TipoDocIR 12
+ * (the v4.4 XSD and its Anexos, 2026 set): Codigo 16 "sustituye comprobante rechazado", under TipoDocIR 12
  * "sustituye factura de exportación" for an export, and 10 "comprobante electrónico rechazado por el
  * Ministerio de Hacienda" for a factura or a tiquete (since v4.4 code 10 names any comprobante; no
  * code names the replacement of a tiquete). Notes, purchases and receipts are not replaced by a new

@@ -1,4 +1,4 @@
-// The taxes a line may carry beside its IVA (Impuesto with Codigo 02-06, 12, 99; NOTES §4.2 and
+// The taxes a line may carry beside its IVA (Impuesto with Codigo 02-06, 12, 99; the v4.4 XSD and its Anexos and
 // the annotations of ImpuestoType in the 2026 XSDs), how each is given and how its Monto follows:
 //
 //   02 Selectivo de Consumo, 12 Específico al cemento: ad valorem, a Tarifa (percent, 2 decimals)

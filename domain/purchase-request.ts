@@ -1,6 +1,6 @@
 // A factura electrónica de compra (document_type 08) in a create-invoice body: the company buys
 // from an informal or foreign supplier and issues the document itself; `supplier` carries the
-// emisor data (NOTES §3: types 05 "Extranjero No Domiciliado" and 06 "No Contribuyente" exist for
+// emisor data (Hacienda's Anexos y Estructuras v4.4: types 05 "Extranjero No Domiciliado" and 06 "No Contribuyente" exist for
 // exactly this emisor). Lines, terms and the other fields are an invoice's (shape A, parsed by
 // invoice-request.ts); what a purchase cannot have is refused here with its field.
 import type { FieldError } from './errors.ts';

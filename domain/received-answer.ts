@@ -1,4 +1,4 @@
-// The rules of a receptor's answer to a supplier's comprobante (MensajeReceptor, NOTES §4.7 and the
+// The rules of a receptor's answer to a supplier's comprobante (MensajeReceptor, the v4.4 XSD of each document type and the
 // XSD): the result picks the Mensaje code and the consecutivo series (1 → 05, 2 → 06, 3 → 07);
 // DetalleMensaje is at most 160 characters and says why for a partial acceptance or a rejection;
 // CondicionImpuesto, MontoTotalImpuestoAcreditar and MontoTotalDeGastoAplicable say how much of

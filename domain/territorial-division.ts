@@ -1,7 +1,7 @@
 // Costa Rica's territorial division as Hacienda codes an address (Ubicacion): Provincia (1 digit),
 // Canton (2 digits within the province), Distrito (2 digits within the canton). Data only, no I/O:
 // the service validates addresses with it, and the Hacienda simulator checks Emisor and Receptor
-// locations against it as Hacienda does (-37 for the emisor, NOTES §7.9).
+// locations against it as Hacienda does (-37 for the emisor, rejection texts seen in Hacienda's answers).
 //
 // Source: the current División Territorial Administrativa (7 provinces, 84 cantons including Río
 // Cuarto 2-16, Monteverde 6-12 and Puerto Jiménez 6-13; districts that moved to a new canton keep

@@ -86,7 +86,7 @@ export function computeOtherCharges(
 }
 
 /**
- * The IVA returned in a sale paid partly by card (2026 mixed-sale formula, NOTES §4.3):
+ * The IVA returned in a sale paid partly by card (2026 mixed-sale formula, the v4.4 XSD and its Anexos):
  * IVA devuelto = monto pagado con tarjeta / venta neta × monto del impuesto, where the venta neta and
  * the impuesto are those of the lines whose IVA is returned (Σ SubTotal, Σ IVA) and the card amount
  * is the sum of the `tarjeta` payments as given in the request (it cannot be derived from

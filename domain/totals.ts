@@ -1,4 +1,4 @@
-// Line and document totals of a comprobante, computed the v4.4 way (NOTES §4.2-4.4) with exact
+// Line and document totals of a comprobante, computed the v4.4 way (the v4.4 XSD and its Anexos) with exact
 // decimal arithmetic (decimal.js, never binary floats):
 //
 //   MontoTotal      = Cantidad × PrecioUnitario                       (rounded to 5 decimals)

@@ -1,5 +1,5 @@
 // DetalleMensaje parsing: turns the free text Hacienda writes into a MensajeHacienda into rows.
-// The real format (NOTES §7.5, samples in §7.9) is an optional sandbox preamble, then either free
+// The real format (Hacienda's reception API, and samples of real answers) is an optional sandbox preamble, then either free
 // text ("La firma del comprobante electrónico no es válida") or the sentence
 // "El comprobante electrónico tiene los siguientes errores:" followed by a bracketed table
 //   [

@@ -1,7 +1,7 @@
 // MensajeHacienda parsing: Hacienda's signed answer (respuesta-xml) to a submitted document.
 // Matched by local name so v4.2/v4.3/v4.4 namespaces all parse; the signature is not checked here
 // (the answer came over TLS from Hacienda; keep the XML byte-exact for anyone who wants to verify).
-// Layout (NOTES §7.5): Clave, NombreEmisor, TipoIdentificacionEmisor, NumeroCedulaEmisor,
+// Layout (Hacienda's reception API): Clave, NombreEmisor, TipoIdentificacionEmisor, NumeroCedulaEmisor,
 // NombreReceptor?, TipoIdentificacionReceptor?, NumeroCedulaReceptor?, Mensaje (1|3),
 // EstadoMensaje (v4.4), DetalleMensaje, MontoTotalImpuesto?, TotalFactura, ds:Signature.
 import { parseXmlTree, XmlTreeError } from './xml-tree.ts';

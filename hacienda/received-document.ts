@@ -2,7 +2,7 @@
 // v4.4 document a receptor answers (FE 01, ND 02, NC 03, TE 04 with a receptor: the types whose
 // descriptor says `answerable`) in its namespace;
 // the clave must be well formed (domain/clave.ts) and agree with the NumeroConsecutivo, the emisor's
-// identification and the root's document type (NOTES §1); the emisor, receptor and ResumenFactura
+// identification and the root's document type (Hacienda's Anexos y Estructuras v4.4); the emisor, receptor and ResumenFactura
 // totals are read; and the XAdES signature must verify (fast-verify.ts, xadesjs otherwise) with a
 // certificate of the emisor, under Hacienda's v4.4 signature policy (signature-policy.ts). Every
 // fault is a ReceivedDocumentError naming what is wrong.

@@ -1,5 +1,5 @@
 // Catalogue entries for business-rule and signature-requirement rejections. Hacienda does not
-// publish these codes and texts (NOTES §7.9 lists what was observed), so each entry is marked
+// publish these codes and texts (only what was seen in its answers is known), so each entry is marked
 // `confirmed: false`: it recognises the code and wording the local simulator uses (codes in
 // Hacienda's style, texts in its register) and the key words a real answer would share. When
 // Hacienda's own wording is seen, adjust the match here; the explanation stays valid.

@@ -1,5 +1,5 @@
 // The catalogue of Hacienda rejection texts we can explain: each entry recognises a row (by code
-// and/or literal text, NOTES §7.9) and says in Spanish and English what happened and what to fix.
+// and/or literal text, rejection texts seen in Hacienda's answers) and says in Spanish and English what happened and what to fix.
 // Order matters: the first match wins, so specific texts come before broad ones. Texts not listed
 // here fall back to Hacienda's own words (see rejection-reasons.ts).
 import { BUSINESS_RULE_ENTRIES, SIGNATURE_RULE_ENTRIES } from './rejection-catalogue-rules.ts';

@@ -16,7 +16,7 @@ export interface Entry {
   /** Stable id for logs and tests. */
   id: string;
   /**
-   * False when Hacienda's code or wording for this rejection was never observed (NOTES §7.9): the
+   * False when Hacienda's code or wording for this rejection was never observed (rejection texts seen in Hacienda's answers): the
    * entry matches the local simulator's wording, written in Hacienda's style. Default true.
    */
   confirmed?: boolean;

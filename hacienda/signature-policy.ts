@@ -1,4 +1,4 @@
-// The XAdES-EPES signature policy of a received comprobante (NOTES 6.3, Anexo 2 of v4.4): the
+// The XAdES-EPES signature policy of a received comprobante (Anexo 2 of v4.4): the
 // signed properties of its signature must name Hacienda's v4.4 policy (SignaturePolicyId, not
 // SignaturePolicyImplied) with its published SHA-256 digest. Hacienda refuses a document whose
 // signature has no policy ("La firma del documento no tiene el Policy Id"); an older policy (the

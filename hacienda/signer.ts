@@ -1,4 +1,4 @@
-// XAdES-EPES signing of comprobantes in the layout Hacienda accepts (NOTES 6.2-6.3):
+// XAdES-EPES signing of comprobantes in the layout Hacienda accepts (Hacienda's XAdES-EPES profile, Anexo 2 of v4.4):
 //   ds:Signature Id="Signature-<uuid>" appended as the root's last child, inclusive C14N 1.0,
 //   RSA-SHA256, three SHA-256 references (the document URI="" with only the enveloped-signature
 //   transform; the KeyInfo; the SignedProperties), KeyInfo with X509Certificate and RSAKeyValue,

@@ -31,7 +31,7 @@ const RSA_ALGORITHM: webcrypto.RsaHashedKeyGenParams = {
   hash: 'SHA-256',
 };
 
-/** Hacienda's keys are valid for two years (NOTES 6.4). */
+/** Hacienda's keys are valid for two years (Hacienda's rules for the llave criptográfica). */
 const DEFAULT_VALIDITY_MS = 2 * 365 * 24 * 3600 * 1000;
 /** PBE iteration count used by OpenSSL and by Hacienda's files. */
 const PBE_ITERATIONS = 2048;

@@ -1,6 +1,6 @@
 // What the signer and the verifier share: xadesjs wired to Node (xmldom, xpath and node:crypto's
 // WebCrypto, registered once per process), a strict XML 1.0 parser, a serializer whose output
-// parses back to the same text, and the constants of Hacienda's XAdES-EPES profile (NOTES 6.2-6.3).
+// parses back to the same text, and the constants of Hacienda's XAdES-EPES profile (Anexo 2 of v4.4).
 //
 // XML 1.0, not 1.1: xmldom's default end-of-line handling is XML 1.1's, which also turns U+0085,
 // U+2028 and U+2029 into line feeds (and so into spaces inside attribute values). Comprobantes are

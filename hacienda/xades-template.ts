@@ -5,7 +5,7 @@
 // written by this template is left to xadesjs.
 //
 // In context means: inclusive C14N renders on the apex element of a signed subtree every
-// namespace in scope there (NOTES 6.5), sorted by prefix, the default namespace first. For a
+// namespace in scope there (Hacienda's XAdES-EPES profile, Anexo 2 of v4.4), sorted by prefix, the default namespace first. For a
 // signature that is the root's last child that is the root's declarations, plus xmlns:ds from
 // ds:Signature, plus xmlns:xades from xades:QualifyingProperties for SignedProperties. Inside the
 // subtrees nothing else changes in C14N except empty-element tags (`<a/>` → `<a></a>`) and
@@ -102,7 +102,7 @@ export function keyInfo(f: SignatureFields, apex: string | null): string {
   );
 }
 
-/** xades:SignedProperties in Hacienda's order (NOTES 6.2). */
+/** xades:SignedProperties in Hacienda's order (Hacienda's XAdES-EPES profile, Anexo 2 of v4.4). */
 export function signedProperties(f: SignatureFields, apex: string | null): string {
   const c = apex !== null;
   const digestMethod = empty('ds:DigestMethod', ` Algorithm="${SHA256}"`, c);

@@ -1,4 +1,4 @@
-// The IDP (Keycloak) of both realms, at Hacienda's real paths (NOTES §7.1–7.2):
+// The IDP (Keycloak) of both realms, at Hacienda's real paths (Hacienda's reception API):
 //   POST /auth/realms/{rut-stag|rut}/protocol/openid-connect/token   (client api-stag / api-prod)
 //   POST /auth/realms/{realm}/protocol/openid-connect/logout
 // Grants: password and refresh_token. Errors as Keycloak sends them: 401 invalid_grant "Invalid

@@ -1,4 +1,4 @@
-// The simulator's answer document: a MensajeHacienda v4.4 (NOTES §7.5, MensajeHacienda_V4.4.xsd)
+// The simulator's answer document: a MensajeHacienda v4.4 (Hacienda's reception API, MensajeHacienda_V4.4.xsd)
 // with DetalleMensaje in the real format — the sandbox preamble, then free text and/or
 //   El comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n
 //   -99, "…", 0, 0\n\n]
@@ -8,7 +8,7 @@ import type { Row, Verdict } from './checks/verdict.ts';
 const NS = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda';
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 
-// Seen on sandbox answers whatever the outcome, even with Mensaje 3 (NOTES §7.8).
+// Seen on sandbox answers whatever the outcome, even with Mensaje 3 (Hacienda's sandbox).
 export const SANDBOX_PREAMBLE =
   'Este comprobante fue aceptado en el ambiente de pruebas, por lo cual no tiene validez para fines tributarios';
 // Production wording of an acceptance was not observed; this is a neutral stand-in.

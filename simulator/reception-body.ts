@@ -1,4 +1,4 @@
-// Validation of a POST /recepcion body (RecepcionPostRequest, NOTES §7.3). Hacienda answers a
+// Validation of a POST /recepcion body (RecepcionPostRequest, Hacienda's reception API). Hacienda answers a
 // malformed body with 400, the reason in X-Error-Cause and a validation-exception header; its exact
 // wordings are not published, so these are ours, one per field.
 

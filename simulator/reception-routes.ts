@@ -1,4 +1,4 @@
-// The reception API at both of Hacienda's bases (NOTES §7.3–7.4, §7.7):
+// The reception API at both of Hacienda's bases (Hacienda's reception API):
 //   /recepcion-sandbox/v1 (realm rut-stag) and /recepcion/v1 (realm rut), each with
 //   POST /recepcion        → 202 + Location, 400 + X-Error-Cause (duplicate clave, bad body), 401
 //   GET  /recepcion/{clave} → { clave, fecha, ind-estado, respuesta-xml? }, 404 + X-Error-Cause

@@ -5,7 +5,7 @@
 // command-line tool read a descriptor instead of switching on codes (registry: ./index.ts).
 import { CONDICIONES_VENTA, type CondicionVenta, type TipoComprobante } from '../codes.ts';
 
-/** The XML of a type: the writer's and the schema check's facts (2026 XSD set, NOTES §4.1, §4.7). */
+/** The XML of a type: the writer's and the schema check's facts (the 2026 XSD set and its Anexos). */
 export interface XmlLayout {
   /** Root element; the schema file is `<root>_V4.4.xsd`. */
   readonly root: string;

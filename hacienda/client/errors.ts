@@ -1,4 +1,4 @@
-// Errors of the Hacienda client, typed by how each failure must end (STYLE habit 7):
+// Errors of the Hacienda client, typed by how each failure must end:
 // - HaciendaUnknownOutcomeError: a POST got a 5xx, a timeout or a broken connection; Hacienda may
 //   or may not have the document. Retryable, but the next step is to poll the same clave.
 // - HaciendaUnavailableError: nothing was processed (connection refused, 429 beyond our patience,

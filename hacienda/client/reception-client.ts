@@ -1,4 +1,4 @@
-// Client of Hacienda's reception API (NOTES §7.3–7.7): POST /recepcion and GET /recepcion/{clave}.
+// Client of Hacienda's reception API: POST /recepcion and GET /recepcion/{clave}.
 // How each answer ends:
 // - POST 2xx → received (validation pending; never an acceptance).
 // - POST 400 "ya fue recibido anteriormente" / "ya existe en nuestras bases de datos" → received

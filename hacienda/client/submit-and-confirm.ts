@@ -1,4 +1,4 @@
-// Submit with the unknown-outcome rule applied (NOTES §7.3): after a 5xx or a timeout on POST,
+// Submit with the unknown-outcome rule applied (Hacienda's reception API): after a 5xx or a timeout on POST,
 // first ask Hacienda whether it has the clave; only when it still does not know it after a short
 // wait is the SAME document (same clave, same signed bytes) sent again. Resending the same clave
 // is always safe — a repeat is answered "ya fue recibido anteriormente" — whereas a new clave

@@ -1,5 +1,5 @@
 // Access tokens for Hacienda's reception API, one manager per (company, environment) so tokens are
-// never shared across taxpayers (NOTES §7.2). Keycloak OIDC: password grant to log in, refresh
+// never shared across taxpayers (Hacienda's reception API). Keycloak OIDC: password grant to log in, refresh
 // grant to renew; lifetimes come from expires_in / refresh_expires_in and are renewed ~30 s early.
 // Only one renewal runs at a time: concurrent callers share the in-flight promise. When the
 // refresh token is expired or refused, the manager logs in again with the password.
@@ -59,7 +59,7 @@ interface KeycloakTokenResponse {
   error_description?: unknown;
 }
 
-const DEFAULT_MARGIN_MS = 30_000; // NOTES §7.2: refresh ~30 s before expiry
+const DEFAULT_MARGIN_MS = 30_000; // Hacienda's reception API: refresh ~30 s before expiry
 const DEFAULT_TIMEOUT_MS = 15_000;
 // Keycloak's default access-token lifetime, used only if the IDP omits expires_in.
 const FALLBACK_LIFETIME_S = 300;

@@ -1,5 +1,5 @@
 // The writer's view of a comprobante type: its root element, namespace, schema file and the few
-// structural differences between the types (2026 XSD set, NOTES §4.1 and §4.7), as each type's
+// structural differences between the types (the 2026 XSD set and its Anexos), as each type's
 // descriptor states them (domain/document-types/). The line, party and summary writers are shared.
 import {
   documentType,

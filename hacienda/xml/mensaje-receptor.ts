@@ -1,5 +1,5 @@
 // MensajeReceptor v4.4 (tipos 05/06/07): the receptor's answer to a supplier's comprobante, in the
-// XSD's order (MensajeReceptor_V4.4.xsd, NOTES §4.7): Clave (the supplier's document),
+// XSD's order (MensajeReceptor_V4.4.xsd, the v4.4 XSD of each document type): Clave (the supplier's document),
 // NumeroCedulaEmisor (the supplier), FechaEmisionDoc (of this message), Mensaje, DetalleMensaje,
 // MontoTotalImpuesto, CodigoActividad, CondicionImpuesto, MontoTotalImpuestoAcreditar,
 // MontoTotalDeGastoAplicable, TotalFactura, NumeroCedulaReceptor (us), NumeroConsecutivoReceptor;

@@ -1,5 +1,5 @@
 // Builds the unsigned XML of a recibo electrónico de pago (REP, tipo 10): the reduced layout of
-// ReciboElectronicoPago_V4.4.xsd (NOTES §4.7) — no activity codes, parties with name,
+// ReciboElectronicoPago_V4.4.xsd (the v4.4 XSD of each document type) — no activity codes, parties with name,
 // identification and email only, CondicionVenta 09 or 11, lines of NumeroLinea, Detalle,
 // MontoTotal, SubTotal, Impuesto, ImpuestoNeto and MontoTotalLinea, a summary without the
 // goods/services split, at least one MedioPago, and InformacionReferencia (with its Numero) to the

@@ -1,4 +1,4 @@
-// Coherence of the clave with the document and the request (NOTES §1–2): the clave embeds the
+// Coherence of the clave with the document and the request (Hacienda's Anexos y Estructuras v4.4): the clave embeds the
 // country, the issue date, the emisor's id, the whole NumeroConsecutivo and the situación; the
 // consecutivo embeds the document type, which must match the root element; and the request body's
 // clave/emisor must be the document's. Parsed here by position, independently of domain/clave.ts.

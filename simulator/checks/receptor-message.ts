@@ -1,4 +1,4 @@
-// The rules of a MensajeReceptor (NOTES §4.7, §7.3), checked after its schema and its signature
+// The rules of a MensajeReceptor (the v4.4 XSD of each document type), checked after its schema and its signature
 // (signed by the receptor, NumeroCedulaReceptor; checks/inspect.ts): the request carries the
 // receptor and a consecutivoReceptor equal to the message's; the clave is a well-formed clave of
 // the supplier named in NumeroCedulaEmisor, of a document a receptor answers (01-04); the

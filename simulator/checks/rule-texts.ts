@@ -1,5 +1,5 @@
 // The codes and Spanish texts of the simulator's business-rule rejections (DetalleMensaje rows).
-// Hacienda publishes few of them (NOTES §7.9): -37 (ubicación), -16 (extemporáneo), -53 (hora
+// Hacienda publishes few of them (rejection texts seen in Hacienda's answers): -37 (ubicación), -16 (extemporáneo), -53 (hora
 // oficial) and the -111 totals family are Hacienda's codes; every other code below is ours, chosen
 // in the same style (a small negative number per rule) and written in Hacienda's register. The
 // service's rejection catalogue (hacienda/rejection-catalogue.ts) explains each one and marks the

@@ -1,4 +1,4 @@
-// Rules of two document types with parties and layouts of their own (NOTES §3, §4.5, §4.7, §6),
+// Rules of two document types with parties and layouts of their own (Hacienda's Anexos y Estructuras v4.4),
 // applied to the types whose descriptor lists the `purchase` or the `receipt` check:
 // - Factura electrónica de compra (08): issued and signed by its receptor, the buyer, whose
 //   identification the clave carries (see issuerElement); the buyer is a Costa Rican taxpayer

@@ -1,4 +1,4 @@
-// What Hacienda requires of a signature beyond its cryptography (NOTES §6): the v4.4 signature
+// What Hacienda requires of a signature beyond its cryptography (Hacienda's XAdES-EPES profile, Anexo 2 of v4.4): the v4.4 signature
 // policy (identifier and digest), the signer's role, a SigningTime that is neither ahead of the
 // official clock nor before the document's FechaEmision, and a certificate issued by a CA Hacienda
 // trusts and current at SigningTime. Each is reported as free text, like every signature problem

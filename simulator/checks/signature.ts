@@ -3,7 +3,7 @@
 // does not accept, so verdicts and error texts are xadesjs's):
 // a document whose own digest no longer matches was changed after signing; any other failure is a
 // plain invalid signature; a valid signature by someone other than the emisor is refused too.
-// Hacienda reports these as free text, not as table rows (NOTES §7.9, royrojas #6 sample).
+// Hacienda reports these as free text, not as table rows (rejection texts seen in Hacienda's answers, royrojas #6 sample).
 import { certificateBelongsTo } from '../../hacienda/signing-key.ts';
 import { verifySignature } from '../../hacienda/fast-verify.ts';
 import type { XadesVerification } from '../../hacienda/verify.ts';

@@ -1,5 +1,5 @@
 // Independent recomputation of a comprobante's amounts from its own XML, as Hacienda does after
-// the schema check (-111 family, NOTES §4.2–4.4, §7.9). Deliberately separate from domain/totals.ts:
+// the schema check (-111 family, the v4.4 XSD and its Anexos). Deliberately separate from domain/totals.ts:
 // a test double that shared the issuer's arithmetic could never catch the issuer's mistakes.
 //
 // Tolerance: none beyond 5-decimal rounding. A product (Cantidad × PrecioUnitario, base × tarifa)

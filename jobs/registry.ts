@@ -10,6 +10,7 @@ import { emailsWork } from './emails/work.ts';
 import { invoiceFlowWork } from './invoice-flow/work.ts';
 import { receivedAnswersWork } from './received-answers/work.ts';
 import { webhooksWork } from './webhooks/work.ts';
+import { setCompletedRetention } from './job-options.ts';
 import type { Dispatches, TrackedWork, WorkDeps } from './work.ts';
 
 export const WORK = {
@@ -47,6 +48,8 @@ export type RunningRegistry = { [K in WorkName]: Awaited<ReturnType<(typeof WORK
 
 /** Starts every work module, in registry order. */
 export async function startAllWork(deps: WorkDeps): Promise<RunningRegistry> {
+  // Every job added from here on keeps its completed record as configured (job-options.ts).
+  setCompletedRetention(deps.config.queueKeepCompleted);
   const running: Partial<Record<WorkName, unknown>> = {};
   for (const name of Object.keys(WORK) as WorkName[]) running[name] = await WORK[name].start(deps);
   return running as RunningRegistry;

@@ -13,6 +13,7 @@ import {
 } from '../db/reachability.ts';
 import { closeBullConnection, createRedis, untilRedisReady } from '../platform/redis.ts';
 import { queueConnection } from '../platform/queue-store.ts';
+import { createHaciendaAccess } from '../jobs/context.ts';
 import { startRuntime } from './runtime.ts';
 import { enableTracing } from '../platform/tracing.ts';
 import { startTracing } from '../telemetry/tracing.ts';
@@ -62,6 +63,7 @@ const runtime = await startRuntime({
   db,
   connection,
   log,
+  hacienda: createHaciendaAccess(db, config),
   statusPoll: { baseMs: config.workers.statusPollBaseMs, maxMs: config.workers.statusPollMaxMs },
   reconcile: { everyMs: config.workers.reconcileEveryMs, staleMs: config.workers.reconcileStaleMs },
   lockDurationMs: config.workers.lockMs,

@@ -6,9 +6,8 @@ import type { ConnectionOptions, Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { createHaciendaAccess, type HaciendaAccess, type JobContext } from '../jobs/context.ts';
+import type { HaciendaAccess, JobContext } from '../jobs/context.ts';
 import type { InvoiceStep } from '../jobs/invoice-flow/queues.ts';
-import { setCompletedRetention } from '../jobs/job-options.ts';
 import { dispatchByKind, startAllWork, type RunningRegistry } from '../jobs/registry.ts';
 import type { WorkDeps } from '../jobs/work.ts';
 import { createLimiter } from '../platform/map-limit.ts';
@@ -29,7 +28,8 @@ export interface RuntimeOptions {
   statusPoll?: { baseMs: number; maxMs: number };
   reconcile?: { everyMs: number; staleMs: number } | false;
   relayPollMs?: number;
-  hacienda?: HaciendaAccess;
+  /** Hacienda for every company: tokens, signers and reception clients (jobs/context.ts). */
+  hacienda: HaciendaAccess;
   /** Lock duration of active jobs; a killed worker's jobs return to the queue after it. */
   lockDurationMs?: number;
 }
@@ -57,7 +57,7 @@ function jobContext(o: RuntimeOptions): JobContext {
     db: o.db,
     log: o.log,
     config: o.config,
-    hacienda: o.hacienda ?? createHaciendaAccess(o.db, o.config),
+    hacienda: o.hacienda,
     now: () => new Date(),
     statusPoll: o.statusPoll ?? { baseMs: 1000, maxMs: 5 * 60_000 },
     haciendaCalls: createLimiter(HACIENDA_CALLS_PER_PROCESS),
@@ -65,7 +65,6 @@ function jobContext(o: RuntimeOptions): JobContext {
 }
 
 export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
-  setCompletedRetention(o.config.queueKeepCompleted);
   const deps: WorkDeps = { ...o, ctx: jobContext(o), lockDurationMs: o.lockDurationMs ?? 30_000 };
   const work = await startAllWork(deps);
   const relay = createRelay({ ...deps, pollMs: o.relayPollMs, dispatch: dispatchByKind(work) });

@@ -19,6 +19,7 @@ import { createTestCertificate } from '../../hacienda/test-certificates.ts';
 import { chunkJobId, QUEUES, type InvoiceStep } from '../../jobs/invoice-flow/queues.ts';
 import { metricsTotalsKey } from '../../platform/metrics.ts';
 import { bullConnection, createRedis, waitForRedis } from '../../platform/redis.ts';
+import { createHaciendaAccess } from '../../jobs/context.ts';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../workers/runtime.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
@@ -105,6 +106,7 @@ export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
         reconcile: false,
         relayPollMs: 200,
         ...extra,
+        hacienda: extra.hacienda ?? createHaciendaAccess(database.db, config),
       });
       return e.runtime;
     },

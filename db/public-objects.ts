@@ -3,6 +3,7 @@
 // payment as the API shows them (snake_case, prefixed ids, money as decimal strings), and the
 // envelope receivers get. The API answers with the same objects (typed by their response schemas
 // in api/presenters/); the objects only the API shows are built there.
+import type { PaymentRow } from './queries/payments.ts';
 import { Decimal } from 'decimal.js';
 import { formatId } from '../domain/ids.ts';
 import { IVA_RATES, isCodigoTarifaIVA } from '../domain/codes.ts';
@@ -265,25 +266,26 @@ function breakdownRate(
   return new Decimal(rate).toFixed(2);
 }
 
-/** The columns of a payment row its public object shows (a PaymentRow of db/queries/payments.ts). */
-export interface PaymentFields {
-  id: number;
-  livemode: boolean;
-  invoiceId: number;
-  clientId: number | null;
-  amount: string;
-  amountCrc: string;
-  currency: string;
-  exchangeRate: string;
-  method: string;
-  methodCode: string;
-  paidAt: Date;
-  reference: string | null;
-  atIssue: boolean;
-  receiptInvoiceId?: number | null;
-  receiptClave?: string | null;
-  createdAt: Date;
-}
+/** The columns of a payment row its public object shows. */
+export type PaymentFields = Pick<
+  PaymentRow,
+  | 'id'
+  | 'livemode'
+  | 'invoiceId'
+  | 'clientId'
+  | 'amount'
+  | 'amountCrc'
+  | 'currency'
+  | 'exchangeRate'
+  | 'method'
+  | 'methodCode'
+  | 'paidAt'
+  | 'reference'
+  | 'atIssue'
+  | 'receiptInvoiceId'
+  | 'receiptClave'
+  | 'createdAt'
+>;
 
 /** A payment, with the invoice's balance and payment status right after it. */
 export function paymentObject(p: PaymentFields, invoice: Pick<InvoiceRow, 'balanceDue' | 'paymentStatus'>) {

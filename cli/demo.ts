@@ -43,6 +43,7 @@ export async function createDemoSetup(ctx: CliContext): Promise<DemoSetup> {
     name: 'Empresa Demo',
     legalName: 'Empresa Demo Sociedad Anonima',
     cedula: '3-101-123456',
+    idType: '02',
     plan: 'business',
     demo: true,
   });

@@ -370,7 +370,7 @@ function parseThirdParty(errors: FieldError[], path: string, raw: unknown): Othe
   } else if (rawType !== undefined && typeof rawType !== 'string') {
     errors.push({ path: t.path('id_type'), code: 'invalid_type', message: 'must be a string' });
   } else {
-    const id = resolveIdentification(rawId, rawType as string | undefined);
+    const id = resolveIdentification(rawId, rawType as string | undefined, { typeField: 'id_type' });
     if (!id.ok) errors.push({ path: t.path('id_number'), code: id.code, message: id.message });
     else if (name !== null) return { idType: id.type, idNumber: id.number, name };
   }

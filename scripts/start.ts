@@ -318,7 +318,7 @@ if (!stopping) {
     );
   } else {
     lines.push(
-      `Create a company and a key:  npm run cli -- company create --name "Mi Empresa" --cedula ${exampleCedula} --plan business --demo`,
+      `Create a company and a key:  npm run cli -- company create --name "Mi Empresa" --cedula ${exampleCedula} --id-type 02 --plan business --demo`,
       '                             npm run cli -- key create --company <id> --scopes all --mode test',
       '',
     );

@@ -46,7 +46,7 @@ async function counts() {
 }
 
 describe('POST /api/v1/clients', () => {
-  it('creates the client with its addresses, infers Nota 4 and records client.created', async () => {
+  it('creates the client with its addresses, reads Nota 4 from a física and records client.created', async () => {
     const before = await counts();
     const res = await call(t.app, 'POST', '/api/v1/clients', { key, body: valid() });
     expect(res.statusCode).toBe(201);
@@ -87,10 +87,14 @@ describe('POST /api/v1/clients', () => {
   });
 
   it.each([
-    ['3-101-123456', undefined, '02', '3101123456'],
+    ['3-101-123456', '02', '02', '3101123456'],
     ['155200123456', undefined, '03', '155200123456'],
     ['3101654321', '04', '04', '3101654321'],
     ['3-101-AB1234', undefined, '02', '3101AB1234'],
+    ['01-0456-0789', undefined, '01', '104560789'],
+    ['0104560788', undefined, '01', '104560788'],
+    ['0104560787', '01', '01', '104560787'],
+    ['0104560786', '04', '04', '0104560786'],
   ])('identification %s (type %s) → %s', async (cedula, type, expected, number) => {
     const res = await call(t.app, 'POST', '/api/v1/clients', {
       key,
@@ -98,6 +102,43 @@ describe('POST /api/v1/clients', () => {
     });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ identification_type: expected, cedula: number });
+  });
+
+  it('422 ambiguous_identification for ten digits without a type, naming both readings, writing nothing', async () => {
+    const before = await counts();
+    const res = await call(t.app, 'POST', '/api/v1/clients', {
+      key,
+      body: { cedula: '3-101-998877', name: 'Cliente Sin Tipo' },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.json()).toMatchObject({ code: 'validation_failed' });
+    expect(res.json().errors).toEqual([
+      {
+        path: '/cedula',
+        code: 'ambiguous_identification',
+        message:
+          '3101998877 puede ser cédula jurídica (02) o NITE (04): indique identification_type / ' +
+          '3101998877 may be a cédula jurídica (02) or a NITE (04): give identification_type',
+      },
+    ]);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('a física written with a leading zero is the same client as the física', async () => {
+    const first = await call(t.app, 'POST', '/api/v1/clients', {
+      key,
+      body: { cedula: '2-0987-0654', name: 'Física Sin Cero' },
+    });
+    expect(first.statusCode).toBe(201);
+    const dup = await call(t.app, 'POST', '/api/v1/clients', {
+      key,
+      body: { cedula: '02-0987-0654', name: 'Física Con Cero' },
+    });
+    expect(dup.statusCode).toBe(409);
+    expect(dup.json()).toMatchObject({ code: 'duplicate_client', existing_client_id: first.json().id });
+    const found = await call(t.app, 'GET', '/api/v1/clients', { key, query: { cedula: '0209870654' } });
+    expect(found.json().data.map((c: { id: string }) => c.id)).toEqual([first.json().id]);
   });
 
   it('409 for a duplicate identification in the same company and mode, naming the existing client', async () => {
@@ -119,6 +160,8 @@ describe('POST /api/v1/clients', () => {
   const invalid: [string, Record<string, unknown>, string, string][] = [
     ['missing cedula', { cedula: undefined }, '/cedula', 'required'],
     ['uninferable cedula', { cedula: '12345' }, '/cedula', 'invalid_identification'],
+    ['física of 0 + 8 digits', { cedula: '0-1234-5678' }, '/cedula', 'invalid_identification'],
+    ['ten digits, no type', { cedula: '4000042147' }, '/cedula', 'ambiguous_identification'],
     ['type mismatch', { identification_type: '02' }, '/cedula', 'identification_type_mismatch'],
     ['unknown type', { identification_type: '09' }, '/identification_type', 'invalid_value'],
     ['name too short', { name: 'Al' }, '/name', 'too_short'],

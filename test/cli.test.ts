@@ -53,6 +53,8 @@ describe('npm run cli', () => {
       'Ferretería El Clavo',
       '--cedula',
       '3-101-555555',
+      '--id-type',
+      '02',
       '--plan',
       'business',
       '--demo',
@@ -140,12 +142,30 @@ describe('npm run cli', () => {
       'Empresa X',
       '--cedula',
       '3101666666',
+      '--id-type',
+      '02',
       '--plan',
       'gold',
       '--json',
     ]);
     expect(badPlan.code).not.toBe(0);
     expect(badPlan.stderr).toContain('--plan');
+    // Ten digits may be a jurídica or a NITE: the type is asked for, never guessed.
+    const noType = await cli([
+      'company',
+      'create',
+      '--name',
+      'Empresa X',
+      '--cedula',
+      '3101666666',
+      '--plan',
+      'business',
+    ]);
+    expect(noType.code).not.toBe(0);
+    expect(noType.stderr).toContain(
+      '--cedula: 3101666666 puede ser cédula jurídica (02) o NITE (04): indique --id-type',
+    );
+    expect(await t.db('companies').where({ idNumber: '3101666666' }).first()).toBeUndefined();
     const badScope = await cli(['key', 'create', '--company', '1', '--scopes', 'root', '--json']);
     expect(badScope.code).not.toBe(0);
     expect(badScope.stderr).toContain('unknown scope');
@@ -172,6 +192,8 @@ describe('npm run cli', () => {
           'Librería Central',
           '--cedula',
           '3-101-444444',
+          '--id-type',
+          '02',
           '--plan',
           'business',
           '--demo',
@@ -184,7 +206,7 @@ describe('npm run cli', () => {
     ).secret;
     const client = await call(t.app, 'POST', '/api/v1/clients', {
       key,
-      body: { cedula: '3-101-123456', name: 'Cliente Corporativo S.A.' },
+      body: { cedula: '3-101-123456', identification_type: '02', name: 'Cliente Corporativo S.A.' },
     });
     const services = await call(t.app, 'GET', '/api/v1/services', { key });
     const dir = mkdtempSync(join(tmpdir(), 'doc-'));
@@ -238,7 +260,7 @@ describe('npm run cli', () => {
     expect(service.code).not.toBe(0);
     expect(service.stderr).toMatch(/--description: contains U\+0007/);
     const nowhere = await cli([
-      'company', 'create', '--name', 'Tienda Sin Lugar', '--cedula', '3-101-777777', '--plan', 'business',
+      'company', 'create', '--name', 'Tienda Sin Lugar', '--cedula', '3-101-777777', '--id-type', '02', '--plan', 'business',
       '--provincia', '1', '--canton', '99', '--distrito', '01', '--otras-senas', 'Frente al parque',
     ]); // prettier-ignore
     expect(nowhere.code).not.toBe(0);

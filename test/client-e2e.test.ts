@@ -55,6 +55,7 @@ describe('the typed client against the running service', () => {
     // A client, created once under an Idempotency-Key: the retry answers the same client.
     const body = {
       cedula: '3-101-654321',
+      identification_type: '02' as const,
       name: 'Comercializadora del Valle S.A.',
       email: 'facturas@valle.example',
       addresses: [{ provincia: '1', canton: '01', distrito: '01', otras_senas: 'Avenida 2, calle 5' }],

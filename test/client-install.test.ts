@@ -88,7 +88,7 @@ describe('the packed client package', () => {
       import { createHmac } from 'node:crypto';
             const factura = createFacturaClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });
       const created = await factura.post('/api/v1/clients', {
-        body: { cedula: '${cedula}', name: 'Distribuidora La Sabana S.A.', email: 'pagos@sabana.example' },
+        body: { cedula: '${cedula}', identification_type: '02', name: 'Distribuidora La Sabana S.A.', email: 'pagos@sabana.example' },
       });
       const read = await factura.get('/api/v1/clients/{id}', { params: { path: { id: created.id } } });
       const invalid = await factura.post('/api/v1/clients', { body: { cedula: '1', name: 'x' } }).catch((e) => e);

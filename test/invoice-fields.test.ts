@@ -403,7 +403,11 @@ describe('through the API', () => {
       lines: [{ serviceId: s.laptop.uuid, qty: 1, price: '20000' }],
       otherCharges: [
         { code: '06' },
-        { code: '04', amount: '2500', third_party: { id_number: '3101654321', name: 'Parqueo Central SA' } },
+        {
+          code: '04',
+          amount: '2500',
+          third_party: { id_type: '02', id_number: '3101654321', name: 'Parqueo Central SA' },
+        },
       ],
       payments: [
         { method: 'tarjeta', amount: '10000' },

@@ -217,6 +217,7 @@ describe('real responses match the documented schemas', () => {
     const client = (
       await drive('POST', '/api/v1/clients', '/api/v1/clients', {
         cedula: '3-101-654321',
+        identification_type: '02',
         name: 'Comercializadora del Valle S.A.',
         email: 'facturas@valle.example',
         addresses: [{ provincia: '1', canton: '01', distrito: '01', otras_senas: 'Avenida 2, calle 5' }],
@@ -224,6 +225,7 @@ describe('real responses match the documented schemas', () => {
     ).json;
     await drive('POST', '/api/v1/clients', '/api/v1/clients', {
       cedula: '3-101-654321',
+      identification_type: '02',
       name: 'Otra vez S.A.',
     });
     await drive('POST', '/api/v1/clients', '/api/v1/clients', { cedula: '1', name: 'x' });

@@ -101,6 +101,8 @@ describe('a whole run', () => {
         'Secretos S.A.',
         '--cedula',
         '3-101-777777',
+        '--id-type',
+        '02',
         '--plan',
         'business',
         '--demo',

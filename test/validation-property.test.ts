@@ -88,23 +88,26 @@ const addressArb = fc.record(
   { requiredKeys: ['provincia', 'canton', 'distrito', 'otras_senas'] },
 );
 
-const clientArb = fc.record(
-  {
-    cedula: fc.oneof(
-      fc.integer({ min: 100_000_000, max: 999_999_999 }).map(String),
-      fc.integer({ min: 1_000_000_000, max: 1_999_999_999 }).map((n) => `3${String(n).slice(1)}`),
-      fc.constantFrom('0123', 'ABC-123', '1-0234-0567'),
-    ),
-    name: textOf(3, 100),
-    commercial_name: opt(textOf(3, 80)),
-    email: opt(fc.constantFrom('a@b.co', "o'brien+x@example.com", `${'x'.repeat(160)}@e.com`)),
-    phone: opt(fc.stringMatching(/^\d{6,22}$/)),
-    phone_country_code: opt(fc.stringMatching(/^\d{1,4}$/)),
-    activity_code: opt(fc.stringMatching(/^\d{5,7}$/)),
-    addresses: opt(fc.array(addressArb, { maxLength: 2 })),
-  },
-  { requiredKeys: ['cedula', 'name'] },
-);
+const clientArb = fc
+  .record(
+    {
+      cedula: fc.oneof(
+        fc.integer({ min: 100_000_000, max: 999_999_999 }).map(String),
+        fc.integer({ min: 1_000_000_000, max: 1_999_999_999 }).map((n) => `3${String(n).slice(1)}`),
+        fc.constantFrom('0123', 'ABC-123', '1-0234-0567'),
+      ),
+      name: textOf(3, 100),
+      commercial_name: opt(textOf(3, 80)),
+      email: opt(fc.constantFrom('a@b.co', "o'brien+x@example.com", `${'x'.repeat(160)}@e.com`)),
+      phone: opt(fc.stringMatching(/^\d{6,22}$/)),
+      phone_country_code: opt(fc.stringMatching(/^\d{1,4}$/)),
+      activity_code: opt(fc.stringMatching(/^\d{5,7}$/)),
+      addresses: opt(fc.array(addressArb, { maxLength: 2 })),
+    },
+    { requiredKeys: ['cedula', 'name'] },
+    // Ten digits may be a jurídica or a NITE: the generated ones are jurídicas and say so.
+  )
+  .map((c) => (/^3\d{9}$/.test(c.cedula) ? { ...c, identification_type: '02' } : c));
 
 const serviceArb = fc.record(
   {
@@ -199,7 +202,11 @@ const chargesAndPaymentsArb = fc.oneof(
     },
     {
       other_charges: [
-        { code: '04', amount: '100', third_party: { id_number: '3101654321', name: 'Parqueo Central SA' } },
+        {
+          code: '04',
+          amount: '100',
+          third_party: { id_type: '02', id_number: '3101654321', name: 'Parqueo Central SA' },
+        },
       ],
     },
     { other_charges: [{ code: '04', amount: '100' }] },

@@ -18,12 +18,19 @@ export const CreateClientBody = Type.Object(
     cedula: Type.String({
       minLength: 1,
       maxLength: 30,
-      description: 'Identification number; dashes and spaces are ignored',
+      description:
+        'Identification number; spaces, dots and dashes are ignored. A física written with a leading ' +
+        'zero (0104560789, 01-0456-0789) is the física 104560789',
     }),
     identification_type: Type.Optional(
       Type.String({
         enum: ['01', '02', '03', '04', '05', '06'],
-        description: 'Nota 4 type; inferred when absent',
+        description:
+          'Nota 4 type: 01 física (9 digits), 02 jurídica (10 characters), 03 DIMEX (11-12 digits), ' +
+          '04 NITE (10 digits), 05 extranjero no domiciliado, 06 no contribuyente. When absent it is ' +
+          'read from the number only where one type alone has its shape (9 digits: 01; 10 characters ' +
+          'with a letter: 02; 11-12 digits: 03); a 10-digit number may be 02 or 04 and without this ' +
+          'field is refused (422 ambiguous_identification)',
       }),
     ),
     name: Type.String({ minLength: 3, maxLength: 100 }),
@@ -51,6 +58,7 @@ export const CreateClientBody = Type.Object(
     examples: [
       {
         cedula: '3-101-123456',
+        identification_type: '02',
         name: 'Comercializadora del Valle S.A.',
         email: 'facturas@valle.example',
         addresses: [{ provincia: '1', canton: '01', distrito: '01', otras_senas: 'Avenida 2, calle 5' }],

@@ -239,7 +239,13 @@ const OtherCharge = Type.Object(
     third_party: Type.Optional(
       Type.Object(
         {
-          id_type: Type.Optional(Type.String({ description: 'Nota 4 type; inferred from the number' })),
+          id_type: Type.Optional(
+            Type.String({
+              description:
+                'Nota 4 type (01-06); required for a 10-digit number (jurídica 02 or NITE 04), ' +
+                'otherwise read from the number as for a client',
+            }),
+          ),
           id_number: Type.Optional(Type.String({ description: 'Required: the cédula' })),
           name: Type.Optional(
             Type.String({ minLength: 5, maxLength: 100, description: 'Required: NombreTercero' }),
@@ -253,7 +259,11 @@ const OtherCharge = Type.Object(
     additionalProperties: true,
     examples: [
       { code: '06' },
-      { code: '04', amount: '2500', third_party: { id_number: '3101123456', name: 'Parqueo Central SA' } },
+      {
+        code: '04',
+        amount: '2500',
+        third_party: { id_type: '02', id_number: '3101123456', name: 'Parqueo Central SA' },
+      },
     ],
   },
 );
@@ -297,7 +307,10 @@ const SupplierInput = Type.Object(
     identification_type: Type.Optional(
       Type.String({
         enum: ['01', '02', '03', '04', '05', '06'],
-        description: 'Nota 4; 05 Extranjero No Domiciliado and 06 No Contribuyente are for this emisor',
+        description:
+          'Nota 4; 05 Extranjero No Domiciliado and 06 No Contribuyente are for this emisor. Required for ' +
+          'a 10-digit number (jurídica 02 or NITE 04) and for 05/06; otherwise read from the number ' +
+          'as for a client',
       }),
     ),
     commercial_name: Type.Optional(Type.String({ minLength: 3, maxLength: 80 })),

@@ -56,7 +56,7 @@ function check(value: string | undefined, re: RegExp, flag: string, rule: string
 export function companyInputFromOptions(opts: CreateOpts): CompanyInput {
   if (!(PLANS as readonly string[]).includes(opts.plan))
     throw new CliError(`--plan must be one of ${PLANS.join(', ')}`);
-  const ident = resolveIdentification(opts.cedula, opts.idType);
+  const ident = resolveIdentification(opts.cedula, opts.idType, { typeField: '--id-type' });
   if (!ident.ok) throw new CliError(`--cedula: ${ident.message}`);
   if (opts.name.trim().length < 3) throw new CliError('--name must have at least 3 characters');
   const legalName = opts.legalName ?? opts.name;
@@ -120,7 +120,10 @@ export function registerCompanyCommands(program: Command): void {
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--cedula <number>', 'emisor identification number')
     .requiredOption('--plan <plan>', PLANS.join('|'))
-    .option('--id-type <code>', 'Nota 4 type (inferred when absent)')
+    .option(
+      '--id-type <code>',
+      'Nota 4 type: 01 física, 02 jurídica, 03 DIMEX, 04 NITE, 05, 06 (required for a 10-digit number)',
+    )
     .option('--legal-name <name>', 'emisor legal name (defaults to --name)')
     .option('--commercial-name <name>', 'emisor commercial name')
     .option('--activity-code <code>', 'economic activity, 6 digits')

@@ -101,7 +101,8 @@ export async function getClient(db: Knex, tenant: Tenant, ref: ResourceRef): Pro
 }
 
 export interface ClientFilters {
-  idNumber?: string;
+  /** The identification numbers a client may be stored under (any of them matches). */
+  idNumbers?: string[];
   /** Already normalised (lower case, accents removed). */
   nameContains?: string;
   balanceGte?: string;
@@ -128,7 +129,7 @@ export async function listClients(
     .limit(f.limit + 1)
     .withGraphFetched('addresses(ordered)')
     .modifiers({ ordered: (b) => b.orderBy('position') });
-  if (f.idNumber !== undefined) q.where('idNumber', f.idNumber);
+  if (f.idNumbers !== undefined) q.whereIn('idNumber', f.idNumbers);
   if (f.nameContains !== undefined) {
     // The pattern's own wildcards are escaped so user input matches literally.
     const escaped = f.nameContains.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,5 +1,7 @@
 // POST /api/v1/clients: creates a client with its addresses. The identification type (Nota 4)
-// is inferred from the number unless given; a duplicate identification in the company → 409.
+// is the one given, or read from the number only when one type alone has its shape (a 10-digit
+// number may be a jurídica or a NITE: 422 ambiguous_identification, domain/identification.ts);
+// a duplicate identification in the company → 409.
 // Idempotency-Key works as for invoices: the same request replays the stored 201 (with
 // Idempotent-Replayed: true), another body under the key → 422, while the first runs → 409.
 import type { FastifyInstance } from 'fastify';

@@ -1,10 +1,11 @@
 // GET /api/v1/clients/{id} (cli_ id or UUID) and GET /api/v1/clients with filters: cedula
-// (exact), name (case- and accent-insensitive contains), balance range, cursor pagination.
+// (exact after separators are removed; a física written with a leading zero, 01-0456-0789, also
+// finds 104560789), name (case- and accent-insensitive contains), balance range, cursor pagination.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getClient, listClients, normalizeNameSearch } from '../../../db/queries/clients.ts';
 import { parseId, parseRef } from '../../../domain/ids.ts';
-import { normalizeIdentification } from '../../../domain/identification.ts';
+import { identificationSearchNumbers } from '../../../domain/identification.ts';
 import { tenantOf } from '../../auth.ts';
 import { notFound } from '../../errors.ts';
 import { clientObject } from '../../presenters/clients.ts';
@@ -51,7 +52,7 @@ export default async function readClientRoutes(fastify: FastifyInstance, { db }:
       const auth = tenantOf(request);
       const q = request.query;
       const { rows, hasMore } = await listClients(db, auth, {
-        idNumber: q.cedula !== undefined ? normalizeIdentification(q.cedula).toUpperCase() : undefined,
+        idNumbers: q.cedula !== undefined ? identificationSearchNumbers(q.cedula) : undefined,
         nameContains: q.name !== undefined ? normalizeNameSearch(q.name) : undefined,
         balanceGte: q.balance_gte,
         balanceLte: q.balance_lte,

@@ -132,6 +132,19 @@ describe('factura electrónica de compra (08)', () => {
       expect(res.json.code).toBe(code);
       expect(res.json.errors.map((x: { path: string }) => x.path)).toContain(path);
     }
+    // Ten digits may be a jurídica or a NITE: the supplier's type is asked for, never guessed.
+    const ambiguous = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      ...base,
+      supplier: {
+        name: 'Distribuidora Campos Limitada',
+        identification: '3-102-456789',
+        location: { provincia: '1', canton: '01', distrito: '01', otras_senas: 'Frente al parque central' },
+      },
+    });
+    expect(ambiguous.status).toBe(422);
+    expect(ambiguous.json.errors).toContainEqual(
+      expect.objectContaining({ path: '/supplier/identification', code: 'ambiguous_identification' }),
+    );
     expect(await written()).toEqual(before);
   });
 

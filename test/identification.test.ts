@@ -5,6 +5,10 @@ import {
   normalizeIdentification,
   resolveIdentification,
 } from '../domain/identification.ts';
+import type { FieldError } from '../domain/errors.ts';
+import { parseOtherCharges } from '../domain/invoice-request-fields.ts';
+import { parsePurchaseFields } from '../domain/purchase-request.ts';
+import { companyInputFromOptions } from '../cli/commands/company.ts';
 
 describe('Nota 4: the type read from a number only where one type alone has its shape', () => {
   const table: [raw: string, type: string, number: string][] = [
@@ -152,6 +156,77 @@ describe('an explicit type', () => {
     expect(resolveIdentification('102340567', '07')).toMatchObject({
       ok: false,
       code: 'invalid_identification',
+    });
+  });
+});
+
+describe('every way in reads identifications the same way', () => {
+  const place = { provincia: '1', canton: '01', distrito: '01', otras_senas: 'Frente al parque central' };
+
+  it("a purchase's supplier: ten digits need identification_type; a física with a zero is the física", () => {
+    const supplier = { name: 'Distribuidora Campos Limitada', location: place };
+    const ambiguous = parsePurchaseFields(
+      { supplier: { ...supplier, identification: '3-102-456789' } },
+      '3101000001',
+    );
+    expect(ambiguous.supplier).toBeNull();
+    expect(ambiguous.errors).toContainEqual({
+      path: '/supplier/identification',
+      code: 'ambiguous_identification',
+      message: expect.stringMatching(
+        /^3102456789 puede ser cédula jurídica \(02\) o NITE \(04\): indique identification_type \//,
+      ),
+    });
+    const given = parsePurchaseFields(
+      { supplier: { ...supplier, identification: '3-102-456789', identification_type: '04' } },
+      '3101000001',
+    );
+    expect(given.supplier).toMatchObject({ idType: '04', idNumber: '3102456789' });
+    const fisica = parsePurchaseFields(
+      { supplier: { ...supplier, name: 'Juan Campos Mora', identification: '01-0987-0654' } },
+      '3101000001',
+    );
+    expect(fisica.supplier).toMatchObject({ idType: '01', idNumber: '109870654' });
+    const self = parsePurchaseFields(
+      { supplier: { ...supplier, name: 'Juan Campos Mora', identification: '0109870654' } },
+      '109870654',
+    );
+    expect(self.errors).toContainEqual(expect.objectContaining({ code: 'supplier_is_company' }));
+  });
+
+  it("an other charge's third party: ten digits need id_type", () => {
+    const errors: FieldError[] = [];
+    const charge = {
+      code: '04',
+      amount: '10',
+      third_party: { id_number: '3101654321', name: 'Parqueo Central SA' },
+    };
+    parseOtherCharges(errors, '/other_charges', [charge]);
+    expect(errors).toContainEqual({
+      path: '/other_charges/0/third_party/id_number',
+      code: 'ambiguous_identification',
+      message: expect.stringContaining('puede ser cédula jurídica (02) o NITE (04): indique id_type'),
+    });
+    const ok: FieldError[] = [];
+    const [typed] = parseOtherCharges(ok, '/other_charges', [
+      { ...charge, third_party: { ...charge.third_party, id_type: '02' } },
+    ]);
+    expect(ok).toEqual([]);
+    expect(typed!.thirdParty).toEqual({ idType: '02', idNumber: '3101654321', name: 'Parqueo Central SA' });
+  });
+
+  it('the command line: --cedula with ten digits needs --id-type', () => {
+    const opts = { name: 'Empresa X', cedula: '3-101-666666', plan: 'business' };
+    expect(() => companyInputFromOptions(opts)).toThrow(
+      '--cedula: 3101666666 puede ser cédula jurídica (02) o NITE (04): indique --id-type',
+    );
+    expect(companyInputFromOptions({ ...opts, idType: '02' })).toMatchObject({
+      idType: '02',
+      idNumber: '3101666666',
+    });
+    expect(companyInputFromOptions({ ...opts, cedula: '01-0456-0789' })).toMatchObject({
+      idType: '01',
+      idNumber: '104560789',
     });
   });
 });

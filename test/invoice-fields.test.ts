@@ -525,6 +525,20 @@ describe('through the API', () => {
         {
           ...base,
           lines: [line],
+          other_charges: [
+            {
+              code: '04',
+              amount: '10',
+              third_party: { id_number: '3101654321', name: 'Parqueo Central SA' },
+            },
+          ],
+        },
+        '/other_charges/0/third_party/id_number',
+      ],
+      [
+        {
+          ...base,
+          lines: [line],
           payments: [{ method: 'tarjeta', amount: '1000000' }, { method: 'efectivo' }],
         },
         '/payments',

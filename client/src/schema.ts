@@ -1241,7 +1241,7 @@ export interface paths {
               /** @description MontoCargo */
               amount?: string | number;
               third_party?: {
-                /** @description Nota 4 type; inferred from the number */
+                /** @description Nota 4 type (01-06); required for a 10-digit number (jurídica 02 or NITE 04), otherwise read from the number as for a client */
                 id_type?: string;
                 /** @description Required: the cédula */
                 id_number?: string;
@@ -1268,7 +1268,7 @@ export interface paths {
               /** @description MontoCargo */
               amount?: string | number;
               third_party?: {
-                /** @description Nota 4 type; inferred from the number */
+                /** @description Nota 4 type (01-06); required for a 10-digit number (jurídica 02 or NITE 04), otherwise read from the number as for a client */
                 id_type?: string;
                 /** @description Required: the cédula */
                 id_number?: string;
@@ -2950,10 +2950,10 @@ export interface components {
     };
     /** CreateClientRequest */
     CreateClientRequest: {
-      /** @description Identification number; dashes and spaces are ignored */
+      /** @description Identification number; spaces, dots and dashes are ignored. A física written with a leading zero (0104560789, 01-0456-0789) is the física 104560789 */
       cedula: string;
       /**
-       * @description Nota 4 type; inferred when absent
+       * @description Nota 4 type: 01 física (9 digits), 02 jurídica (10 characters), 03 DIMEX (11-12 digits), 04 NITE (10 digits), 05 extranjero no domiciliado, 06 no contribuyente. When absent it is read from the number only where one type alone has its shape (9 digits: 01; 10 characters with a letter: 02; 11-12 digits: 03); a 10-digit number may be 02 or 04 and without this field is refused (422 ambiguous_identification)
        * @enum {string}
        */
       identification_type?: '01' | '02' | '03' | '04' | '05' | '06';
@@ -2985,7 +2985,7 @@ export interface components {
         /** @description The supplier identification number */
         identification: string;
         /**
-         * @description Nota 4; 05 Extranjero No Domiciliado and 06 No Contribuyente are for this emisor
+         * @description Nota 4; 05 Extranjero No Domiciliado and 06 No Contribuyente are for this emisor. Required for a 10-digit number (jurídica 02 or NITE 04) and for 05/06; otherwise read from the number as for a client
          * @enum {string}
          */
         identification_type?: '01' | '02' | '03' | '04' | '05' | '06';
@@ -3083,7 +3083,7 @@ export interface components {
         /** @description MontoCargo */
         amount?: string | number;
         third_party?: {
-          /** @description Nota 4 type; inferred from the number */
+          /** @description Nota 4 type (01-06); required for a 10-digit number (jurídica 02 or NITE 04), otherwise read from the number as for a client */
           id_type?: string;
           /** @description Required: the cédula */
           id_number?: string;
@@ -3110,7 +3110,7 @@ export interface components {
         /** @description MontoCargo */
         amount?: string | number;
         third_party?: {
-          /** @description Nota 4 type; inferred from the number */
+          /** @description Nota 4 type (01-06); required for a 10-digit number (jurídica 02 or NITE 04), otherwise read from the number as for a client */
           id_type?: string;
           /** @description Required: the cédula */
           id_number?: string;

@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import type { FieldError } from './errors.ts';
 
 /** One level of the code's hierarchy: its first 1, 2, 3, 4, 5, 7, 9 or 11 digits. */
 export interface CabysCategory {
@@ -130,6 +131,22 @@ export function lookupCabys(code: string, cat: CabysCatalogue = cabysCatalogue()
 
 export function isKnownCabys(code: string, cat: CabysCatalogue = cabysCatalogue()): boolean {
   return /^\d{13}$/.test(code) && cat.items.has(code);
+}
+
+/**
+ * The field error of a 13-digit code that is not in the catalogue (Hacienda rejects it), or null.
+ * `unknown_cabys` at `path`.
+ */
+export function unknownCabysError(code: string, path: string): FieldError | null {
+  if (isKnownCabys(code)) return null;
+  return {
+    path,
+    code: 'unknown_cabys',
+    message:
+      `el código CABYS ${code} no existe en el catálogo de bienes y servicios de Hacienda; ` +
+      `búsquelo en GET /api/v1/cabys?q=… (CABYS code ${code} is not in Hacienda's catalogue; ` +
+      'search it at GET /api/v1/cabys?q=…)',
+  };
 }
 
 export interface CabysSearch {

@@ -205,16 +205,17 @@ function wordsStartingWith(index: WordIndex, prefix: string): string[] {
 function byWords(cat: CabysCatalogue, words: string[]): string[] {
   const index = wordIndex(cat);
   const whole = new Map<number, number>();
-  let found: Set<number> | null = null;
+  let found: number[] | null = null;
   for (const w of new Set(words)) {
     const here = new Set<number>();
     for (const v of wordsStartingWith(index, w)) for (const i of index.words.get(v)!) here.add(i);
     for (const i of index.words.get(w) ?? []) whole.set(i, (whole.get(i) ?? 0) + 1);
-    found = found ? new Set([...found].filter((i) => here.has(i))) : here;
-    if (found.size === 0) return [];
+    const kept: number[] = found === null ? [...here] : found.filter((i) => here.has(i));
+    if (kept.length === 0) return [];
+    found = kept;
   }
   const length = (i: number) => cat.items.get(index.codes[i]!)!.description.length;
-  return [...(found ?? [])]
+  return (found ?? [])
     .sort((a, b) => (whole.get(b) ?? 0) - (whole.get(a) ?? 0) || length(a) - length(b) || a - b)
     .map((i) => index.codes[i]!);
 }

@@ -20,16 +20,24 @@ export function parseDelimited(text: string): string[][] {
   let row: string[] = [];
   let field = '';
   let quoted = false;
+  const endField = () => {
+    row.push(field.replace(/\r$/, ''));
+    field = '';
+  };
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') ((field += '"'), i++);
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"' && field === '') quoted = true;
-    else if (ch === sep) (row.push(field), (field = ''));
-    else if (ch === '\n') (row.push(field.replace(/\r$/, '')), rows.push(row), (row = []), (field = ''));
-    else field += ch;
+    if (quoted && ch === '"' && text[i + 1] === '"') {
+      field += '"';
+      i++;
+    } else if (quoted && ch === '"') quoted = false;
+    else if (quoted) field += ch;
+    else if (ch === '"' && field === '') quoted = true;
+    else if (ch === sep) endField();
+    else if (ch === '\n') {
+      endField();
+      rows.push(row);
+      row = [];
+    } else field += ch;
   }
   if (field || row.length) rows.push([...row, field]);
   return rows;

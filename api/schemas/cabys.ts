@@ -8,6 +8,7 @@ export const CabysCategoryObject = Type.Object({
   nivel: Type.Integer({ minimum: 1, maximum: 8, description: 'Level 1–8 of the hierarchy' }),
   codigo: Type.String({
     pattern: '^\\d{1,11}$',
+    examples: ['8'],
     description: "The category's code: the CABYS code's first 1, 2, 3, 4, 5, 7, 9 or 11 digits",
   }),
   descripcion: Type.Union([Type.String(), Type.Null()], {
@@ -47,9 +48,12 @@ export const CabysObject = Type.Object(
       description: 'The rate as the catalogue writes it: `13%`, `1%`, `Exento`, `na`',
       examples: ['13%'],
     }),
-    categorias: Type.Array(CabysCategoryObject, { description: 'Levels 1–8, from the widest' }),
+    categorias: Type.Array(CabysCategoryObject, {
+      description: 'Levels 1–8, from the widest',
+      examples: [CATEGORIES_EXAMPLE],
+    }),
   },
-  { examples: [CABYS_EXAMPLE] },
+  // No object-level example: the object is also nested in CabysSearchResult (one named schema).
 );
 
 export const CabysSearchQuery = Type.Object(

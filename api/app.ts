@@ -28,6 +28,7 @@ import companyRoutes from './routes/company/index.ts';
 import createClientRoute from './routes/clients/create.ts';
 import readClientRoutes from './routes/clients/read.ts';
 import serviceRoutes from './routes/services/index.ts';
+import cabysRoutes from './routes/cabys/index.ts';
 import createInvoiceRoute from './routes/invoices/create.ts';
 import readInvoiceRoutes from './routes/invoices/read.ts';
 import noteRoutes from './routes/invoices/notes.ts';
@@ -216,6 +217,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   createClientRoute,
   readClientRoutes,
   serviceRoutes,
+  cabysRoutes,
   createInvoiceRoute,
   readInvoiceRoutes,
   noteRoutes,

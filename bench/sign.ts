@@ -27,7 +27,7 @@ const EMISOR = { idType: '02', idNumber: '3101123456', name: 'Servicios Ejemplo 
 
 const LINES: DocumentLine[] = [
   {
-    cabys: '8314100000000',
+    cabys: '8314100000200',
     description: 'Consultoría en sistemas',
     quantity: '2',
     unitPrice: '50000',
@@ -35,7 +35,7 @@ const LINES: DocumentLine[] = [
     ivaRateCode: '08',
   },
   {
-    cabys: '4523000000000',
+    cabys: '4522003990000',
     description: 'Computadora portátil',
     quantity: '1',
     unitPrice: '350000.55',
@@ -44,7 +44,7 @@ const LINES: DocumentLine[] = [
     discounts: [{ amount: '10000', code: '07' }],
   },
   {
-    cabys: '4321100000000',
+    cabys: '4526100000200',
     description: 'Mouse inalámbrico',
     quantity: '3',
     unitPrice: '8500',

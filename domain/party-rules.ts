@@ -2,6 +2,7 @@
 // written into a comprobante: the XSD facets of each element they become and Hacienda's codes the
 // service can check (territorial division, activity code, NumTelefono). The API's routes and the
 // command-line tool call these same functions, before anything is stored.
+import { unknownCabysError } from './cabys.ts';
 import type { FieldError } from './errors.ts';
 import { checkActivityCode, checkLocation, checkPhone, checkText, TEXT_FACETS } from './field-rules.ts';
 
@@ -93,11 +94,18 @@ export interface ServiceFields {
   commercial_code?: unknown;
 }
 
-/** A catalogue item as a LineaDetalle: CodigoCABYS 13 digits, Detalle, CodigoComercial. */
+/**
+ * A catalogue item as a LineaDetalle: CodigoCABYS 13 digits and in the official CABYS catalogue,
+ * Detalle, CodigoComercial.
+ */
 export function validateServiceFields(s: ServiceFields): FieldError[] {
   const errors: FieldError[] = [];
   if (typeof s.cabys !== 'string' || !/^\d{13}$/.test(s.cabys))
     errors.push({ path: '/cabys', code: 'invalid_format', message: 'must be a 13-digit CABYS code' });
+  else {
+    const unknown = unknownCabysError(s.cabys, '/cabys');
+    if (unknown) errors.push(unknown);
+  }
   checkText(errors, '/description', s.description, TEXT_FACETS.detalle, true);
   checkText(errors, '/commercial_code', s.commercial_code, TEXT_FACETS.codigoComercial);
   return errors;

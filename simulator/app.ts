@@ -1,6 +1,7 @@
 // The Hacienda simulator as a Fastify app factory: the IDP token endpoints, the reception API at
 // the sandbox and production bases, and the /_simulator admin endpoints. It never listens and
 // never reads the environment (main.ts does both). Knobs can be passed flat in the options.
+import { cabysCodes } from '../domain/cabys.ts';
 import { X509Certificate } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import Fastify from 'fastify';
@@ -39,7 +40,10 @@ export interface SimulatorOptions extends Partial<SimulatorKnobs> {
   /** Hacienda's callback POST; default Node's http with keep-alive connections. */
   postCallback?: CallbackPost;
   logger?: FastifyServerOptions['logger'];
-  /** Hacienda's published CABYS codes; without them only the 13-digit format is checked. */
+  /**
+   * Hacienda's published CABYS codes; default: the official catalogue shipped in catalogues/;
+   * null: only the 13-digit format is checked.
+   */
   cabysCatalogue?: ReadonlySet<string> | null;
   /**
    * Certificates (PEM text or DER) of further CAs whose certificates may sign, besides the
@@ -95,7 +99,7 @@ export async function buildSimulator(options: SimulatorOptions = {}): Promise<Si
     store: new DocumentStore(),
     counters: newCounters(),
     limiter: createRateLimiter(now),
-    cabys: options.cabysCatalogue ?? null,
+    cabys: options.cabysCatalogue === undefined ? cabysCodes() : options.cabysCatalogue,
     trustedCas: [SANDBOX_CA_CERTIFICATE_PEM, ...(options.trustedCertificates ?? [])].map(
       (c) => new X509Certificate(c),
     ),

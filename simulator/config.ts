@@ -10,7 +10,8 @@
 //   XSD_DIR          root of the official XSDs (default hacienda/xsd, shipped with the service); schema check when it exists
 //   LOG_LEVEL        pino level (default info; silent when NODE_ENV=test)
 //   SIMULATOR_CABYS_FILE   Hacienda's CABYS catalogue as text (CSV export of the published
-//                    spreadsheet); with it every CodigoCABYS must be in the catalogue
+//                    spreadsheet) to check every CodigoCABYS against, instead of the catalogue
+//                    shipped in catalogues/ (the default)
 //   SIMULATOR_TRUSTED_CA   PEM files (comma-separated) of further CAs whose certificates may sign,
 //                    besides the sandbox CA; e.g. the CA of an integrator's own sandbox certificates
 //   SIMULATOR_ADMIN_TOKEN  bearer token for the /_simulator endpoints (at least 16 characters);
@@ -18,6 +19,7 @@
 //                    and forget documents) must not be open to whoever reaches the port
 import { resolve } from 'node:path';
 import { projectRoot } from '../config/index.ts';
+import { cabysCodes } from '../domain/cabys.ts';
 import { readCabysCatalogue, readPemCertificates } from './catalogue-files.ts';
 import { KNOB_NAMES, knobKind, validateKnobs } from './knobs.ts';
 import type { SimulatorKnobs } from './knobs.ts';
@@ -42,8 +44,10 @@ export interface SimulatorEnvConfig {
   adminToken: string | null;
   users: Record<string, string> | null;
   knobs: Partial<SimulatorKnobs>;
-  /** Codes of SIMULATOR_CABYS_FILE, or null. */
-  cabysCatalogue: Set<string> | null;
+  /** Codes of SIMULATOR_CABYS_FILE, else of the shipped official catalogue. */
+  cabysCatalogue: ReadonlySet<string>;
+  /** Where those codes come from (the startup banner says). */
+  cabysSource: string;
   /** PEM certificates of SIMULATOR_TRUSTED_CA. */
   trustedCertificates: string[];
 }
@@ -143,7 +147,10 @@ export function loadSimulatorConfig(env: Env = process.env): SimulatorEnvConfig 
     adminToken: parseAdminToken(env),
     users: parseUsers(env.SIMULATOR_USERS),
     knobs: parseKnobs(env),
-    cabysCatalogue: cabysFile ? fromFile('SIMULATOR_CABYS_FILE', cabysFile, readCabysCatalogue) : null,
+    cabysCatalogue: cabysFile
+      ? fromFile('SIMULATOR_CABYS_FILE', cabysFile, readCabysCatalogue)
+      : cabysCodes(),
+    cabysSource: cabysFile ? 'SIMULATOR_CABYS_FILE' : 'catalogues/cabys.tsv.gz',
     trustedCertificates: caFiles.flatMap((f) => fromFile('SIMULATOR_TRUSTED_CA', f, readPemCertificates)),
   };
 }

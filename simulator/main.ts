@@ -36,7 +36,7 @@ console.log(`Hacienda simulator listening on ${base}
   admin             ${base}/_simulator/config | /_simulator/documents | /_simulator/stats  (${sim.adminToken ? 'bearer SIMULATOR_ADMIN_TOKEN' : 'open: no SIMULATOR_ADMIN_TOKEN'})
   schema check      ${schemaDir && knobs.checkSchema ? schemaDir : `off (${schemaDir ? knobEnvName('checkSchema') : 'XSD_DIR not found'})`}
   credentials       ${sim.users ? `${Object.keys(sim.users).length} configured user(s)` : 'any username and password'}
-  CABYS catalogue   ${sim.cabysCatalogue ? `${sim.cabysCatalogue.size} codes` : 'none (SIMULATOR_CABYS_FILE): 13-digit format only'}
+  CABYS catalogue   ${sim.cabysCatalogue.size} codes (${sim.cabysSource})
   trusted CAs       the sandbox CA${sim.trustedCertificates.length ? ` + ${sim.trustedCertificates.length} from SIMULATOR_TRUSTED_CA` : ''}
   processing delay  ${knobs.processingDelayMs} ms`);
 

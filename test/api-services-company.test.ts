@@ -7,7 +7,7 @@ let t: TestApp;
 let companyId: number;
 let key: string;
 const service = {
-  cabys: '8314100000000',
+  cabys: '8314100000200',
   description: 'Consultoría en sistemas',
   unit: 'Sp',
   iva_rate_code: '08',
@@ -41,7 +41,7 @@ describe('services', () => {
     const goods = await call(t.app, 'POST', '/api/v1/services', {
       key,
       body: {
-        cabys: '2399999000000',
+        cabys: '2399999009900',
         description: 'Cemento 50 kg',
         unit: 'Unid',
         iva_rate_code: '08',

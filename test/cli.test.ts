@@ -115,7 +115,7 @@ describe('npm run cli', () => {
       '--company',
       c.id,
       '--cabys',
-      '4299999000000',
+      '4299101019900',
       '--description',
       'Martillo de acero',
       '--unit',
@@ -254,7 +254,7 @@ describe('npm run cli', () => {
     expect(long.stderr).toMatch(/\/paymentMethodOther: is required/);
     expect(long.stderr).toMatch(/\/lines\/0\/qty: qty is too large: at most 13 integer digits/);
     const service = await cli([
-      'service', 'add', '--company', company.id, '--cabys', '8314100000000', '--description',
+      'service', 'add', '--company', company.id, '--cabys', '8314100000200', '--description',
       'Servicio\u0007de prueba', '--unit', 'Sp', '--iva-rate-code', '08', '--price', '10',
     ]); // prettier-ignore
     expect(service.code).not.toBe(0);

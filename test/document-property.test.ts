@@ -279,9 +279,9 @@ const COMPANY = {
 
 /** The purchase's catalogue: goods and services at 13 %, an exempt service. */
 const SERVICES = [
-  { id: 1, cabys: '4523000000000', description: 'Computadora portátil', unit: 'Unid', ivaRateCode: '08' },
+  { id: 1, cabys: '4522003990000', description: 'Computadora portátil', unit: 'Unid', ivaRateCode: '08' },
   { id: 2, cabys: '8311100000000', description: 'Asesoría técnica', unit: 'Sp', ivaRateCode: '08' },
-  { id: 3, cabys: '9311100000000', description: 'Servicio educativo exento', unit: 'Sp', ivaRateCode: '10' },
+  { id: 3, cabys: '9231000000200', description: 'Servicio educativo exento', unit: 'Sp', ivaRateCode: '10' },
 ].map((x) => ({
   ...x,
   uuid: `00000000-0000-0000-0000-00000000000${x.id}`,
@@ -408,7 +408,7 @@ const taxedLineArb = fc
     discount: fc.option(fixed(1, 100_000, 5), { freq: 2 }),
   })
   .map((x): DocumentLine => ({
-    cabys: '2213000000100',
+    cabys: '2431000000000',
     description: 'Cerveza 350 ml',
     unit: 'Unid',
     quantity: String(x.qty),
@@ -600,7 +600,7 @@ const hardLineArb = fc
     const rate = new D(IVA_RATES[x.rateCode].rate);
     const exRate = x.exoneration === null ? null : D.min(rate, new D(x.exoneration).div(100).times(rate));
     return {
-      cabys: '2213000000100',
+      cabys: '2431000000000',
       description: 'Producto a granel',
       unit: 'Kg',
       quantity: x.qty,
@@ -652,7 +652,7 @@ describe('generated partial credit notes', () => {
     // The CABYS agrees with the unit (goods or services), as the simulator reads either.
     const agreeing = lineArb.map((l): DocumentLine => {
       const { kind: _k, ...rest } = l;
-      return { ...rest, cabys: SERVICE_UNITS.has(l.unit) ? '8311100000000' : '4523000000000' };
+      return { ...rest, cabys: SERVICE_UNITS.has(l.unit) ? '8311100000000' : '4522003990000' };
     });
     const arb = fc
       .array(agreeing, { minLength: 1, maxLength: 4 })

@@ -835,7 +835,7 @@ function plausibleRequest(): fc.Arbitrary<Plausible> {
     }));
   const service = fc
     .record({
-      cabys: fc.constantFrom('8314100000000', '4523000000000', '0000000000000'),
+      cabys: fc.constantFrom('8314100000200', '4522003990000', '0000000000000'),
       description: hostileText(3, 200),
       unit: fc.constantFrom('Sp', 'Unid', 'Kg'),
       iva_rate_code: fc.constantFrom('08', '10', '01'),

@@ -41,7 +41,7 @@ const address = (patch: Record<string, unknown>) => ({
   addresses: [{ provincia: '1', canton: '01', distrito: '01', otras_senas: 'Frente al parque', ...patch }],
 });
 const newService = (patch: Record<string, unknown>) => ({
-  cabys: '8314100000000',
+  cabys: '8314100000200',
   description: 'Servicio de prueba',
   unit: 'Sp',
   iva_rate_code: '08',

@@ -257,7 +257,7 @@ describe('the simulator recomputes the new buckets', () => {
   it('refuses a wrong TotalMercExonerada and a wrong MontoExoneracion, accepts the right ones', () => {
     const lines = [
       {
-        cabys: '4523000000000',
+        cabys: '4522003990000',
         description: 'Computadora portátil',
         quantity: '1',
         unitPrice: '1000',

@@ -500,7 +500,7 @@ describe('drafts', () => {
       name: 'Cliente Uno',
     });
     const svc = await api(e, 'POST', '/api/v1/services', k.secret, {
-      cabys: '8314100000000',
+      cabys: '8314100000200',
       description: 'Servicio',
       unit: 'Sp',
       iva_rate_code: '08',

@@ -215,7 +215,7 @@ async function seedResources(
     name: `Cliente ${label}`,
   });
   const service = await ok('POST', '/api/v1/services', {
-    cabys: '8314100000000',
+    cabys: '8314100000200',
     description: `Servicio ${label}`,
     unit: 'Sp',
     iva_rate_code: '08',

@@ -235,7 +235,7 @@ describe('real responses match the documented schemas', () => {
     await drive('GET', '/api/v1/clients', '/api/v1/clients?limit=0');
     const service = (
       await drive('POST', '/api/v1/services', '/api/v1/services', {
-        cabys: '8314100000000',
+        cabys: '8314100000200',
         description: 'Soporte técnico',
         unit: 'Sp',
         iva_rate_code: '08',
@@ -245,6 +245,13 @@ describe('real responses match the documented schemas', () => {
     await drive('GET', '/api/v1/services/{id}', `/api/v1/services/${service.id}`);
     await drive('GET', '/api/v1/services/{id}', '/api/v1/services/srv_000000999999');
     await drive('GET', '/api/v1/services', '/api/v1/services');
+    // The official CABYS catalogue.
+    expect((await drive('GET', '/api/v1/cabys', '/api/v1/cabys?q=desarrollo%20aplicaciones')).status).toBe(
+      200,
+    );
+    await drive('GET', '/api/v1/cabys', '/api/v1/cabys?q=cafe&limit=0');
+    expect((await drive('GET', '/api/v1/cabys/{code}', '/api/v1/cabys/8314100000200')).status).toBe(200);
+    expect((await drive('GET', '/api/v1/cabys/{code}', '/api/v1/cabys/0000000000000')).status).toBe(404);
 
     // Invoices: one issued and accepted, one draft issued later.
     const cli = `cli_${pad(s.client.id)}`;

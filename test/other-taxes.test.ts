@@ -23,6 +23,10 @@ import { EMISORES } from './helpers/invoice-arbitraries.ts';
 import { waitFor } from './helpers/wait.ts';
 import { acceptedDocument } from './helpers/accepted-document.ts';
 import type { SchemaDocumentType } from '../hacienda/xsd.ts';
+import { cabysCatalogue } from '../domain/cabys.ts';
+
+/** Real CABYS codes for generated lines: the catalogue's dairy products (section 22). */
+const DAIRY_CABYS = [...cabysCatalogue().items.keys()].filter((c) => c.startsWith('22')).sort();
 
 const D = Decimal.clone({ precision: 50, rounding: Decimal.ROUND_HALF_UP });
 type Dec = InstanceType<typeof D>;
@@ -398,7 +402,7 @@ function facturaOf(
     mediosPago: (typeof medio === 'string' ? [{ type: medio }] : medio) as never,
     lines: lines.map((l, i) => ({
       ...l,
-      cabys: `22110000000${String(i).padStart(2, '0')}`,
+      cabys: DAIRY_CABYS[i % DAIRY_CABYS.length]!,
       description: 'Artículo',
     })),
     totals,
@@ -481,11 +485,11 @@ describe('through the API', () => {
       });
       svc[name] = ref('srv', x.id);
     };
-    await add('Cerveza 350 ml', '2213000000100', 'Unid', '08', '900');
-    await add('Gasolina súper', '3331000000100', 'L', '10', '800');
-    await add('Vehículo usado', '4911000000100', 'Unid', '08', '5000000');
-    await add('Cigarrillos, cajetilla', '2500000000100', 'Unid', '08', '2500');
-    await add('Consulta médica', '9312100000000', 'Sp', '04', '45000');
+    await add('Cerveza 350 ml', '2431000000000', 'Unid', '08', '900');
+    await add('Gasolina súper', '3331100010000', 'L', '10', '800');
+    await add('Vehículo usado', '4911399000000', 'Unid', '08', '5000000');
+    await add('Cigarrillos, cajetilla', '2502000000200', 'Unid', '08', '2500');
+    await add('Consulta médica', '9310100000300', 'Sp', '04', '45000');
   }, 60_000);
   afterAll(async () => {
     await e?.close();
@@ -743,7 +747,7 @@ describe('through the API', () => {
 
   it('a service of the used-goods regime (tax code 08) is created through the API; its lines state the factor', async () => {
     const created = await api(e, 'POST', '/api/v1/services', s.key, {
-      cabys: '4911000000100',
+      cabys: '4911399000000',
       description: 'Motocicleta usada',
       unit: 'Unid',
       tax_code: '08',
@@ -813,7 +817,7 @@ describe('through the API', () => {
 
   it('a service of the catalogue carries default taxes; its lines take them unless they give their own', async () => {
     const bad = await api(e, 'POST', '/api/v1/services', s.key, {
-      cabys: '2213000000200',
+      cabys: '2431000000000',
       description: 'Cerveza artesanal 355 ml',
       unit: 'Unid',
       iva_rate_code: '08',
@@ -825,7 +829,7 @@ describe('through the API', () => {
       expect.objectContaining({ path: '/taxes/0/alcohol_percent', code: 'required' }),
     );
     const created = await api(e, 'POST', '/api/v1/services', s.key, {
-      cabys: '2213000000200',
+      cabys: '2431000000000',
       description: 'Cerveza artesanal 355 ml',
       unit: 'Unid',
       iva_rate_code: '08',

@@ -184,7 +184,7 @@ describe('receipt lines (domain)', () => {
     // payments need a second line of the same IVA to be carried to the fifth decimal.
     const lines: DocumentLine[] = [
       {
-        cabys: '8314100000000',
+        cabys: '8314100000200',
         description: 'Consultoría',
         unit: 'Sp',
         quantity: '1',

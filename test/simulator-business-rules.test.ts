@@ -59,15 +59,13 @@ interface Case {
   build: (n: number) => Promise<Built>;
 }
 
-// CABYS codes of the fixtures, as the operator's catalogue file would list them.
-const CABYS = new Set(TEST_LINES.map((l) => l.cabys));
-
 let app: SimulatorApp;
 let token: string;
 let numbers = 1000;
 
 beforeAll(async () => {
-  app = await buildSimulator({ processingDelayMs: 0, schemaDir: XSD_DIR, cabysCatalogue: CABYS });
+  // The official CABYS catalogue shipped in catalogues/ is the simulator's default.
+  app = await buildSimulator({ processingDelayMs: 0, schemaDir: XSD_DIR });
   const res = await app.inject({
     method: 'POST',
     url: '/auth/realms/rut-stag/protocol/openid-connect/token',
@@ -230,6 +228,13 @@ const CASES: Case[] = [
     expect: { code: RULE_CODES.cabys, message: /no existe en el catálogo/ },
     kind: 'cabys',
     build: async (n) => signed(factura(n, { lines: [{ ...TEST_LINES[0]!, cabys: '9999999999999' }] })),
+  },
+  {
+    name: 'the CABYS code 0000000000000 (13 digits, in no catalogue)',
+    knob: 'checkCabys',
+    expect: { code: RULE_CODES.cabys, message: /'0000000000000' de la línea 1 no existe en el catálogo/ },
+    kind: 'cabys',
+    build: async (n) => signed(factura(n, { lines: [{ ...TEST_LINES[0]!, cabys: '0000000000000' }] })),
   },
   {
     name: 'an activity code that is not 6 digits',
@@ -602,14 +607,21 @@ describe('operator files', () => {
       const caPem = new X509Certificate(material.certificateChain[1]!).toString();
       writeFileSync(
         join(dir, 'cabys.csv'),
-        'Código;Descripción\n8314100000100;Asesoría\n4819100000000;Libros\n',
+        'Código;Descripción\n8314100000100;Asesoría\n3221000000000;Libros\n',
       );
       writeFileSync(join(dir, 'ca.pem'), caPem);
       const config = loadSimulatorConfig({
         SIMULATOR_CABYS_FILE: join(dir, 'cabys.csv'),
         SIMULATOR_TRUSTED_CA: join(dir, 'ca.pem'),
       });
-      expect([...config.cabysCatalogue!].sort()).toEqual(['4819100000000', '8314100000100']);
+      expect([...config.cabysCatalogue].sort()).toEqual(['3221000000000', '8314100000100']);
+      expect(config.cabysSource).toBe('SIMULATOR_CABYS_FILE');
+      // Without the variable: the official catalogue shipped with the service.
+      const shipped = loadSimulatorConfig({});
+      expect(shipped.cabysSource).toBe('catalogues/cabys.tsv.gz');
+      expect(shipped.cabysCatalogue.size).toBeGreaterThan(20_000);
+      expect(shipped.cabysCatalogue.has('8314100000200')).toBe(true);
+      expect(shipped.cabysCatalogue.has('0000000000000')).toBe(false);
       expect(config.trustedCertificates).toHaveLength(1);
       expect(() => loadSimulatorConfig({ SIMULATOR_CABYS_FILE: join(dir, 'ca.pem') })).toThrow(
         /^SIMULATOR_CABYS_FILE: no 13-digit CABYS code/,

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { hostileText } from './helpers/hostile.ts';
+import { cabysArb } from './helpers/invoice-arbitraries.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const SEED = Number(process.env.FC_SEED ?? Date.now() % 1_000_000);
@@ -111,7 +112,12 @@ const clientArb = fc
 
 const serviceArb = fc.record(
   {
-    cabys: fc.oneof(fc.stringMatching(/^\d{13}$/), fc.constantFrom('123', '12345678901234')),
+    // Mostly codes of the official catalogue; sometimes 13 digits in no catalogue (unknown_cabys).
+    cabys: fc.oneof(
+      { weight: 4, arbitrary: cabysArb },
+      { weight: 1, arbitrary: fc.stringMatching(/^\d{13}$/) },
+      { weight: 1, arbitrary: fc.constantFrom('123', '12345678901234', '0000000000000') },
+    ),
     description: textOf(3, 200),
     unit: fc.constantFrom('Sp', 'Unid', 'Kg', 'h', 'Al'),
     iva_rate_code: fc.constantFrom('01', '02', '04', '08', '10', '11'),

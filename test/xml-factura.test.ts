@@ -158,7 +158,7 @@ describe('buildFacturaXml: structure', () => {
       testFactura({
         lines: [
           {
-            cabys: '2391000000000',
+            cabys: '2314000991000',
             description: 'Arroz',
             quantity: '1',
             unitPrice: '1000',
@@ -278,7 +278,7 @@ describe('schema validation of signed documents', () => {
 
   it('every optional element lands where the XSD expects it', async () => {
     const full: DocumentLine = {
-      cabys: '3004900000100',
+      cabys: '3562103040101',
       description: 'Medicamento con registro',
       commercialCodes: [
         { type: '01', code: 'SKU-1' },

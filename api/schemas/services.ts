@@ -44,7 +44,7 @@ export const CreateServiceBody = Type.Object(
     additionalProperties: false,
     examples: [
       {
-        cabys: '8314100000000',
+        cabys: '8314100000200',
         description: 'Consultoría en sistemas',
         unit: 'Sp',
         iva_rate_code: '08',

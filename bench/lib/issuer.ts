@@ -70,9 +70,9 @@ export async function seedIssuer(db: Db, secretsKey: Buffer, mix: DocMix = 'fact
   );
   const services = await Promise.all(
     [
-      { cabys: '8314100000000', description: 'Consultoría en sistemas', unit: 'Sp', price: '50000.00' },
-      { cabys: '4523000000000', description: 'Computadora portátil', unit: 'Unid', price: '350000.55' },
-      { cabys: '4321100000000', description: 'Mouse inalámbrico', unit: 'Unid', price: '8500.00' },
+      { cabys: '8314100000200', description: 'Consultoría en sistemas', unit: 'Sp', price: '50000.00' },
+      { cabys: '4522003990000', description: 'Computadora portátil', unit: 'Unid', price: '350000.55' },
+      { cabys: '4526100000200', description: 'Mouse inalámbrico', unit: 'Unid', price: '8500.00' },
     ].map((s) => createService(db, tenant, { ...s, taxCode: '01', ivaRateCode: '08' })),
   );
   const { secret } = await createApiKey(db, {

@@ -52,7 +52,7 @@ export async function setUpDemoCompany(ctx: CliContext, companyId: number): Prom
   );
   const tenant = { companyId, livemode: false };
   await createService(ctx.db, tenant, {
-    cabys: '8314100000000',
+    cabys: '8314100000200',
     description: 'Servicios de consultoría en tecnologías de la información',
     unit: 'Sp',
     taxCode: '01',
@@ -60,7 +60,7 @@ export async function setUpDemoCompany(ctx: CliContext, companyId: number): Prom
     price: '25000.00',
   });
   await createService(ctx.db, tenant, {
-    cabys: '4523000000000',
+    cabys: '4522003990000',
     description: 'Computadora portátil',
     unit: 'Unid',
     taxCode: '01',

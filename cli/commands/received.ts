@@ -17,7 +17,7 @@ const SAMPLE_SUPPLIER = { idType: '01', idNumber: '109870654', name: 'Proveedora
 
 const SAMPLE_LINES: DocumentLine[] = [
   {
-    cabys: '4523000000000',
+    cabys: '4522003990000',
     description: 'Monitor de 27 pulgadas',
     quantity: '2',
     unitPrice: '100000',

@@ -14,6 +14,7 @@ import {
   type TipoComprobante,
   type UnidadMedida,
 } from '../../domain/codes.ts';
+import { unknownCabysError } from '../../domain/cabys.ts';
 import { DomainValidationError, type FieldError } from '../../domain/errors.ts';
 import { computeDocumentTotals, type DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
@@ -206,6 +207,13 @@ function catalogueLines(req: InvoiceRequest, cat: Catalogue, errors: FieldError[
         code: 'unknown_service',
         message: 'no such service in this company and mode',
       });
+      return;
+    }
+    // A service stored before its code left the catalogue (or before the catalogue was checked):
+    // Hacienda would reject the document, so it is refused here, before a number is taken.
+    const unknownCabys = unknownCabysError(s.cabys, l.servicePath);
+    if (unknownCabys) {
+      errors.push(unknownCabys);
       return;
     }
     if (exportacion && s.taxCode !== '01') {

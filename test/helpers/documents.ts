@@ -44,7 +44,7 @@ export const TEST_LINES: DocumentLine[] = [
     ivaRateCode: '08',
   },
   {
-    cabys: '4819100000000',
+    cabys: '3221000000000',
     description: 'Libros de actas',
     quantity: '2',
     unitPrice: '3500.50',

@@ -172,7 +172,7 @@ export async function seedIssuer(db: Db, config: Config, idNumber = '3101123456'
     async () => {},
   );
   const consulting = await createService(db, tenant, {
-    cabys: '8314100000000',
+    cabys: '8314100000200',
     description: 'Consultoría en sistemas',
     unit: 'Sp',
     taxCode: '01',
@@ -180,7 +180,7 @@ export async function seedIssuer(db: Db, config: Config, idNumber = '3101123456'
     price: '33.33333',
   });
   const laptop = await createService(db, tenant, {
-    cabys: '4523000000000',
+    cabys: '4522003990000',
     description: 'Computadora portátil',
     unit: 'Unid',
     taxCode: '01',
@@ -188,7 +188,7 @@ export async function seedIssuer(db: Db, config: Config, idNumber = '3101123456'
     price: '450000.00',
   });
   const exempt = await createService(db, tenant, {
-    cabys: '9311100000000',
+    cabys: '9231000000200',
     description: 'Servicio educativo exento',
     unit: 'Sp',
     taxCode: '01',

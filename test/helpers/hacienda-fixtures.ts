@@ -46,7 +46,7 @@ export function signerFor(who: { idType: string; idNumber: string; name: string 
 }
 
 export const SERVICE_LINE: DocumentLine = {
-  cabys: '8314100000000',
+  cabys: '8314100000200',
   description: 'Consultoría en sistemas',
   quantity: '2',
   unitPrice: '50000',
@@ -55,7 +55,7 @@ export const SERVICE_LINE: DocumentLine = {
 };
 
 export const GOODS_LINE: DocumentLine = {
-  cabys: '4523000000000',
+  cabys: '4522003990000',
   description: 'Computadora portátil',
   quantity: '1',
   unitPrice: '350000.55',

@@ -4,6 +4,7 @@
 // with accents, emoji and the characters XML escapes; two emisores (jurídica and física).
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
+import { cabysCatalogue } from '../../domain/cabys.ts';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
 import {
   CONDICIONES_VENTA_CREDITO,
@@ -88,9 +89,15 @@ function stackDiscounts(montoTotal: Dec, drafts: DiscountDraft[]): DiscountInput
   return out;
 }
 
+/** Any code of the official CABYS catalogue (what Hacienda accepts in CodigoCABYS). */
+const CABYS_CODES = [...cabysCatalogue().items.keys()].sort();
+export const cabysArb: fc.Arbitrary<string> = fc
+  .integer({ min: 0, max: CABYS_CODES.length - 1 })
+  .map((i) => CABYS_CODES[i]!);
+
 export const lineArb: fc.Arbitrary<DocumentLine> = fc
   .record({
-    cabys: digits(13),
+    cabys: cabysArb,
     description: text(3, 60),
     quantity: loose(fixed(1, 9_999_999, 3)), // 0.001 .. 9999.999
     unitPrice: loose(fixed(0, 2_000_000_000, 5)), // 0 .. 20000.00000

@@ -14,7 +14,7 @@ export const PDF_LINES: DocumentLine[] = [
     ivaRateCode: '08',
   },
   {
-    cabys: '4819100000000',
+    cabys: '3221000000000',
     description: 'Libros de actas, tamaño oficio',
     quantity: '2',
     unitPrice: '3500.50',
@@ -38,7 +38,7 @@ export const PDF_LINES: DocumentLine[] = [
     },
   },
   {
-    cabys: '2391100000000',
+    cabys: '2391102010200',
     description: 'Café de Tarrazú, 500 g',
     quantity: '1.5',
     unitPrice: '4200',

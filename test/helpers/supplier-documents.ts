@@ -29,7 +29,7 @@ export const SUPPLIER: Party = { idType: '01', idNumber: '109870654', name: 'Pro
 /** Two monitors at 100 000 + 13 % IVA and an exempt installation: TotalImpuesto 26 000, total 236 000. */
 export const SUPPLIER_LINES: DocumentLine[] = [
   {
-    cabys: '4523000000000',
+    cabys: '4522003990000',
     description: 'Monitor de 27 pulgadas',
     quantity: '2',
     unitPrice: '100000',
@@ -37,7 +37,7 @@ export const SUPPLIER_LINES: DocumentLine[] = [
     ivaRateCode: '08',
   },
   {
-    cabys: '9311100000000',
+    cabys: '9231000000200',
     description: 'Instalación exenta',
     quantity: '1',
     unitPrice: '10000',

@@ -132,7 +132,11 @@ export function simulatedUsdRate(date: string): { compra: number; venta: number 
 /** The days from d to h (YYYY-MM-DD, both included), at most `max`. */
 export function daysBetween(d: string, h: string, max: number): string[] {
   const out: string[] = [];
-  for (let t = Date.parse(`${d}T00:00:00Z`); t <= Date.parse(`${h}T00:00:00Z`) && out.length < max; t += DAY_MS)
+  for (
+    let t = Date.parse(`${d}T00:00:00Z`);
+    t <= Date.parse(`${h}T00:00:00Z`) && out.length < max;
+    t += DAY_MS
+  )
     out.push(new Date(t).toISOString().slice(0, 10));
   return out;
 }

@@ -23,10 +23,19 @@ export const CreateClientBody = Type.Object(
     identification_type: Type.Optional(
       Type.String({
         enum: ['01', '02', '03', '04', '05', '06'],
-        description: 'Nota 4 type; inferred when absent',
+        description: 'Nota 4 type; inferred when absent (from Hacienda with lookup: true)',
       }),
     ),
-    name: Type.String({ minLength: 3, maxLength: 100 }),
+    lookup: Type.Optional(
+      Type.Boolean({
+        description:
+          "Take the identification type, and the name when none is given, from Hacienda's taxpayer " +
+          'register (422 taxpayer_not_found if it does not know the number; 503 when it cannot be reached)',
+      }),
+    ),
+    name: Type.Optional(
+      Type.String({ minLength: 3, maxLength: 100, description: 'Required unless lookup: true' }),
+    ),
     commercial_name: Type.Optional(Type.String({ minLength: 3, maxLength: 80 })),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 160 })),
     phone: Type.Optional(Type.String({ pattern: '^\\d{8,20}$', description: '8 to 20 digits' })),

@@ -64,9 +64,15 @@ export function createGetJson(o: PublicDataClientOptions): GetJson {
       try {
         return JSON.parse(res.text) as unknown;
       } catch (err) {
-        throw new PublicDataUnavailableError('Hacienda answered a body that is not JSON', 'bad_answer', 200, null, {
-          cause: err,
-        });
+        throw new PublicDataUnavailableError(
+          'Hacienda answered a body that is not JSON',
+          'bad_answer',
+          200,
+          null,
+          {
+            cause: err,
+          },
+        );
       }
     };
     try {

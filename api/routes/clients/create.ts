@@ -1,5 +1,6 @@
 // POST /api/v1/clients: creates a client with its addresses. The identification type (Nota 4)
-// is inferred from the number unless given; a duplicate identification in the company → 409.
+// is inferred from the number unless given, or taken from Hacienda's register with `lookup: true`
+// (api/public-data.ts, with the name when none is given); a duplicate identification → 409.
 // Idempotency-Key works as for invoices: the same request replays the stored 201 (with
 // Idempotent-Replayed: true), another body under the key → 422, while the first runs → 409.
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +14,7 @@ import { resolveIdentification } from '../../../domain/identification.ts';
 import { validateClientFields } from '../../../domain/party-rules.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
+import { clientBodyWithLookup } from '../../public-data.ts';
 import { sendReplay } from '../../plugins/idempotency.ts';
 import { clientObject } from '../../presenters/clients.ts';
 import { ClientObject, CreateClientBody } from '../../schemas/clients.ts';
@@ -20,7 +22,10 @@ import { errorResponses, IdempotencyHeaders } from '../../schemas/common.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { Knex } from 'knex';
 
-export default async function createClientRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+export default async function createClientRoute(
+  fastify: FastifyInstance,
+  { db, config }: AppDeps,
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/clients',
@@ -36,7 +41,7 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
     },
     async (request, reply) => {
       const auth = tenantOf(request);
-      const body = request.body;
+      const body = await clientBodyWithLookup(db, config, request.body);
       const idem = request.idempotency;
       const ident = resolveIdentification(body.cedula, body.identification_type);
       if (!ident.ok) throw validationError([{ path: '/cedula', code: ident.code, message: ident.message }]);
@@ -47,7 +52,7 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
       const input = {
         idType: ident.type,
         idNumber: ident.number,
-        name: body.name.trim(),
+        name: (body.name ?? '').trim(),
         commercialName: body.commercial_name?.trim() ?? null,
         email: body.email ?? null,
         phone: body.phone ?? null,

@@ -70,8 +70,8 @@ export async function lookupTaxpayer(
   }
   try {
     const taxpayer = await pd.client.taxpayer(key);
-    await saveTaxpayer(db, key, true, taxpayer);
-    return { taxpayer, fetchedAt: new Date(), cached: false };
+    const fetchedAt = await saveTaxpayer(db, key, true, taxpayer);
+    return { taxpayer, fetchedAt, cached: false };
   } catch (err) {
     if (err instanceof PublicDataNotFoundError) await saveTaxpayer(db, key, false, null);
     throw err;

@@ -22,11 +22,14 @@ export async function cachedTaxpayer(
   return row ?? null;
 }
 
-export async function saveTaxpayer(db: Knex, idNumber: string, found: boolean, data: unknown): Promise<void> {
-  await db('taxpayer_lookups')
+/** Stores an answer; returns when it is said to have been fetched (the database's clock). */
+export async function saveTaxpayer(db: Knex, idNumber: string, found: boolean, data: unknown): Promise<Date> {
+  const [row] = (await db('taxpayer_lookups')
     .insert({ idNumber, found, data: data === null ? null : JSON.stringify(data), fetchedAt: db.fn.now() })
     .onConflict('idNumber')
-    .merge();
+    .merge()
+    .returning('fetchedAt')) as { fetchedAt: Date }[];
+  return new Date(row!.fetchedAt);
 }
 
 export interface ExchangeRateRow {

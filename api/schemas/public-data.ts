@@ -39,7 +39,7 @@ export const ExchangeRateObject = Type.Object(
   {
     object: Type.Literal('exchange_rate'),
     currency: Type.Literal('USD'),
-    date: Type.String({ format: 'date', description: 'Costa Rica calendar day' }),
+    date: Type.String({ format: 'date', description: 'Costa Rica calendar day', examples: ['2026-07-29'] }),
     buy: Type.String({ examples: ['505.67'], description: 'Colones per dollar, compra' }),
     sell: Type.String({
       examples: ['512.07'],

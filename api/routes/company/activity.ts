@@ -24,7 +24,7 @@ const UpdateCompanyBody = Type.Object(
       description: "One of the company's active activities in Hacienda's register (6 digits)",
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ activity_code: '620100' }] },
 );
 
 function notRegistered(err: ActivityNotRegisteredError): ApiError {

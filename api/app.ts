@@ -59,6 +59,8 @@ import invoiceTimelineRoute from './routes/invoices/timeline.ts';
 import createReceivedDocumentRoute from './routes/received-documents/create.ts';
 import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
 import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
+import publicDataRoutes from './routes/public-data/index.ts';
+import companyActivityRoute from './routes/company/activity.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -237,6 +239,8 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   createReceivedDocumentRoute,
   readReceivedDocumentRoutes,
   answerReceivedDocumentRoute,
+  publicDataRoutes,
+  companyActivityRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

@@ -86,6 +86,14 @@ export interface Config {
     production: HaciendaEndpoints;
     postTimeoutMs: number;
     getTimeoutMs: number;
+    /**
+     * Hacienda's public services (taxpayer register, dollar rate): api.hacienda.go.cr in
+     * production, the simulator otherwise. Same data for sandbox and live keys.
+     */
+    publicApiUrl: string;
+    publicTimeoutMs: number;
+    /** How long a taxpayer looked up stays cached (exchange rates are kept per day for good). */
+    taxpayerCacheSeconds: number;
   };
   simulator: { port: number; embedded: boolean };
   xsdDir: string;
@@ -400,7 +408,7 @@ export function loadConfig(env: Env = process.env): Config {
           writable: bool(env, 'ADMIN_QUEUES_WRITABLE', false),
         }
       : null,
-    hacienda: haciendaConfig(env, simulatorBase),
+    hacienda: haciendaConfig(env, simulatorBase, production),
     simulator: { port: simulatorPort, embedded: bool(env, 'SIMULATOR_EMBEDDED', !production) },
     xsdDir: resolve(projectRoot, str(env, 'XSD_DIR', '') || defaultXsdDir()),
     proveedorSistemas: str(env, 'PROVEEDOR_SISTEMAS', ''),
@@ -426,8 +434,16 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** Hacienda's endpoints (the simulator's by default for the sandbox) and the timeouts of its calls. */
-function haciendaConfig(env: Env, simulatorBase: string): Config['hacienda'] {
+function haciendaConfig(env: Env, simulatorBase: string, production: boolean): Config['hacienda'] {
   return {
+    publicApiUrl: url(
+      env,
+      'HACIENDA_PUBLIC_API_URL',
+      production ? 'https://api.hacienda.go.cr' : simulatorBase,
+      ['http:', 'https:'],
+    ),
+    publicTimeoutMs: int(env, 'HACIENDA_PUBLIC_TIMEOUT_MS', 5_000, 100, 60_000),
+    taxpayerCacheSeconds: int(env, 'HACIENDA_TAXPAYER_CACHE_SECONDS', 86_400, 0, 30 * 86_400),
     // Hacienda can be slow: a POST carries the whole document. Past these the outcome is unknown.
     postTimeoutMs: int(env, 'HACIENDA_POST_TIMEOUT_MS', 30_000, 100, 600_000),
     getTimeoutMs: int(env, 'HACIENDA_GET_TIMEOUT_MS', 15_000, 100, 600_000),

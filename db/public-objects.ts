@@ -166,6 +166,7 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     ...(row.docType === '08' ? { supplier: supplierObject(row.supplier ?? null) } : {}),
     currency: row.currency,
     exchange_rate: new Decimal(row.exchangeRate).toString(),
+    exchange_rate_source: row.exchangeRateSource ?? null,
     condition: row.condition,
     credit_days: row.creditDays,
     payment_methods: row.paymentMethods,

@@ -62,3 +62,8 @@ export function formatCrClaveDate(date: Date): string {
   const p = crDateParts(date);
   return `${pad2(p.day)}${pad2(p.month)}${pad2(p.year % 100)}`;
 }
+
+/** `YYYY-MM-DD`: the Costa Rica calendar day of an instant (the day of an exchange rate). */
+export function formatCrDate(date: Date): string {
+  return formatCrDateTime(date).slice(0, 10);
+}

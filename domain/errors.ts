@@ -13,6 +13,8 @@ export const ERROR_CATALOGUE = {
   admin_credentials_required: { status: 401, title: 'Admin credentials required' },
   resource_not_found: { status: 404, title: 'Resource not found' },
   route_not_found: { status: 404, title: 'Route not found' },
+  taxpayer_not_found: { status: 404, title: "Not in Hacienda's taxpayer register" },
+  exchange_rate_not_found: { status: 404, title: 'Hacienda publishes no exchange rate for that day' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   duplicate_client: { status: 409, title: 'Client already exists' },
   duplicate_external_id: { status: 409, title: 'Duplicate external_id' },
@@ -42,11 +44,14 @@ export const ERROR_CATALOGUE = {
   signature_policy_invalid: { status: 422, title: "Signature policy is not Hacienda's v4.4 policy" },
   receptor_mismatch: { status: 422, title: 'The document is not addressed to this company' },
   webhook_endpoint_limit: { status: 422, title: 'Too many webhook endpoints' },
+  activity_not_registered: { status: 422, title: "Activity code not registered for the company's taxpayer" },
   rate_limited: { status: 429, title: 'Too many requests' },
   auth_rate_limited: { status: 429, title: 'Too many failed authentications' },
   headers_too_large: { status: 431, title: 'Request headers too large' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
+  hacienda_unavailable: { status: 503, title: "Hacienda's public service cannot be reached" },
+  exchange_rate_unavailable: { status: 503, title: 'No exchange rate can be had for the day' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

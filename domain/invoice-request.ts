@@ -66,6 +66,11 @@ export interface InvoiceRequest {
   exchangeRate: string | null;
   /** How the body spelled the exchange rate (for errors found once the currency is known). */
   exchangeRateKey: 'exchange_rate' | 'exchangeRate';
+  /**
+   * Where exchangeRate came from when the service filled it (a dollar document without one takes
+   * Hacienda's reference sell rate of the day); null when the request gave it.
+   */
+  exchangeRateSource?: string | null;
   paymentMethod: PaymentMethodName | null;
   /** MedioPagoOtros: the description payment method `otros` (99) needs. */
   paymentMethodOther: string | null;
@@ -375,7 +380,8 @@ function parseCurrency(body: Body, keyOf: KeyOf, errors: FieldError[], err: Err)
       err('/currency', 'invalid_format', 'must be an ISO 4217 code of 3 capital letters');
     else currency = body.currency;
   }
-  if (currency && currency !== 'CRC' && rawRate === undefined)
+  // A dollar document without a rate takes the day's reference sell rate (operations/public-data.ts).
+  if (currency && currency !== 'CRC' && currency !== 'USD' && rawRate === undefined)
     err(`/${rateKey}`, 'required', `is required for currency ${currency}`);
   if (currency === 'CRC' && exchangeRate !== null && Number(exchangeRate) !== 1)
     err(`/${rateKey}`, 'invalid_exchange_rate', 'must be 1 for CRC');

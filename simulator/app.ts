@@ -25,6 +25,8 @@ import { createProcessor } from './processing.ts';
 import { seededRandom } from './random.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { registerReceptionRoutes } from './reception-routes.ts';
+import { registerPublicDataRoutes } from './public-data-routes.ts';
+import type { SimTaxpayer } from './public-data.ts';
 import { DocumentStore, newCounters } from './store.ts';
 import { createTokenIssuer } from './tokens.ts';
 
@@ -50,6 +52,8 @@ export interface SimulatorOptions extends Partial<SimulatorKnobs> {
    * sandbox CA (hacienda/sandbox-ca.ts) that is always trusted.
    */
   trustedCertificates?: readonly (string | Buffer)[];
+  /** Taxpayers the public register knows besides public-data.ts's seeded ones. */
+  taxpayers?: readonly SimTaxpayer[];
   /** Register the /_simulator endpoints (default true). */
   admin?: boolean;
   /**
@@ -136,6 +140,7 @@ export async function buildSimulator(options: SimulatorOptions = {}): Promise<Si
 
   registerIdpRoutes(app, ctx);
   registerReceptionRoutes(app, ctx, processor);
+  registerPublicDataRoutes(app, ctx, options.taxpayers);
   if (options.admin !== false) registerAdminRoutes(app, control, options.adminToken ?? null);
   app.decorate('simulator', control);
   return app as unknown as SimulatorApp;

@@ -70,6 +70,13 @@ export interface SimulatorKnobs {
   /** Sign each MensajeHacienda (lazily, on first read). Off only for pure load tests. */
   signResponses: boolean;
   callbackTimeoutMs: number;
+  // The public services (public-data-routes.ts): taxpayer register and dollar rate.
+  /** Every public-data request answered 503, as when Hacienda's service is down. */
+  publicDataDown: boolean;
+  /** Every taxpayer lookup answered 404. */
+  taxpayersNotFound: boolean;
+  /** Added to every public-data answer (on top of latencyMs). */
+  publicDataLatencyMs: number;
 }
 
 export const DEFAULT_KNOBS: Readonly<SimulatorKnobs> = Object.freeze({
@@ -123,6 +130,9 @@ export const DEFAULT_KNOBS: Readonly<SimulatorKnobs> = Object.freeze({
   checkCertificate: true,
   signResponses: true,
   callbackTimeoutMs: 10_000,
+  publicDataDown: false,
+  taxpayersNotFound: false,
+  publicDataLatencyMs: 0,
 });
 
 type Kind = 'rate' | 'ms' | 'seconds' | 'int' | 'bool';
@@ -173,6 +183,9 @@ const KINDS: Record<keyof SimulatorKnobs, Kind> = {
   checkCertificate: 'bool',
   signResponses: 'bool',
   callbackTimeoutMs: 'ms',
+  publicDataDown: 'bool',
+  taxpayersNotFound: 'bool',
+  publicDataLatencyMs: 'ms',
 };
 
 export const KNOB_NAMES = Object.keys(KINDS) as (keyof SimulatorKnobs)[];

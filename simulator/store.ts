@@ -44,6 +44,9 @@ export interface Counters {
   invalidGrants: number;
   callbacksDelivered: number;
   callbacksFailed: number;
+  /** Requests to the public services (public-data-routes.ts). */
+  taxpayerLookups: number;
+  exchangeRateLookups: number;
 }
 
 export const newCounters = (): Counters => ({
@@ -64,6 +67,8 @@ export const newCounters = (): Counters => ({
   invalidGrants: 0,
   callbacksDelivered: 0,
   callbacksFailed: 0,
+  taxpayerLookups: 0,
+  exchangeRateLookups: 0,
 });
 
 export class DocumentStore {

@@ -119,7 +119,7 @@ const CASES: Case[] = [
   ['PlazoCredito only with credit conditions (-46)', 'invoices', invoice({ credit_days: 30 }), '/credit_days', 'invalid_condition'],
   ['PlazoCredito 1 to 99999 days (-46)', 'invoices', invoice({ condition: 'credito_0' }), '/condition', 'invalid_condition'],
   ['TipoCambio 1 for CRC (-45)', 'invoices', invoice({ currency: 'CRC', exchange_rate: '2' }), '/exchange_rate', 'invalid_exchange_rate'],
-  ['TipoCambio required for other currencies (-45)', 'invoices', invoice({ currency: 'USD' }), '/exchange_rate', 'required'],
+  ['TipoCambio required for other currencies (-45)', 'invoices', invoice({ currency: 'EUR' }), '/exchange_rate', 'required'],
   ['TipoCambio 1 for a document in colones by default (-45)', 'invoices', invoice({ exchange_rate: '500' }), '/exchange_rate', 'invalid_exchange_rate', /colones \(CRC\).*es 1, no 500/],
   ['TipoCambio 1 for a CRC tiquete (-45)', 'invoices', invoice({ document_type: '04', exchangeRate: 500 }), '/exchangeRate', 'invalid_exchange_rate'],
   ['TipoCambio 1 for a CRC export (-45)', 'invoices', invoice({ document_type: '09', exchange_rate: '505.20' }), '/exchange_rate', 'invalid_exchange_rate'],

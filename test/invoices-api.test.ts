@@ -397,7 +397,7 @@ describe('request shapes', () => {
       '/lines/0/price',
       'mixed_shapes',
     ],
-    ['USD without rate', { currency: 'USD' }, '/exchange_rate', 'required'],
+    ['EUR without rate', { currency: 'EUR' }, '/exchange_rate', 'required'],
     ['unknown currency', { currency: 'XXQ', exchange_rate: '1' }, '/currency', 'invalid_value'],
     ['unknown condition', { condition: 'fiado' }, '/condition', 'invalid_condition'],
     [

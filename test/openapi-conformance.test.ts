@@ -203,6 +203,13 @@ describe('real responses match the documented schemas', () => {
 
     // Company, keys.
     await drive('GET', '/api/v1/company', '/api/v1/company');
+    await drive('PATCH', '/api/v1/company', '/api/v1/company', { activity_code: '620100' });
+    await drive('PATCH', '/api/v1/company', '/api/v1/company', { activity_code: '999999' });
+    // Hacienda's public data (the simulator's register and rates).
+    await drive('GET', '/api/v1/taxpayers/{cedula}', '/api/v1/taxpayers/3101123456');
+    await drive('GET', '/api/v1/taxpayers/{cedula}', '/api/v1/taxpayers/199999999');
+    await drive('GET', '/api/v1/exchange_rates/USD', '/api/v1/exchange_rates/USD');
+    await drive('GET', '/api/v1/exchange_rates/USD', '/api/v1/exchange_rates/USD?date=2999-01-01');
     const key = (
       await drive('POST', '/api/v1/keys', '/api/v1/keys', { name: 'conformance', scopes: ['read:clients'] })
     ).json;

@@ -30,10 +30,19 @@ export const CreateClientBody = Type.Object(
           '04 NITE (10 digits), 05 extranjero no domiciliado, 06 no contribuyente. When absent it is ' +
           'read from the number only where one type alone has its shape (9 digits: 01; 10 characters ' +
           'with a letter: 02; 11-12 digits: 03); a 10-digit number may be 02 or 04 and without this ' +
-          'field is refused (422 ambiguous_identification)',
+          'field (or lookup: true) is refused (422 ambiguous_identification)',
       }),
     ),
-    name: Type.String({ minLength: 3, maxLength: 100 }),
+    lookup: Type.Optional(
+      Type.Boolean({
+        description:
+          "Take the identification type, and the name when none is given, from Hacienda's taxpayer " +
+          'register (422 taxpayer_not_found if it does not know the number; 503 when it cannot be reached)',
+      }),
+    ),
+    name: Type.Optional(
+      Type.String({ minLength: 3, maxLength: 100, description: 'Required unless lookup: true' }),
+    ),
     commercial_name: Type.Optional(Type.String({ minLength: 3, maxLength: 80 })),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 160 })),
     phone: Type.Optional(Type.String({ pattern: '^\\d{8,20}$', description: '8 to 20 digits' })),

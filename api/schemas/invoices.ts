@@ -386,7 +386,10 @@ export const CreateInvoiceBody = Type.Object(
     ),
     exchange_rate: Type.Optional(
       Type.Union([Type.String(), Type.Number()], {
-        description: 'To colones, up to 5 decimals; required for a currency other than CRC (either shape)',
+        description:
+          'To colones, up to 5 decimals; 1 (or absent) for CRC; required for other currencies except USD, ' +
+          "which without it takes the day's reference sell rate (exchange_rate_source: hacienda_bccr; 503 " +
+          'exchange_rate_unavailable when none can be had) (either shape)',
       }),
     ),
     exchangeRate: Type.Optional(
@@ -760,6 +763,11 @@ export const InvoiceObject = Type.Object({
   ),
   currency: Type.String(),
   exchange_rate: Type.String(),
+  exchange_rate_source: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Where exchange_rate came from: request (given), hacienda_bccr (a dollar invoice without one took ' +
+      "the BCCR's reference sell rate of its Costa Rica issue day, as Hacienda publishes it); null for CRC",
+  }),
   condition: Type.String(),
   credit_days: Type.Union([Type.Integer(), Type.Null()]),
   payment_methods: Type.Array(Type.String()),

@@ -108,3 +108,8 @@ export async function companyNumbering(
     defaultTerminal: string;
   };
 }
+
+/** The company's economic activity (CodigoActividadEmisor of its documents). */
+export async function setActivityCode(db: Knex, companyId: number, code: string): Promise<void> {
+  await db('companies').where({ id: companyId }).update({ activityCode: code, updatedAt: db.fn.now() });
+}

@@ -131,6 +131,7 @@ export function invoiceRecord(
     terminal: p.terminal,
     currency: p.currency,
     exchangeRate: p.exchangeRate,
+    exchangeRateSource: p.exchangeRateSource ?? null,
     condition: p.condition,
     condicionVenta: p.condicionVenta,
     conditionOther: p.conditionOther,

@@ -144,6 +144,13 @@ export function prepareFromCatalogue(
     errors.push({ path: '/currency', code: 'invalid_value', message: `${currency} is not an ISO 4217 code` });
   const crcRate = crcExchangeRateProblem(req, currency);
   if (crcRate) errors.push(crcRate);
+  // The API and the batch fill a dollar document's rate beforehand; other callers must give it.
+  if (currency === 'USD' && req.exchangeRate === null)
+    errors.push({
+      path: `/${req.exchangeRateKey}`,
+      code: 'required',
+      message: 'is required for currency USD',
+    });
   if (errors.length || !isCodigoMoneda(currency)) throw new DomainValidationError(errors);
 
   // 3. Totals, computed once, exactly.
@@ -159,6 +166,7 @@ export function prepareFromCatalogue(
     terminal: req.terminal ?? company.defaultTerminal,
     currency,
     exchangeRate,
+    exchangeRateSource: currency === 'CRC' ? null : (req.exchangeRateSource ?? 'request'),
     condition: req.condition.name,
     condicionVenta: req.condition.code,
     conditionOther: req.condition.other,

@@ -51,6 +51,8 @@ export interface InvoiceRow {
   /** ISO 4217, one of Hacienda's CodigoMoneda (the column's check). */
   currency: CodigoMoneda;
   exchangeRate: string;
+  /** request (given by the caller), hacienda_bccr (the day's reference sell rate), null for CRC. */
+  exchangeRateSource: string | null;
   condition: string;
   condicionVenta: string;
   conditionOther: string | null;
@@ -105,6 +107,8 @@ export interface PreparedInvoice {
   terminal: string;
   currency: CodigoMoneda;
   exchangeRate: string;
+  /** request (given by the caller), hacienda_bccr (the day's reference sell rate), null for CRC. */
+  exchangeRateSource?: string | null;
   condition: string;
   condicionVenta: string;
   conditionOther: string | null;
@@ -231,6 +235,7 @@ export const PUBLIC_INVOICE_COLUMNS = [
   'supplier',
   'currency',
   'exchangeRate',
+  'exchangeRateSource',
   'condition',
   'creditDays',
   'paymentMethods',

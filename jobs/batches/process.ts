@@ -37,6 +37,9 @@ import { isPurchaseBody } from '../../domain/document-types/index.ts';
 import { purchaseFromCatalogue } from '../../db/queries/purchases.ts';
 import { INVOICE_CREATE_ROUTE, requestFingerprint } from '../../domain/request-fingerprint.ts';
 import type { JobContext } from '../context.ts';
+import type { Config } from '../../config/index.ts';
+import { publicDataOf, withDayRate } from '../../operations/public-data.ts';
+import { PublicDataNotFoundError, PublicDataUnavailableError } from '../../hacienda/public-data/index.ts';
 
 export interface BatchJobData {
   v: 1;
@@ -56,9 +59,34 @@ const validation = (errors: { path: string; code: string; message: string }[]): 
   errors,
 });
 
+/** The request with the day's dollar rate, or the item's problem when none can be had. */
+async function dayRate(
+  db: Knex,
+  config: Config,
+  company: Company,
+  req: InvoiceRequest,
+): Promise<InvoiceRequest | { problem: ItemProblem }> {
+  try {
+    return await withDayRate(db, publicDataOf(config), company.defaultCurrency, req);
+  } catch (err) {
+    if (!(err instanceof PublicDataUnavailableError || err instanceof PublicDataNotFoundError)) throw err;
+    const path = `/${req.exchangeRateKey}`;
+    const message = `no dollar exchange rate could be had for today (${err.message}); give exchange_rate`;
+    return {
+      problem: {
+        status: 503,
+        code: 'exchange_rate_unavailable',
+        detail: message,
+        errors: [{ path, code: 'exchange_rate_unavailable', message }],
+      },
+    };
+  }
+}
+
 /** Parses and prepares a chunk's items: what can be recorded, and each refused item's problem. */
 async function prepareChunk(
   db: Knex,
+  config: Config,
   tenant: Tenant,
   company: Company,
   batchId: number,
@@ -81,7 +109,12 @@ async function prepareChunk(
         problem: { status: 409, code: 'company_incomplete', detail: `missing: ${incomplete.join(', ')}` },
       });
     } else if ('request' in r.value) parsed.push({ row, req: r.value.request, supplier: r.value.supplier });
-    else parsed.push({ row, req: r.value });
+    else {
+      // A dollar invoice without a rate takes the day's reference rate (cached: one call a day).
+      const withRate = await dayRate(db, config, company, r.value);
+      if ('problem' in withRate) failed.push({ position: row.position, problem: withRate.problem });
+      else parsed.push({ row, req: withRate });
+    }
   }
   // 2. Prepare against the catalogue (one lookup for the whole chunk).
   const catalogue = await loadCatalogue(
@@ -198,7 +231,7 @@ export async function processBatch(job: Job<BatchJobData>, ctx: JobContext): Pro
   for (;;) {
     const rows = await pendingBatchItems(db, batch.id, BATCH_CHUNK);
     if (!rows.length) break;
-    const chunk = await prepareChunk(db, tenant, company, batch.id, rows);
+    const chunk = await prepareChunk(db, ctx.config, tenant, company, batch.id, rows);
     await recordChunk(db, tenant, chunk, opts, ctx.log);
     await job.updateProgress({ done: rows.at(-1)!.position + 1, total: batch.total });
   }

@@ -70,6 +70,7 @@ export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
     HACIENDA_SANDBOX_API_URL: `${simUrl}/recepcion-sandbox/v1`,
     HACIENDA_PROD_IDP_URL: `${simUrl}/auth/realms/rut/protocol/openid-connect/token`,
     HACIENDA_PROD_API_URL: `${simUrl}/recepcion/v1`,
+    HACIENDA_PUBLIC_API_URL: simUrl,
     ...o.env,
   });
   const connection = bullConnection(redisUrl) as ConnectionOptions;

@@ -1,7 +1,8 @@
 // POST /api/v1/clients: creates a client with its addresses. The identification type (Nota 4)
-// is the one given, or read from the number only when one type alone has its shape (a 10-digit
-// number may be a jurídica or a NITE: 422 ambiguous_identification, domain/identification.ts);
-// a duplicate identification in the company → 409.
+// is the one given, or taken from Hacienda's register with `lookup: true` (api/public-data.ts,
+// with the name when none is given), or read from the number only when one type alone has its
+// shape (a 10-digit number may be a jurídica or a NITE: 422 ambiguous_identification,
+// domain/identification.ts); a duplicate identification in the company → 409.
 // Idempotency-Key works as for invoices: the same request replays the stored 201 (with
 // Idempotent-Replayed: true), another body under the key → 422, while the first runs → 409.
 import type { FastifyInstance } from 'fastify';
@@ -15,6 +16,7 @@ import { resolveIdentification } from '../../../domain/identification.ts';
 import { validateClientFields } from '../../../domain/party-rules.ts';
 import { tenantOf } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
+import { clientBodyWithLookup } from '../../public-data.ts';
 import { sendReplay } from '../../plugins/idempotency.ts';
 import { clientObject } from '../../presenters/clients.ts';
 import { ClientObject, CreateClientBody } from '../../schemas/clients.ts';
@@ -22,7 +24,10 @@ import { errorResponses, IdempotencyHeaders } from '../../schemas/common.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { Knex } from 'knex';
 
-export default async function createClientRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+export default async function createClientRoute(
+  fastify: FastifyInstance,
+  { db, config }: AppDeps,
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/clients',
@@ -38,7 +43,7 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
     },
     async (request, reply) => {
       const auth = tenantOf(request);
-      const body = request.body;
+      const body = await clientBodyWithLookup(db, config, request.body);
       const idem = request.idempotency;
       const ident = resolveIdentification(body.cedula, body.identification_type);
       if (!ident.ok) throw validationError([{ path: '/cedula', code: ident.code, message: ident.message }]);
@@ -49,7 +54,7 @@ export default async function createClientRoute(fastify: FastifyInstance, { db }
       const input = {
         idType: ident.type,
         idNumber: ident.number,
-        name: body.name.trim(),
+        name: (body.name ?? '').trim(),
         commercialName: body.commercial_name?.trim() ?? null,
         email: body.email ?? null,
         phone: body.phone ?? null,

@@ -29,6 +29,10 @@ import { errorResponses, IdempotentWaitHeaders } from '../../schemas/common.ts';
 import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
 import { requestTraceContext } from '../../tracing.ts';
 import { createPurchaseResponse } from './purchase.ts';
+import type { Config } from '../../../config/index.ts';
+import { formatCrDate } from '../../../domain/cr-time.ts';
+import { withDayRate } from '../../../operations/public-data.ts';
+import { exchangeRateProblem, publicDataOf } from '../../public-data.ts';
 
 type CreateBody = Static<typeof CreateInvoiceBody>;
 
@@ -89,6 +93,7 @@ async function createInvoiceResponse(
   request: FastifyRequest,
   reply: FastifyReply,
   db: Knex,
+  config: Config,
   body: CreateBody,
   send: boolean,
 ) {
@@ -108,11 +113,18 @@ async function createInvoiceResponse(
   } catch (err) {
     return replayOr(err);
   }
+  // A dollar invoice without a rate takes the day's reference rate, before a number is taken.
+  let request_;
+  try {
+    request_ = await withDayRate(db, publicDataOf(config), company.defaultCurrency, parsed.value);
+  } catch (err) {
+    return replayOr(exchangeRateProblem(err, formatCrDate(new Date()), `/${parsed.value.exchangeRateKey}`));
+  }
   // Looked up, prepared and recorded with concurrent creates on the same series: one transaction
   // of a few statements for all of them.
   const grouped = await createInvoiceGrouped(db, auth, {
     company,
-    request: parsed.value,
+    request: request_,
     send,
     idempotency: request.idempotency,
     requestId: request.id,
@@ -133,7 +145,10 @@ async function createInvoiceResponse(
   return reply.code(201).send(lang === 'es' ? grouped.body : invoiceObject(grouped.row, lang));
 }
 
-export default async function createInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): Promise<void> {
+export default async function createInvoiceRoute(
+  fastify: FastifyInstance,
+  { db, config }: AppDeps,
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/invoices',
@@ -160,7 +175,7 @@ export default async function createInvoiceRoute(fastify: FastifyInstance, { db 
       }
       // A purchase (the factura electrónica de compra) has a supplier instead of a client: purchase.ts.
       if (isPurchaseBody(request.body)) return createPurchaseResponse(request, reply, db, auth);
-      return createInvoiceResponse(request, reply, db, request.body, send);
+      return createInvoiceResponse(request, reply, db, config, request.body, send);
     },
   );
 }

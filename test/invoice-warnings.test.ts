@@ -3,9 +3,12 @@
 // accepted with the observation -16 in a bare table. The invoice keeps it as `warnings` (on the
 // API object, in its timeline, in the `invoice.accepted` event and on the invoice browser's page,
 // Spanish first), is not rejected, and nothing about it says "rechazado"; an invoice accepted
-// clean has `warnings: []` everywhere.
+// clean has `warnings: []` everywhere. Leaves test/artifacts/invoice-warnings.png.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../config/index.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { findExecutable } from './helpers/executables.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -135,6 +138,11 @@ describe('an invoice accepted with observations', () => {
       expect(await page.locator('#timeline li[data-type="answered"]').innerText()).toContain(
         'Aceptado con observaciones (-16)',
       );
+      mkdirSync(join(projectRoot, 'test/artifacts'), { recursive: true });
+      await page.screenshot({
+        path: join(projectRoot, 'test/artifacts/invoice-warnings.png'),
+        fullPage: true,
+      });
 
       await open(clean.id);
       expect(await page.locator('#warnings').isHidden()).toBe(true);

@@ -14,7 +14,8 @@
 // reading (rejection-reasons.ts explainRow). A rejected answer has no observations: its rows are
 // the rejection's reasons.
 import type { DetalleRow } from './detalle-mensaje.ts';
-import { parseMensajeHacienda } from './mensaje-hacienda.ts';
+import { MensajeHaciendaParseError, parseMensajeHacienda } from './mensaje-hacienda.ts';
+import type { MensajeHacienda } from './mensaje-hacienda.ts';
 import { explainRow } from './rejection-reasons.ts';
 import type { Bilingual } from './rejection-entry.ts';
 
@@ -66,9 +67,18 @@ export function observationOf(row: DetalleRow): Observation {
   };
 }
 
-/** The observations of a MensajeHacienda (the decoded respuesta-xml): none unless it accepts. */
+/**
+ * The observations of a MensajeHacienda (the decoded respuesta-xml): none unless it accepts, and
+ * none when it cannot be read (the acceptance stands on `ind-estado` all the same).
+ */
 export function observationsOf(responseXml: string): Observation[] {
-  const answer = parseMensajeHacienda(responseXml);
+  let answer: MensajeHacienda;
+  try {
+    answer = parseMensajeHacienda(responseXml);
+  } catch (err) {
+    if (err instanceof MensajeHaciendaParseError) return [];
+    throw err;
+  }
   if (!answer.accepted) return [];
   return readObservationRows(answer.detalleMensaje).map(observationOf);
 }

@@ -3,6 +3,8 @@
 // (CRLibre/API_Hacienda #50, CRLibre/fe-hacienda-cr-odoo #63), read into coded rows with their
 // Spanish and English reading; a rejection has none.
 import { describe, expect, it } from 'vitest';
+import { receivedDocumentObject } from '../db/received-document-object.ts';
+import type { PublicReceivedDocumentRow } from '../db/queries/received-documents.ts';
 import { observationsOf, readObservationRows } from '../hacienda/observations.ts';
 
 const PREAMBLE =
@@ -85,5 +87,35 @@ describe('observationsOf', () => {
       `${PREAMBLE}\n\nEl comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n-37, "${MSG_37}", 0, 0\n\n]`,
     );
     expect(observationsOf(rejected)).toEqual([]);
+    // An answer that cannot be read has none either (the acceptance stands on ind-estado).
+    expect(observationsOf('<not-xml')).toEqual([]);
+    expect(observationsOf('<Other/>')).toEqual([]);
+  });
+});
+
+describe('a received document answer’s observations', () => {
+  it('are shown as answer.warnings, [] when none', () => {
+    const xml = mensaje(1, `${PREAMBLE}\n\ncodigo, mensaje, fila, columna\n-16, "${MSG_16}", 0, 0`);
+    const base = {
+      id: 7,
+      issuedAt: new Date('2026-11-20T10:00:00Z'),
+      createdAt: new Date(),
+      updatedAt: new Date(),
+      totalTax: '130.00000',
+      total: '1130.00000',
+      answerResult: 'accepted',
+      answerStatus: 'aceptada',
+      answerHaciendaStatus: 'aceptado',
+      answerIvaCredit: null,
+      answerExpense: null,
+      answeredAt: null,
+      answerRequestedAt: null,
+      answerSignedAt: null,
+      answerSubmittedAt: null,
+    } as unknown as PublicReceivedDocumentRow;
+    const warned = receivedDocumentObject({ ...base, answerWarnings: observationsOf(xml) });
+    expect(warned.answer!.warnings.map((w) => [w.code, w.message])).toEqual([[-16, MSG_16]]);
+    expect(warned.answer!.warnings[0]!.readable.en).toMatch(/after the allowed period/);
+    expect(receivedDocumentObject({ ...base, answerWarnings: [] }).answer!.warnings).toEqual([]);
   });
 });

@@ -4098,6 +4098,8 @@ export interface components {
           es: string;
           en: string;
         } | null;
+        /** @description Observations Hacienda made while accepting the answer ([] when none, or not accepted) */
+        warnings: components['schemas']['HaciendaWarning'][];
         error: {
           code: string;
           message: string;

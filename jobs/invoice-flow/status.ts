@@ -19,7 +19,6 @@ import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import { scheduleAcceptanceEmails } from '../../db/queries/invoice-emails.ts';
 import { clearHaciendaMissing } from '../../db/queries/submissions.ts';
 import type { ReceptionClient, StatusResult } from '../../hacienda/client/index.ts';
-import { MensajeHaciendaParseError } from '../../hacienda/mensaje-hacienda.ts';
 import { observationsOf, type Observation } from '../../hacienda/observations.ts';
 import { explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
 import type { ChunkJobData } from './queues.ts';
@@ -143,21 +142,11 @@ export async function pollChunkStatus(
   return summary.join(', ');
 }
 
-/** An answer's observations; an answer that does not parse has none (the acceptance stands). */
-function readWarnings(responseXml: string): Observation[] {
-  try {
-    return observationsOf(responseXml);
-  } catch (err) {
-    if (err instanceof MensajeHaciendaParseError) return [];
-    throw err;
-  }
-}
-
 /** The acceptances grouped by their observations (read from each answer; none without one). */
 function byWarnings(acceptances: Final[]): Map<Observation[], number[]> {
   const groups = new Map<string, { warnings: Observation[]; ids: number[] }>();
   for (const { invoice, s } of acceptances) {
-    const warnings = s.responseXml ? readWarnings(s.responseXml) : [];
+    const warnings = s.responseXml ? observationsOf(s.responseXml) : [];
     const key = JSON.stringify(warnings);
     const group = groups.get(key) ?? { warnings, ids: [] };
     group.ids.push(invoice.id);

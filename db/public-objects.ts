@@ -190,6 +190,7 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     payment_status: row.paymentStatus,
     balance_due: money2(row.balanceDue),
     rejection_reason: rejectionReasonOf(row, lang),
+    warnings: warningsOf(row),
     // Written only by recordProcessingError (db/queries/processing-error.ts), in this shape.
     processing_error: row.processingError as {
       step: string;
@@ -245,6 +246,16 @@ function rejectionReasonOf(row: PublicInvoiceRow, lang: 'es' | 'en') {
   return reason
     ? { message: reason.summary[lang], summary: reason.summary, items: reason.items, raw: reason.raw }
     : null;
+}
+
+/** Hacienda's observations on the accepted document, as stored (`[]` when none). */
+function warningsOf(row: PublicInvoiceRow) {
+  return (row.warnings ?? []).map((w) => ({
+    code: w.code,
+    message: w.message,
+    readable: { es: w.readable.es, en: w.readable.en },
+    fix: { es: w.fix.es, en: w.fix.en },
+  }));
 }
 
 function iso(d: Date | string | null): string | null {

@@ -40,6 +40,12 @@ export function receivedDocumentObject(row: PublicReceivedDocumentRow) {
             consecutivo: row.answerConsecutivo,
             hacienda_status: row.answerHaciendaStatus,
             rejection_reason: reason?.summary ?? null,
+            warnings: (row.answerWarnings ?? []).map((w) => ({
+              code: w.code,
+              message: w.message,
+              readable: { es: w.readable.es, en: w.readable.en },
+              fix: { es: w.fix.es, en: w.fix.en },
+            })),
             error: row.answerError,
             requested_at: iso(row.answerRequestedAt),
             signed_at: iso(row.answerSignedAt),

@@ -18,6 +18,8 @@ export interface SimDocumentView {
   /** Reasons once checked: free text (signature) and table rows. */
   freeText: string[];
   rows: Row[];
+  /** Observations of an accepted document (-16, -37), once checked. */
+  observations: Row[];
   /** The callback URL with every query value and any user:password replaced by "redacted": the
    * service puts its callback token there, and this view is served by /_simulator/documents. */
   callbackUrl: string | null;
@@ -52,6 +54,7 @@ export function createControl(ctx: SimulatorContext, processor: Processor): Simu
       receivedAt: new Date(d.receivedAt).toISOString(),
       freeText: d.verdict?.freeText ?? [],
       rows: d.verdict?.rows ?? [],
+      observations: d.verdict?.observations ?? [],
       callbackUrl: d.callbackUrl === null ? null : redactUrl(d.callbackUrl),
       callback: d.callback,
     };

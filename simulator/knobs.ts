@@ -43,8 +43,16 @@ export interface SimulatorKnobs {
   maxClockSkewMs: number;
   // Business rules (checks/business-rules.ts, codes and texts in checks/rule-texts.ts).
   checkIssueDate: boolean;
-  /** FechaEmision older than this is rejected with -16 (extemporáneo); Hacienda's window is not published. */
+  /**
+   * FechaEmision older than this: accepted with the observation -16 (extemporáneo), as Hacienda
+   * does (v4.2–4.4); its window is not published.
+   */
   maxDocumentAgeMs: number;
+  /**
+   * Accept every document whose Emisor has a Ubicacion with the observation -37 (provincia, cantón
+   * and distrito not as registered): the simulator holds no taxpayer registry to compare with.
+   */
+  observeLocation: boolean;
   checkIdentification: boolean;
   checkLocation: boolean;
   checkActivityCode: boolean;
@@ -108,6 +116,7 @@ export const DEFAULT_KNOBS: Readonly<SimulatorKnobs> = Object.freeze({
   checkIssueDate: true,
   // Ours: three days, room for a contingency over a long weekend.
   maxDocumentAgeMs: 3 * 24 * 3600_000,
+  observeLocation: false,
   checkIdentification: true,
   checkLocation: true,
   checkActivityCode: true,
@@ -161,6 +170,7 @@ const KINDS: Record<keyof SimulatorKnobs, Kind> = {
   maxClockSkewMs: 'ms',
   checkIssueDate: 'bool',
   maxDocumentAgeMs: 'ms',
+  observeLocation: 'bool',
   checkIdentification: 'bool',
   checkLocation: 'bool',
   checkActivityCode: 'bool',

@@ -2,7 +2,9 @@
 // with DetalleMensaje in the real format — the sandbox preamble, then free text and/or
 //   El comprobante electrónico tiene los siguientes errores: \n\n[\ncodigo, mensaje, fila, columna\n
 //   -99, "…", 0, 0\n\n]
-// (messages quoted but not escaped, exactly like Hacienda's). Signed by the caller.
+// (messages quoted but not escaped, exactly like Hacienda's). An acceptance with observations
+// (-16, -37) carries them as a bare table after the preamble, as real answers do
+// (CRLibre/API_Hacienda #50): `codigo, mensaje, fila, columna\n-16, "…", 0, 0`. Signed by the caller.
 import type { Row, Verdict } from './checks/verdict.ts';
 
 const NS = 'https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda';
@@ -20,12 +22,15 @@ const formatRow = (r: Row) => `${r.code}, "${r.message}", ${r.line}, ${r.column}
 
 export function formatDetalleMensaje(verdict: Verdict, sandbox: boolean): string {
   const parts: string[] = [];
+  const observations = verdict.state === 'aceptado' ? (verdict.observations ?? []) : [];
   if (sandbox) parts.push(SANDBOX_PREAMBLE);
-  else if (verdict.state === 'aceptado') parts.push(PRODUCTION_ACCEPTED);
+  else if (verdict.state === 'aceptado' && observations.length === 0) parts.push(PRODUCTION_ACCEPTED);
   parts.push(...verdict.freeText);
   if (verdict.rows.length > 0) {
     parts.push(`${TABLE_INTRO}\n\n[\n${TABLE_HEADER}\n${verdict.rows.map(formatRow).join('\n')}\n\n]`);
   }
+  // An acceptance's observations: the bare table, no intro sentence, no brackets.
+  if (observations.length > 0) parts.push(`${TABLE_HEADER}\n${observations.map(formatRow).join('\n')}`);
   return parts.join('\n\n');
 }
 

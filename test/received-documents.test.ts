@@ -305,6 +305,7 @@ describe('received documents', () => {
         tax_condition: want.condicion,
         iva_credit: want.acreditar,
         expense: want.gasto,
+        warnings: [], // accepted without observations
       });
       expect(last.answer.consecutivo).toMatch(new RegExp(`^00100001${want.tipo}0000000001$`));
 

@@ -466,13 +466,6 @@ const CASES: Case[] = [
       ),
   },
   {
-    name: 'a document sent days after its FechaEmision',
-    knob: 'checkIssueDate',
-    expect: { code: RULE_CODES.issueDateLate },
-    kind: 'extemporaneo',
-    build: async (n) => signed(factura(n, { issuedAt: new Date(Date.now() - 5 * 86400_000) })),
-  },
-  {
     name: 'a FechaEmision ahead of the official clock',
     knob: 'checkIssueDate',
     expect: { code: RULE_CODES.issueDateFuture },

@@ -1,6 +1,7 @@
 // The invoice browser, beside the usage dashboard: GET /dashboard/invoices lists and filters the
 // company's documents, GET /dashboard/invoices/{id} shows one (data, totals, timeline, rejection
-// reason with its fix, downloads, resend the email, issue a credit note). Plain HTML pages that call
+// reason with its fix, Hacienda's observations on an accepted one in Spanish then English,
+// downloads, resend the email, issue a credit note). Plain HTML pages that call
 // the public API with a key the person pastes (the dashboard's model: sessionStorage, Authorization
 // header). Each page is sent with its shared stylesheet and script inlined, under the dashboard's
 // strict CSP: a per-response nonce for the page's own script and style, requests to this origin.

@@ -693,6 +693,42 @@ export const ProcessingError = Type.Object(
   { additionalProperties: true },
 );
 
+/** One of Hacienda's observations on a document it accepted. */
+export const HaciendaWarning = Type.Object(
+  {
+    code: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        "Hacienda's code, e.g. -16 (sent late) or -37 (the emisor's location is not the registered one)",
+    }),
+    message: Type.String({ description: "Hacienda's own text (Spanish)" }),
+    readable: Type.Object(
+      { es: Type.String(), en: Type.String() },
+      { description: 'What it means, in Spanish and English' },
+    ),
+    fix: Type.Object(
+      { es: Type.String(), en: Type.String() },
+      { description: 'What to do about it for the next documents (this one stands)' },
+    ),
+  },
+  {
+    examples: [
+      {
+        code: -16,
+        message:
+          'El archivo XML, fue enviado a la Dirección General de Tributación de manera extemporánea; con base en lo estipulado en el artículo 9 y 15 ambos de la resolución 48-2016',
+        readable: {
+          es: 'El comprobante se envió fuera del plazo permitido después de su emisión.',
+          en: 'The document was sent after the allowed period following its issue date.',
+        },
+        fix: {
+          es: 'Envíe los comprobantes en cuanto se emiten; si hubo contingencia, siga el procedimiento de contingencia.',
+          en: 'Send documents as soon as they are issued; after an outage follow the contingency procedure.',
+        },
+      },
+    ],
+  },
+);
+
 export const RejectionReason = Type.Object({
   message: Type.String({ description: 'Readable text in the requested language' }),
   summary: Type.Object({ es: Type.String(), en: Type.String() }),
@@ -828,6 +864,12 @@ export const InvoiceObject = Type.Object({
       'references). A debit note is owed as a document of its own, with its own balance_due.',
   }),
   rejection_reason: Type.Union([RejectionReason, Type.Null()]),
+  warnings: Type.Array(HaciendaWarning, {
+    description:
+      'Observations Hacienda made on the document while accepting it (its answer still says aceptado): ' +
+      'e.g. -16 sent late, -37 the emisor’s location not the registered one. [] when there are none or ' +
+      'the document is not accepted yet. They ask for no action on this document; fix the cause for the next ones.',
+  }),
   processing_error: Type.Union([ProcessingError, Type.Null()]),
   external_id: Type.Union([Type.String(), Type.Null()]),
   metadata: Type.Record(Type.String(), Type.String()),
@@ -910,7 +952,8 @@ export const TimelineEntryObject = Type.Object(
       enum: ['recorded', 'signed', 'submitted', 'answered', 'emailed', 'paid', 'credited'],
       description:
         'recorded: the invoice was accepted by the API; signed: its XML was signed; submitted: sent to ' +
-        "Hacienda; answered: Hacienda's verdict (detail.status aceptada or rechazada); emailed: one email " +
+        "Hacienda; answered: Hacienda's verdict (detail.status aceptada or rechazada; an accepted one " +
+        "carries Hacienda's observations in detail.warnings, [] when none); emailed: one email " +
         'to the receptor (detail.status pending, sent, failed or bounced; round 0 at acceptance, then ' +
         'resends); paid: a payment; credited: a credit note referencing it, or its annulment',
     }),
@@ -946,6 +989,7 @@ nameSchemas({
   InvoiceLine: InvoiceLineObject,
   RejectionReason,
   RejectionItem,
+  HaciendaWarning,
   ProcessingError,
   DocumentSummary,
   Invoice: InvoiceObject,

@@ -2,6 +2,7 @@
 // that goes back to Hacienda as a MensajeReceptor.
 import { Type } from 'typebox';
 import { Limit, nameSchemas } from './common.ts';
+import { HaciendaWarning } from './invoices.ts';
 
 const Amount5 = (description: string, example: string) =>
   Type.String({ pattern: '^\\d{1,13}\\.\\d{5}$', description, examples: [example] });
@@ -102,6 +103,9 @@ const Answer = Type.Object({
   ),
   hacienda_status: Nullable(Type.String()),
   rejection_reason: Type.Union([Type.Object({ es: Type.String(), en: Type.String() }), Type.Null()]),
+  warnings: Type.Array(HaciendaWarning, {
+    description: 'Observations Hacienda made while accepting the answer ([] when none, or not accepted)',
+  }),
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
   requested_at: Time,
   signed_at: Time,

@@ -3511,6 +3511,37 @@ export interface components {
       /** @example must be number,string */
       message: string;
     };
+    /**
+     * HaciendaWarning
+     * @example {
+     *       "code": -16,
+     *       "message": "El archivo XML, fue enviado a la Dirección General de Tributación de manera extemporánea; con base en lo estipulado en el artículo 9 y 15 ambos de la resolución 48-2016",
+     *       "readable": {
+     *         "es": "El comprobante se envió fuera del plazo permitido después de su emisión.",
+     *         "en": "The document was sent after the allowed period following its issue date."
+     *       },
+     *       "fix": {
+     *         "es": "Envíe los comprobantes en cuanto se emiten; si hubo contingencia, siga el procedimiento de contingencia.",
+     *         "en": "Send documents as soon as they are issued; after an outage follow the contingency procedure."
+     *       }
+     *     }
+     */
+    HaciendaWarning: {
+      /** @description Hacienda's code, e.g. -16 (sent late) or -37 (the emisor's location is not the registered one) */
+      code: number | null;
+      /** @description Hacienda's own text (Spanish) */
+      message: string;
+      /** @description What it means, in Spanish and English */
+      readable: {
+        es: string;
+        en: string;
+      };
+      /** @description What to do about it for the next documents (this one stands) */
+      fix: {
+        es: string;
+        en: string;
+      };
+    };
     /** Invoice */
     Invoice: {
       /** @example inv_000000000042 */
@@ -3603,6 +3634,8 @@ export interface components {
        */
       balance_due: string;
       rejection_reason: components['schemas']['RejectionReason'] | null;
+      /** @description Observations Hacienda made on the document while accepting it (its answer still says aceptado): e.g. -16 sent late, -37 the emisor’s location not the registered one. [] when there are none or the document is not accepted yet. They ask for no action on this document; fix the cause for the next ones. */
+      warnings: components['schemas']['HaciendaWarning'][];
       processing_error: components['schemas']['ProcessingError'] | null;
       external_id: string | null;
       metadata: {
@@ -4065,6 +4098,8 @@ export interface components {
           es: string;
           en: string;
         } | null;
+        /** @description Observations Hacienda made while accepting the answer ([] when none, or not accepted) */
+        warnings: components['schemas']['HaciendaWarning'][];
         error: {
           code: string;
           message: string;
@@ -4246,7 +4281,7 @@ export interface components {
       /** @enum {string} */
       object: 'timeline_entry';
       /**
-       * @description recorded: the invoice was accepted by the API; signed: its XML was signed; submitted: sent to Hacienda; answered: Hacienda's verdict (detail.status aceptada or rechazada); emailed: one email to the receptor (detail.status pending, sent, failed or bounced; round 0 at acceptance, then resends); paid: a payment; credited: a credit note referencing it, or its annulment
+       * @description recorded: the invoice was accepted by the API; signed: its XML was signed; submitted: sent to Hacienda; answered: Hacienda's verdict (detail.status aceptada or rechazada; an accepted one carries Hacienda's observations in detail.warnings, [] when none); emailed: one email to the receptor (detail.status pending, sent, failed or bounced; round 0 at acceptance, then resends); paid: a payment; credited: a credit note referencing it, or its annulment
        * @enum {string}
        */
       type: 'recorded' | 'signed' | 'submitted' | 'answered' | 'emailed' | 'paid' | 'credited';
@@ -4561,6 +4596,7 @@ export type DocumentSummary = components['schemas']['DocumentSummary'];
 export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
 export type FieldError = components['schemas']['FieldError'];
+export type HaciendaWarning = components['schemas']['HaciendaWarning'];
 export type Invoice = components['schemas']['Invoice'];
 export type InvoiceEmail = components['schemas']['InvoiceEmail'];
 export type InvoiceLine = components['schemas']['InvoiceLine'];

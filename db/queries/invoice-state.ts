@@ -30,6 +30,8 @@ export interface InvoicePatch {
   haciendaStatus?: string;
   /** Why Hacienda rejected it (stored as JSON). */
   rejectionReason?: object;
+  /** Hacienda's observations on the accepted document (stored as JSON). */
+  warnings?: readonly object[];
   /** Cleared: whatever held the flow up is over. */
   processingError?: null;
   /** What is still owed (a rejected document: nothing). */
@@ -43,6 +45,7 @@ const INVOICE_PATCH_COLUMNS: Record<keyof InvoicePatch, string> = {
   rejectedAt: 'rejected_at',
   haciendaStatus: 'hacienda_status',
   rejectionReason: 'rejection_reason',
+  warnings: 'warnings',
   processingError: 'processing_error',
   balanceDue: 'balance_due',
 };
@@ -53,7 +56,11 @@ function patchColumns(trx: Knex.Transaction, patch: InvoicePatch): Record<string
   for (const [field, value] of Object.entries(patch) as [keyof InvoicePatch, unknown][]) {
     if (value === undefined) continue;
     out[INVOICE_PATCH_COLUMNS[field]] =
-      value === 'now' ? trx.fn.now() : field === 'rejectionReason' ? JSON.stringify(value) : value;
+      value === 'now'
+        ? trx.fn.now()
+        : field === 'rejectionReason' || field === 'warnings'
+          ? JSON.stringify(value)
+          : value;
   }
   return out;
 }

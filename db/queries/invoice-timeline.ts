@@ -1,5 +1,5 @@
 // An invoice's timeline (GET /api/v1/invoices/{id}/timeline): what happened to one document, oldest
-// first. Read from the records that last as long as the invoice (its own timestamps, its email rows
+// first (Hacienda's answer with the observations it made when it accepted the document). Read from the records that last as long as the invoice (its own timestamps, its email rows
 // and its payments), each found by the invoice's id through an index, so a timeline costs a few
 // index probes at any volume; notes that credit it come from the `credit_note.created` and
 // `invoice.annulled` events of the last 30 days (the events index by type, filtered on the
@@ -40,7 +40,10 @@ function ownSteps(inv: PublicInvoiceRow): TimelineEntry[] {
     out.push({
       type: 'answered',
       at: iso(answeredAt),
-      detail: { status: inv.acceptedAt ? 'aceptada' : 'rechazada', hacienda_status: inv.haciendaStatus },
+      detail: inv.acceptedAt
+        ? // Hacienda's observations on the accepted document ([] when none).
+          { status: 'aceptada', hacienda_status: inv.haciendaStatus, warnings: inv.warnings ?? [] }
+        : { status: 'rechazada', hacienda_status: inv.haciendaStatus },
     });
   return out;
 }

@@ -30,6 +30,17 @@ export interface StoredLine {
   credit?: LineCredit;
 }
 
+/**
+ * One of Hacienda's observations on an accepted document (a row of its answer's bare table, e.g.
+ * -16 sent late, -37 the emisor's location): its code and words, and their reading.
+ */
+export interface HaciendaWarning {
+  code: number | null;
+  message: string;
+  readable: { es: string; en: string };
+  fix: { es: string; en: string };
+}
+
 export interface InvoiceRow {
   id: number;
   /** The creating request's W3C trace context as stored text (null: tracing off). */
@@ -69,6 +80,8 @@ export interface InvoiceRow {
   externalId: string | null;
   metadata: Record<string, string>;
   rejectionReason: Record<string, unknown> | null;
+  /** Hacienda's observations on the accepted document (`[]`: none, or not accepted yet). */
+  warnings: HaciendaWarning[];
   processingError: Record<string, unknown> | null;
   haciendaStatus: string | null;
   /** Since when Hacienda has answered 404 for the clave of this `enviada` invoice (null: it knows it). */
@@ -248,6 +261,7 @@ export const PUBLIC_INVOICE_COLUMNS = [
   'paymentStatus',
   'balanceDue',
   'rejectionReason',
+  'warnings',
   'processingError',
   'externalId',
   'metadata',

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { enqueueOutbox, recordEvents } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
+import type { HaciendaWarning } from './invoices.ts';
 
 export type AnswerStatus = 'pendiente' | 'enviada' | 'aceptada' | 'rechazada' | 'failed';
 
@@ -38,6 +39,8 @@ export interface ReceivedDocumentRow {
   answerResponseXml: Buffer | null;
   answerHaciendaStatus: string | null;
   answerRejectionReason: unknown;
+  /** Hacienda's observations on the accepted answer (`[]`: none). */
+  answerWarnings: HaciendaWarning[];
   answerError: { code: string; message: string } | null;
   answerRequestedAt: Date | null;
   answerSignedAt: Date | null;
@@ -74,6 +77,7 @@ const PUBLIC_COLUMNS = [
   'answerConsecutivo',
   'answerHaciendaStatus',
   'answerRejectionReason',
+  'answerWarnings',
   'answerError',
   'answerRequestedAt',
   'answerSignedAt',
@@ -293,6 +297,8 @@ export async function recordAnswerVerdict(
     haciendaStatus: string;
     responseXml: Buffer | null;
     rejectionReason: unknown;
+    /** Hacienda's observations on an accepted answer. */
+    warnings?: readonly object[];
   },
   render: (row: PublicReceivedDocumentRow) => Record<string, unknown>,
 ): Promise<PublicReceivedDocumentRow | null> {
@@ -305,6 +311,7 @@ export async function recordAnswerVerdict(
         answerHaciendaStatus: v.haciendaStatus,
         answerResponseXml: v.responseXml,
         answerRejectionReason: v.rejectionReason === null ? null : JSON.stringify(v.rejectionReason),
+        answerWarnings: JSON.stringify(v.warnings ?? []),
         answeredAt: trx.fn.now(),
         updatedAt: trx.fn.now(),
       })

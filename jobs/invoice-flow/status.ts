@@ -2,7 +2,8 @@
 // by side, until every one is final, waiting longer between polls (the job moves itself to
 // delayed; Hacienda's callback for any of its claves promotes it at once). Acceptance and
 // rejection are business outcomes: the chunk's verdicts are recorded with their events in one
-// transaction, never thrown. A rejection writes the reversing entry and lowers the client's
+// transaction, never thrown; an acceptance keeps Hacienda's observations on the document (its
+// `warnings`). A rejection writes the reversing entry and lowers the client's
 // balance in the same transaction. A clave Hacienda answers 404 for after receiving it is sent
 // again, and past a bound reported as that invoice's processing error (jobs/invoice-flow/lost-document.ts). A
 // verdict that cannot be recorded (its reversal does not fit the ledger, …) is that invoice's
@@ -18,6 +19,7 @@ import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import { scheduleAcceptanceEmails } from '../../db/queries/invoice-emails.ts';
 import { clearHaciendaMissing } from '../../db/queries/submissions.ts';
 import type { ReceptionClient, StatusResult } from '../../hacienda/client/index.ts';
+import { observationsOf, type Observation } from '../../hacienda/observations.ts';
 import { explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
 import type { ChunkJobData } from './queues.ts';
 import type { JobContext } from '../context.ts';
@@ -140,6 +142,19 @@ export async function pollChunkStatus(
   return summary.join(', ');
 }
 
+/** The acceptances grouped by their observations (read from each answer; none without one). */
+function byWarnings(acceptances: Final[]): Map<Observation[], number[]> {
+  const groups = new Map<string, { warnings: Observation[]; ids: number[] }>();
+  for (const { invoice, s } of acceptances) {
+    const warnings = s.responseXml ? observationsOf(s.responseXml) : [];
+    const key = JSON.stringify(warnings);
+    const group = groups.get(key) ?? { warnings, ids: [] };
+    group.ids.push(invoice.id);
+    groups.set(key, group);
+  }
+  return new Map([...groups.values()].map((g) => [g.warnings, g.ids]));
+}
+
 async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<void> {
   // Acceptances, whatever their number, in a few multi-row statements: the answers, the state
   // change with its events, the emails.
@@ -150,14 +165,22 @@ async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<vo
       s.responseXml ? [{ invoiceId: invoice.id, responseXml: s.responseXml }] : [],
     ),
   );
-  const accepted = await transition(
-    trx,
-    acceptances.map((f) => f.invoice.id),
-    ['enviada'],
-    'aceptada',
-    { acceptedAt: 'now', haciendaStatus: 'aceptado' },
-    'invoice.accepted',
-  );
+  const accepted: InvoiceRow[] = [];
+  // Hacienda's observations (-16 sent late, -37 location…) are written in the update that records
+  // the acceptance, so the `invoice.accepted` event carries them: one update for every acceptance
+  // with the same observations (all the clean ones together).
+  for (const [warnings, ids] of byWarnings(acceptances)) {
+    accepted.push(
+      ...(await transition(
+        trx,
+        ids,
+        ['enviada'],
+        'aceptada',
+        { acceptedAt: 'now', haciendaStatus: 'aceptado', warnings },
+        'invoice.accepted',
+      )),
+    );
+  }
   // The receptor's email, recorded with the acceptance and sent by its own job: whatever
   // becomes of it, the acceptance and its journal stand.
   await scheduleAcceptanceEmails(trx, accepted);

@@ -38,6 +38,7 @@ import {
   type SubmitDocument,
 } from '../../hacienda/client/index.ts';
 import { receptionKey } from '../../hacienda/client/submit-and-confirm.ts';
+import { observationsOf } from '../../hacienda/observations.ts';
 import { explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
 import { assertCertificateCurrent, SigningKeyError } from '../../hacienda/signing-key.ts';
 import { assertValidBeforeSigning, SchemaViolationError } from '../../hacienda/xsd-compiled.ts';
@@ -135,6 +136,7 @@ export async function answerReceivedDocument(
       haciendaStatus: s.state,
       responseXml: responseXml === null ? null : Buffer.from(responseXml, 'utf8'),
       rejectionReason: accepted || responseXml === null ? null : explainMensajeHacienda(responseXml),
+      warnings: accepted && responseXml !== null ? observationsOf(responseXml) : [],
     },
     receivedDocumentObject,
   );

@@ -3,8 +3,9 @@
 // certificate), is rejected on that alone (free text, as Hacienda does); otherwise every failing
 // check adds its rows to one DetalleMensaje table: schema (-1 with fila/columna), document type
 // and clave (-1), repeated consecutivo (-99), the business rules (business-rules.ts: issue date
-// -53/-16, identification, location -37, codes, terms, exonerations, references…), totals (-111),
-// and the forced rejections of the fault injector (-37).
+// -53, identification, location -37, codes, terms, exonerations, references…), totals (-111),
+// and the forced rejections of the fault injector (-37). A document that passes is accepted, with
+// the observations of checks/observations.ts (-16 sent late, -37 location) when it has any.
 import type { X509Certificate } from 'node:crypto';
 import type { SimulatorKnobs } from '../knobs.ts';
 import { BUSINESS_RULE_KNOBS, checkBusinessRules } from './business-rules.ts';
@@ -12,6 +13,7 @@ import { checkClave } from './clave.ts';
 import { checkReceptorMessage, type ReceptorRequest, type ReferencedDocument } from './receptor-message.ts';
 import type { RequestIdentity } from './clave.ts';
 import type { SchemaChecker } from './schema.ts';
+import { observeDocument } from './observations.ts';
 import { checkSignatureRules } from './signature-rules.ts';
 import { issuerElement, purchaseRule, receiptRule } from './rules-purchase-receipt.ts';
 import { typeOfDocument } from './rule-context.ts';
@@ -163,7 +165,10 @@ export async function inspectDocument(input: InspectInput): Promise<Verdict> {
   // Documents with LineaDetalle/ResumenFactura in the FE layout (the REP has a reduced one).
   if (k.checkTotals && type?.checks.includes('totals')) rows.push(...checkTotals(root));
   if (input.forceRejection) rows.push({ code: -37, message: ROW_TEXTS.ubicacion, line: 0, column: 0 });
-  return { state: rows.length ? 'rechazado' : 'aceptado', freeText: [], rows, summary };
+  if (rows.length) return { state: 'rechazado', freeText: [], rows, summary };
+  // Accepted; a comprobante may come with observations (-16 sent late, -37 location).
+  const observations = isReceptorMessage ? [] : observeDocument(ruleContext, k);
+  return { state: 'aceptado', freeText: [], rows, observations, summary };
 }
 
 /** Hacienda's filler when it cannot read the emisor (CRLibre #53): DESCONOCIDO and zeros. */

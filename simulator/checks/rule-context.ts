@@ -29,7 +29,7 @@ export interface RuleContext {
   now: number;
   /** Hacienda's published CABYS codes, when the operator supplied the file. */
   cabys: ReadonlySet<string> | null;
-  /** Oldest FechaEmision accepted (-16), as an age in ms. */
+  /** Oldest FechaEmision accepted without the observation -16, as an age in ms. */
   maxDocumentAgeMs: number;
   /** Newest FechaEmision accepted (-53), as a lead over the clock in ms. */
   maxClockSkewMs: number;

@@ -1,8 +1,9 @@
 // Business rules that compare amounts and dates across parts of a document: exonerations (rate
 // not above the tax's, amount = base × exonerated rate, issued before the document, reported in
 // the exonerated totals), InformacionReferencia (a real clave where the type names an electronic
-// document, not dated after the document) and FechaEmision within its window (-53 ahead of the
-// official clock, -16 sent too late).
+// document, not dated after the document) and FechaEmision not ahead of the official clock. A
+// document sent late is not rejected: Hacienda accepts it with the observation -16
+// (lateIssueObservation, read by checks/observations.ts).
 import { f5, HALF_UNIT, num, row, sum, ZERO } from './rule-context.ts';
 import type { D, Rule } from './rule-context.ts';
 import { RULE_CODES as C, RULE_TEXTS as T } from './rule-texts.ts';
@@ -103,9 +104,14 @@ export const referencesRule: Rule = ({ root, fechaEmision }) => {
   return rows;
 };
 
-export const issueDateRule: Rule = ({ fechaEmision, now, maxClockSkewMs, maxDocumentAgeMs }) => {
+export const issueDateRule: Rule = ({ fechaEmision, now, maxClockSkewMs }) => {
   if (fechaEmision === null) return [];
   if (fechaEmision > now + maxClockSkewMs) return [row(C.issueDateFuture, T.issueDateFuture)];
-  if (fechaEmision < now - maxDocumentAgeMs) return [row(C.issueDateLate, T.issueDateLate)];
   return [];
 };
+
+/** -16: FechaEmision older than the sending window (an observation on an accepted document). */
+export const lateIssueObservation: Rule = ({ fechaEmision, now, maxDocumentAgeMs }) =>
+  fechaEmision !== null && fechaEmision < now - maxDocumentAgeMs
+    ? [row(C.issueDateLate, T.issueDateLate)]
+    : [];

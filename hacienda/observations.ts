@@ -1,0 +1,84 @@
+// Hacienda's observations on an ACCEPTED document. Hacienda accepts some documents with remarks:
+// a MensajeHacienda with Mensaje 1 whose DetalleMensaje carries a bare table, with no intro
+// sentence and no brackets, after the sandbox preamble when there is one:
+//
+//   Este comprobante fue aceptado en el ambiente de pruebas, por lo cual no tiene validez para fines tributarios
+//
+//   codigo, mensaje, fila, columna
+//   -16, "El archivo XML, fue enviado a la Dirección General de Tributación de manera extemporánea; …", 0, 0
+//
+// (answers quoted in CRLibre/API_Hacienda issue #50 and CRLibre/fe-hacienda-cr-odoo issue #63; -37,
+// the emisor's location not as registered, comes the same way). The rows are read whether or not
+// the table is bracketed, and v4.3-era rows that wrap the message in doubled quotes (""…"") too.
+// Each observation keeps Hacienda's code and words and gets the catalogue's Spanish and English
+// reading (rejection-reasons.ts explainRow). A rejected answer has no observations: its rows are
+// the rejection's reasons.
+import type { DetalleRow } from './detalle-mensaje.ts';
+import { MensajeHaciendaParseError, parseMensajeHacienda } from './mensaje-hacienda.ts';
+import type { MensajeHacienda } from './mensaje-hacienda.ts';
+import { explainRow } from './rejection-reasons.ts';
+import type { Bilingual } from './rejection-entry.ts';
+
+export interface Observation {
+  /** Hacienda's code (-16, -37 …); null when a row has none. */
+  code: number | null;
+  /** Hacienda's own words. */
+  message: string;
+  /** What it means, in Spanish and English. */
+  readable: Bilingual;
+  /** What to do about it for the next documents (this one stands: it was accepted). */
+  fix: Bilingual;
+}
+
+const HEADER = /c[oó]digo\s*,\s*mensaje\s*,\s*fila\s*,\s*columna/iu;
+// code, "message" (or ""message""), fila, columna — the message ends only where the next row, the
+// closing bracket or the end of the text follows, so quotes and commas inside it survive.
+const ROW = /(-?\d+)\s*,\s*"{1,2}([\s\S]*?)"{1,2}\s*,\s*(-?\d+)\s*,\s*(-?\d+)(?=\s*(?:-?\d+\s*,\s*"|\]|$))/gu;
+
+/** The coded rows of a DetalleMensaje's table (bare or bracketed); none when it has no table. */
+export function readObservationRows(detalle: string): DetalleRow[] {
+  let text = detalle.replace(/\r\n?/g, '\n');
+  // Some clients store the text JSON-escaped ("\\n" instead of newlines).
+  if (!text.includes('\n') && text.includes('\\n')) text = text.replace(/\\n/g, '\n').replace(/\\"/g, '"');
+  const header = HEADER.exec(text);
+  if (!header) return [];
+  const table = text.slice(header.index + header[0].length).trim();
+  return [...table.matchAll(ROW)].map((m) => ({
+    code: Number(m[1]),
+    message: (m[2] ?? '').replace(/\s*\n\s*/g, ' ').trim(),
+    line: Number(m[3]),
+    column: Number(m[4]),
+  }));
+}
+
+const NO_ENTRY_FIX: Bilingual = {
+  es: 'El comprobante fue aceptado; revise la observación para los próximos comprobantes.',
+  en: 'The document was accepted; review the observation for the next documents.',
+};
+
+/** One row as an observation, read by the rejection catalogue. */
+export function observationOf(row: DetalleRow): Observation {
+  const item = explainRow(row);
+  return {
+    code: row.code,
+    message: row.message,
+    readable: item.readable,
+    fix: item.kind === null ? NO_ENTRY_FIX : item.fix,
+  };
+}
+
+/**
+ * The observations of a MensajeHacienda (the decoded respuesta-xml): none unless it accepts, and
+ * none when it cannot be read (the acceptance stands on `ind-estado` all the same).
+ */
+export function observationsOf(responseXml: string): Observation[] {
+  let answer: MensajeHacienda;
+  try {
+    answer = parseMensajeHacienda(responseXml);
+  } catch (err) {
+    if (err instanceof MensajeHaciendaParseError) return [];
+    throw err;
+  }
+  if (!answer.accepted) return [];
+  return readObservationRows(answer.detalleMensaje).map(observationOf);
+}

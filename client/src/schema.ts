@@ -328,7 +328,48 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Change the company's economic activity (checked against Hacienda's register)
+     * @description Requires the `manage:keys` scope.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description One of the company's active activities in Hacienda's register (6 digits) */
+            activity_code: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The company (emisor data, plan, defaults); never its secrets */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Company'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
     trace?: never;
   };
   '/api/v1/clients': {
@@ -607,6 +648,112 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['Service'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/cabys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search the CABYS catalogue
+     * @description Entries of the official CABYS catalogue whose description holds every word of `q` (accents and case ignored), best matches first; digits alone search by code prefix. Mirrors Hacienda's `GET https://api.hacienda.go.cr/fe/cabys?q=`. Requires the `read:services` scope.
+     */
+    get: {
+      parameters: {
+        query: {
+          /** @description Words of the description (accents and case ignored; each word matches the start of a word), or the first digits of a code */
+          q: string;
+          /** @description How many results (1-100) */
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CabysSearchResult'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/cabys/{code}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a CABYS code
+     * @description One entry of the official CABYS catalogue, with its IVA rate and categories; 404 when the code is not in it (Hacienda would reject a line carrying it). Mirrors Hacienda's `GET https://api.hacienda.go.cr/fe/cabys?codigo=`. Requires the `read:services` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description The 13-digit CABYS code */
+          code: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Cabys'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -1194,7 +1341,7 @@ export interface paths {
             creditDays?: number;
             /** @description ISO 4217; defaults to the company currency (CRC) */
             currency?: string;
-            /** @description To colones, up to 5 decimals; required for a currency other than CRC (either shape) */
+            /** @description To colones, up to 5 decimals; 1 (or absent) for CRC; required for other currencies except USD, which without it takes the day's reference sell rate (exchange_rate_source: hacienda_bccr; 503 exchange_rate_unavailable when none can be had) (either shape) */
             exchange_rate?: string | number;
             /** @description Same as exchange_rate (give one) */
             exchangeRate?: string | number;
@@ -2615,6 +2762,112 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/taxpayers/{cedula}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A taxpayer of Hacienda's register (name, type, régimen, situación, actividades)
+     * @description Requires the `read:clients` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Identification number; dashes and spaces are ignored */
+          cedula: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A taxpayer as Hacienda's public register (fe/ae) has it */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Taxpayer'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/exchange_rates/USD': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The dollar's reference rate (BCCR, as Hacienda publishes it) of a Costa Rica day
+     * @description Requires the `read:invoices` scope.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description YYYY-MM-DD; default today in Costa Rica */
+          date?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The dollar's reference rate of a day */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ExchangeRate'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -2850,6 +3103,94 @@ export interface components {
           })
         | null;
     };
+    /** Cabys */
+    Cabys: {
+      /** @enum {string} */
+      object: 'cabys';
+      /** @example 8314100000200 */
+      codigo: string;
+      /** @example Servicios de diseño y desarrollo de tecnologías de información para aplicaciones */
+      descripcion: string;
+      /**
+       * @description The catalogue's IVA rate in percent (13, 4, 2, 1; 0 when exento)
+       * @example 13
+       */
+      impuesto: number;
+      /**
+       * @description The rate as the catalogue writes it: `13%`, `1%`, `Exento`, `na`
+       * @example 13%
+       */
+      impuesto_texto: string;
+      /**
+       * @description Levels 1–8, from the widest
+       * @example [
+       *       {
+       *         "nivel": 1,
+       *         "codigo": "8",
+       *         "descripcion": "Servicios prestados a las empresas y servicios de producción"
+       *       },
+       *       {
+       *         "nivel": 2,
+       *         "codigo": "83",
+       *         "descripcion": null
+       *       },
+       *       {
+       *         "nivel": 3,
+       *         "codigo": "831",
+       *         "descripcion": null
+       *       },
+       *       {
+       *         "nivel": 4,
+       *         "codigo": "8314",
+       *         "descripcion": null
+       *       },
+       *       {
+       *         "nivel": 5,
+       *         "codigo": "83141",
+       *         "descripcion": null
+       *       },
+       *       {
+       *         "nivel": 6,
+       *         "codigo": "8314100",
+       *         "descripcion": null
+       *       },
+       *       {
+       *         "nivel": 7,
+       *         "codigo": "831410000",
+       *         "descripcion": null
+       *       },
+       *       {
+       *         "nivel": 8,
+       *         "codigo": "83141000002",
+       *         "descripcion": null
+       *       }
+       *     ]
+       */
+      categorias: components['schemas']['CabysCategory'][];
+    };
+    /** CabysCategory */
+    CabysCategory: {
+      /** @description Level 1–8 of the hierarchy */
+      nivel: number;
+      /**
+       * @description The category's code: the CABYS code's first 1, 2, 3, 4, 5, 7, 9 or 11 digits
+       * @example 8
+       */
+      codigo: string;
+      /** @description The category name, or null when the shipped catalogue does not carry it */
+      descripcion: string | null;
+    };
+    /** CabysSearchResult */
+    CabysSearchResult: {
+      /** @enum {string} */
+      object: 'list';
+      /** @description Best matches first */
+      cabys: components['schemas']['Cabys'][];
+      /** @description How many are in `cabys` */
+      cantidad: number;
+      /** @description How many entries match in all */
+      total: number;
+    };
     /** Client */
     Client: {
       /** @example cli_000000000001 */
@@ -2953,11 +3294,14 @@ export interface components {
       /** @description Identification number; spaces, dots and dashes are ignored. A física written with a leading zero (0104560789, 01-0456-0789) is the física 104560789 */
       cedula: string;
       /**
-       * @description Nota 4 type: 01 física (9 digits), 02 jurídica (10 characters), 03 DIMEX (11-12 digits), 04 NITE (10 digits), 05 extranjero no domiciliado, 06 no contribuyente. When absent it is read from the number only where one type alone has its shape (9 digits: 01; 10 characters with a letter: 02; 11-12 digits: 03); a 10-digit number may be 02 or 04 and without this field is refused (422 ambiguous_identification)
+       * @description Nota 4 type: 01 física (9 digits), 02 jurídica (10 characters), 03 DIMEX (11-12 digits), 04 NITE (10 digits), 05 extranjero no domiciliado, 06 no contribuyente. When absent it is read from the number only where one type alone has its shape (9 digits: 01; 10 characters with a letter: 02; 11-12 digits: 03); a 10-digit number may be 02 or 04 and without this field (or lookup: true) is refused (422 ambiguous_identification)
        * @enum {string}
        */
       identification_type?: '01' | '02' | '03' | '04' | '05' | '06';
-      name: string;
+      /** @description Take the identification type, and the name when none is given, from Hacienda's taxpayer register (422 taxpayer_not_found if it does not know the number; 503 when it cannot be reached) */
+      lookup?: boolean;
+      /** @description Required unless lookup: true */
+      name?: string;
       commercial_name?: string;
       /** Format: email */
       email?: string;
@@ -3036,7 +3380,7 @@ export interface components {
       creditDays?: number;
       /** @description ISO 4217; defaults to the company currency (CRC) */
       currency?: string;
-      /** @description To colones, up to 5 decimals; required for a currency other than CRC (either shape) */
+      /** @description To colones, up to 5 decimals; 1 (or absent) for CRC; required for other currencies except USD, which without it takes the day's reference sell rate (exchange_rate_source: hacienda_bccr; 503 exchange_rate_unavailable when none can be had) (either shape) */
       exchange_rate?: string | number;
       /** @description Same as exchange_rate (give one) */
       exchangeRate?: string | number;
@@ -3496,6 +3840,39 @@ export interface components {
       /** @description More items follow: ask again with starting_after = the last id */
       has_more: boolean;
     };
+    /**
+     * ExchangeRate
+     * @description The dollar's reference rate of a day
+     */
+    ExchangeRate: {
+      /** @enum {string} */
+      object: 'exchange_rate';
+      /** @enum {string} */
+      currency: 'USD';
+      /**
+       * Format: date
+       * @description Costa Rica calendar day
+       * @example 2026-07-29
+       */
+      date: string;
+      /**
+       * @description Colones per dollar, compra
+       * @example 505.67
+       */
+      buy: string;
+      /**
+       * @description Colones per dollar, venta (what invoices take)
+       * @example 512.07
+       */
+      sell: string;
+      /**
+       * @description hacienda_bccr: the BCCR's reference rate as Hacienda publishes it (indicadores/tc/dolar)
+       * @example hacienda_bccr
+       */
+      source: string;
+      /** Format: date-time */
+      fetched_at: string;
+    };
     /** FieldError */
     FieldError: {
       /**
@@ -3585,6 +3962,8 @@ export interface components {
       } | null;
       currency: string;
       exchange_rate: string;
+      /** @description Where exchange_rate came from: request (given), hacienda_bccr (a dollar invoice without one took the BCCR's reference sell rate of its Costa Rica issue day, as Hacienda publishes it); null for CRC */
+      exchange_rate_source: string | null;
       condition: string;
       credit_days: number | null;
       payment_methods: string[];
@@ -3970,6 +4349,8 @@ export interface components {
         | 'admin_credentials_required'
         | 'resource_not_found'
         | 'route_not_found'
+        | 'taxpayer_not_found'
+        | 'exchange_rate_not_found'
         | 'method_not_allowed'
         | 'duplicate_client'
         | 'duplicate_external_id'
@@ -3999,11 +4380,14 @@ export interface components {
         | 'signature_policy_invalid'
         | 'receptor_mismatch'
         | 'webhook_endpoint_limit'
+        | 'activity_not_registered'
         | 'rate_limited'
         | 'auth_rate_limited'
         | 'headers_too_large'
         | 'internal_error'
-        | 'service_unavailable';
+        | 'service_unavailable'
+        | 'hacienda_unavailable'
+        | 'exchange_rate_unavailable';
       instance?: string;
       request_id: string;
       /** @description validation_failed: every field at fault, with its path and code */
@@ -4260,6 +4644,47 @@ export interface components {
         /** @description MontoExoneracion: the IVA the exoneration removes */
         amount: string;
       };
+    };
+    /**
+     * Taxpayer
+     * @description A taxpayer as Hacienda's public register (fe/ae) has it
+     */
+    Taxpayer: {
+      /** @enum {string} */
+      object: 'taxpayer';
+      /** @description The number as asked of Hacienda (digits, no leading zero) */
+      cedula: string;
+      /** @example SERVICIOS EJEMPLO SOCIEDAD ANONIMA */
+      name: string;
+      /** @description Nota 4: 01 física, 02 jurídica, 03 DIMEX, 04 NITE */
+      identification_type: string;
+      regime: {
+        /** @description 0 no aplica, 1 tradicional/general, 2 simplificado */
+        code: number | null;
+        description: string | null;
+      };
+      situation: {
+        /** @description In arrears with Hacienda */
+        moroso: boolean;
+        /** @description Has not filed a return it owes */
+        omiso: boolean;
+        estado: string | null;
+        administracion_tributaria: string | null;
+        message: string | null;
+      };
+      activities: {
+        code: string;
+        description: string;
+        /** @description A activa, I inactiva */
+        status: string;
+        /** @description P primaria, S secundaria */
+        type: string;
+      }[];
+      /**
+       * Format: date-time
+       * @description When Hacienda gave this answer
+       */
+      fetched_at: string;
     };
     /**
      * TimelineEntry
@@ -4580,6 +5005,9 @@ export type ApiKeyList = components['schemas']['ApiKeyList'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
 export type Batch = components['schemas']['Batch'];
 export type BatchItem = components['schemas']['BatchItem'];
+export type Cabys = components['schemas']['Cabys'];
+export type CabysCategory = components['schemas']['CabysCategory'];
+export type CabysSearchResult = components['schemas']['CabysSearchResult'];
 export type Client = components['schemas']['Client'];
 export type ClientList = components['schemas']['ClientList'];
 export type Company = components['schemas']['Company'];
@@ -4595,6 +5023,7 @@ export type DeliveryAttempt = components['schemas']['DeliveryAttempt'];
 export type DocumentSummary = components['schemas']['DocumentSummary'];
 export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
+export type ExchangeRate = components['schemas']['ExchangeRate'];
 export type FieldError = components['schemas']['FieldError'];
 export type HaciendaWarning = components['schemas']['HaciendaWarning'];
 export type Invoice = components['schemas']['Invoice'];
@@ -4617,6 +5046,7 @@ export type RollKeyRequest = components['schemas']['RollKeyRequest'];
 export type Service = components['schemas']['Service'];
 export type ServiceList = components['schemas']['ServiceList'];
 export type TaxLine = components['schemas']['TaxLine'];
+export type Taxpayer = components['schemas']['Taxpayer'];
 export type TimelineEntry = components['schemas']['TimelineEntry'];
 export type TimelineList = components['schemas']['TimelineList'];
 export type UpdateWebhookEndpointRequest = components['schemas']['UpdateWebhookEndpointRequest'];

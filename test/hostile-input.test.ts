@@ -66,12 +66,15 @@ const BODY_LIMIT = 1_048_576;
 let ADMIN = { user: '', password: '' };
 const seed = process.env.HOSTILE_SEED ? Number(process.env.HOSTILE_SEED) : Date.now() % 2 ** 31;
 // Tables whose rows count requests by design, rejected ones included, and caches a read may fill
-// (invoice_pdfs: a GET of an invoice's PDF renders it once and keeps it; no data of the invoice).
+// (invoice_pdfs: a GET of an invoice's PDF renders it once and keeps it; no data of the invoice;
+// taxpayer_lookups and exchange_rates: what Hacienda's public services answered, found or not).
 const BOOKKEEPING_TABLES = new Set([
   'usage_minutes',
   'knex_migrations',
   'knex_migrations_lock',
   'invoice_pdfs',
+  'taxpayer_lookups',
+  'exchange_rates',
 ]);
 
 interface Req {

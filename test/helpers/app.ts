@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { RedisClient } from '../../platform/redis.ts';
 import { buildApp } from '../../api/app.ts';
+import { buildSimulator } from '../../simulator/app.ts';
 import { loadConfig, type Config } from '../../config/index.ts';
 import { createApiKey } from '../../db/queries/api-keys.ts';
 import { createCompany, type CompanyInput } from '../../db/queries/companies.ts';
@@ -42,7 +43,10 @@ export interface TestApp {
 
 export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config = testConfig({ DATABASE_URL: database.url, ...overrides });
+  // Hacienda's public services (taxpayers, dollar rate) are answered by a simulator of the app's own.
+  const sim = await buildSimulator({ admin: false, logger: false });
+  const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
+  const config = testConfig({ DATABASE_URL: database.url, HACIENDA_PUBLIC_API_URL: simUrl, ...overrides });
   const redis = createRedis(config.redisUrl, 'api');
   await waitForRedis(redis);
   const app = await buildApp({ config, db: database.db, redis }, { logger: false });
@@ -55,6 +59,7 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     database,
     async close() {
       await app.close();
+      await sim.close();
       redis.disconnect();
       await database.drop();
     },

@@ -7,6 +7,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import type { RedisClient } from '../../platform/redis.ts';
 import { buildApp } from '../../api/app.ts';
+import { buildSimulator } from '../../simulator/app.ts';
 import type { Config } from '../../config/index.ts';
 import { QUEUES } from '../../jobs/invoice-flow/queues.ts';
 import { bullConnection, createRedis, waitForRedis } from '../../platform/redis.ts';
@@ -30,8 +31,12 @@ export async function startFullApp(
   const database = await createTestDatabase();
   const prefix = `{t${randomBytes(4).toString('hex')}}`;
   const admin = { user: 'ops', password: randomBytes(12).toString('base64url') };
+  // Hacienda's public services (taxpayers, dollar rate) are answered by a simulator of the app's own.
+  const sim = await buildSimulator({ admin: false, logger: false });
+  const simUrl = await sim.listen({ port: 0, host: '127.0.0.1' });
   const config = testConfig({
     DATABASE_URL: database.url,
+    HACIENDA_PUBLIC_API_URL: simUrl,
     QUEUE_PREFIX: prefix,
     ADMIN_USER: admin.user,
     ADMIN_PASSWORD: admin.password,
@@ -65,6 +70,7 @@ export async function startFullApp(
     logs,
     async close() {
       await app.close();
+      await sim.close();
       for (const q of queues) {
         await q.obliterate({ force: true }).catch(() => {});
         await q.close();

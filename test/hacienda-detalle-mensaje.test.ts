@@ -98,9 +98,10 @@ describe('explainDetalleMensaje', () => {
     const r = explainDetalleMensaje(twoRows);
     expect(r.raw).toBe(twoRows);
     expect(r.items.map((i) => i.kind)).toEqual(['duplicate-consecutivo', 'ubicacion']);
-    expect(r.items[0]?.readable.es).toMatch(/consecutivo ya fue usado/);
-    expect(r.items[0]?.readable.en).toMatch(/consecutive number was already used/);
-    expect(r.items[0]?.fix.en).toMatch(/next free consecutive/);
+    expect(r.items[0]?.readable.es).toMatch(/NumeroConsecutivo ya fue usado/);
+    expect(r.items[0]?.readable.en).toMatch(/NumeroConsecutivo was already used/);
+    expect(r.items.map((i) => i.field)).toEqual(['NumeroConsecutivo', 'Emisor/Ubicacion']);
+    expect(r.items[0]?.fix.en).toMatch(/next free NumeroConsecutivo/);
     expect(r.items[1]?.fix.es).toMatch(/Ubicacion/);
     expect(r.items[0]?.message).toBe(MSG_99);
     expect(r.summary.es).toMatch(/^Hacienda rechazó el comprobante: .*\(y 1 motivo más\)$/);
@@ -146,17 +147,43 @@ describe('explainDetalleMensaje', () => {
     expect(r.fix.es.length).toBeGreaterThan(10);
   });
 
-  it('recognises -53, -16 and -111 by code, pointing at goods vs services', () => {
+  it('recognises -16 and -111 by code and text, pointing at goods vs services', () => {
     const k = (code: number, message: string) => explainRow({ code, message, line: 0, column: 0 });
-    expect(k(-53, 'La fecha de emisión no concuerda con la hora oficial').kind).toBe('hora-oficial');
     expect(k(-16, 'El archivo XML, fue enviado … de manera extemporánea').kind).toBe('extemporaneo');
     const t = k(
       -111,
       'El total de servicios gravados (TotalServGravados) no coincide con la suma de las líneas.',
     );
     expect(t.kind).toBe('totals');
-    expect(t.readable.en).toContain('(TotalServGravados)');
+    expect(t.field).toBe('TotalServGravados');
     expect(t.fix.en).toMatch(/service or goods/);
+  });
+
+  it('reads -53 as the net sale, and the clock rule of the simulator (-1) as the official time', () => {
+    const k = (code: number, message: string) => explainRow({ code, message, line: 0, column: 0 });
+    expect(k(-53, 'El TotalVentaNeta no concuerda con TotalVenta menos TotalDescuentos').kind).toBe(
+      'total-venta-neta',
+    );
+    expect(k(-1, 'La fecha de emisión del comprobante es posterior a la hora oficial.').kind).toBe(
+      'hora-oficial',
+    );
+  });
+
+  it('does not explain a real code used with another text as its rule', () => {
+    const r = explainRow({
+      code: -54,
+      message: 'La información de referencia 1 no es válida.',
+      line: 0,
+      column: 0,
+    });
+    expect(r.kind).toBeNull();
+    const s = explainRow({
+      code: -53,
+      message: 'La fecha de emisión es posterior a la hora oficial.',
+      line: 0,
+      column: 0,
+    });
+    expect(s.kind).toBeNull();
   });
 
   it('falls back to the raw text for unknown messages', () => {

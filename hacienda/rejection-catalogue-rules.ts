@@ -10,6 +10,30 @@ const ours = (id: string, field: string, match: Entry['match'], es: [string, str
   fixed(id, field, match, es, en, false);
 const minus1 = (re: RegExp) => coded(-1, re);
 
+/**
+ * One of our rules stated in a plain sentence: the sentence is the Spanish reading, the field the
+ * first XML element it names (else `fallback`).
+ */
+function ownSentence(id: string, fallback: string, re: RegExp, es: string, en: string): Entry {
+  return {
+    id,
+    confirmed: false,
+    field: fallback,
+    match: minus1(re),
+    explain: (row) => {
+      const field = /\b([A-Z][a-z]+[A-Z]\w*)/.exec(row.message)?.[1] ?? fallback;
+      return {
+        field,
+        readable: { es: `${es} (${field}): ${row.message}`, en: `${en} (${field}).` },
+        fix: {
+          es: `Corrija ${field} según el mensaje y emita un comprobante nuevo.`,
+          en: `Correct ${field} as the message says and issue a new document.`,
+        },
+      };
+    },
+  };
+}
+
 export const SIGNATURE_RULE_ENTRIES: Entry[] = [
   fixed(
     'signature-policy-id',
@@ -317,6 +341,20 @@ export const BUSINESS_RULE_ENTRIES: Entry[] = [
       'The export invoice breaks its rules: a foreign Receptor (type 05) with its foreign address, the 0% rate (code 01) on every line and a 12-digit PartidaArancelaria.',
       'Issue the export to a Receptor with identification type 05 and OtrasSenasExtranjero; lines carry IVA with CodigoTarifaIVA 01.',
     ],
+  ),
+  ownSentence(
+    'mensaje-receptor',
+    'NumeroConsecutivoReceptor',
+    /mensaje receptor|comprobante referido|MontoTotalImpuestoAcreditar|MontoTotalDeGastoAplicable|CondicionImpuesto|NumeroCedulaReceptor|TotalFactura no corresponde|MontoTotalImpuesto no corresponde|no acredita impuesto/,
+    'El mensaje receptor no concuerda con el comprobante que acepta o rechaza',
+    'The receptor message does not agree with the document it accepts or rejects',
+  ),
+  ownSentence(
+    'compra-recibo',
+    'InformacionReferencia',
+    /factura electr[oó]nica de compra|recibo electr[oó]nico de pago|del recibo|no domiciliado/i,
+    'La factura electrónica de compra o el recibo electrónico de pago no cumple sus reglas',
+    'The purchase invoice or payment receipt breaks its rules',
   ),
   {
     id: 'totales-campo',

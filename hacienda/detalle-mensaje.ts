@@ -144,7 +144,12 @@ function message(quoted: string): string {
 function freeTextRows(text: string): DetalleRow[] {
   return text
     .split(/\n\s*\n/)
-    .map((p) => p.replace(/\s*\n\s*/g, ' ').trim())
+    .map((p) => unbracket(p.replace(/\s*\n\s*/g, ' ').trim()))
     .filter((p) => p !== '' && p !== '[' && p !== ']' && !PREAMBLE_PIECE.test(p))
     .map((message) => ({ code: null, message, line: null, column: null }));
+}
+
+/** A free-text message that came wrapped in brackets (`[ La firma … ]`, v4.4) loses them. */
+function unbracket(p: string): string {
+  return /^\[[^[\]]*\]$/.test(p) ? p.slice(1, -1).trim() : p;
 }

@@ -1,8 +1,39 @@
 // Catalogue entries for Hacienda's own numbered checks, as its real answers use them (v4.2–4.4;
 // codes and wordings in SOURCES.md). Each matches the code AND the words Hacienda writes for that
 // check, so a code seen with another text falls through to a later entry or to Hacienda's own words.
-import { coded, fixed } from './rejection-entry.ts';
+import { coded, codedAny, fixed } from './rejection-entry.ts';
 import type { Entry } from './rejection-entry.ts';
+
+/** The amount Hacienda writes in parentheses at the end of some messages ("… (258.27750)"). */
+export function amountOf(message: string): string | null {
+  return /\((-?\d+(?:\.\d+)?)\)\s*\.?\s*$/.exec(message)?.[1] ?? null;
+}
+
+/** An entry for a total whose message may end with the amount Hacienda computed. */
+function total(
+  id: string,
+  field: string,
+  match: Entry['match'],
+  es: [string, string],
+  en: [string, string],
+): Entry {
+  return {
+    id,
+    field,
+    match,
+    explain: (row) => {
+      const amount = amountOf(row.message);
+      return {
+        field,
+        readable: {
+          es: amount ? `${es[0].slice(0, -1)} (Hacienda calculó ${amount}).` : es[0],
+          en: amount ? `${en[0].slice(0, -1)} (Hacienda computed ${amount}).` : en[0],
+        },
+        fix: { es: es[1], en: en[1] },
+      };
+    },
+  };
+}
 
 export const HACIENDA_ENTRIES: Entry[] = [
   fixed(
@@ -44,23 +75,34 @@ export const HACIENDA_ENTRIES: Entry[] = [
       'Compute SubTotal = MontoTotal − MontoDescuento on each LineaDetalle, with 5 decimals.',
     ],
   ),
-  fixed(
-    'linea-impuesto',
-    'Impuesto/Monto',
-    coded(-45, /impuesto|tarifa/i),
-    [
-      'El Monto del impuesto (Impuesto/Monto) de una línea no es su base imponible por la Tarifa.',
-      'Calcule Impuesto/Monto = BaseImponible × Tarifa / 100 en cada línea, con 5 decimales.',
-    ],
-    [
-      "A line's tax amount (Impuesto/Monto) is not its taxable base times the Tarifa.",
-      'Compute Impuesto/Monto = BaseImponible × Tarifa / 100 on each line, with 5 decimals.',
-    ],
-  ),
-  fixed(
+  {
+    id: 'linea-impuesto',
+    field: 'Impuesto/Monto',
+    match: coded(-45, /impuesto|tarifa/i),
+    explain: (row) => {
+      const line = /l[ií]nea\s*\(?(\d+)\)?/i.exec(row.message)?.[1];
+      const amount = amountOf(row.message);
+      const which = line ? { es: ` de la línea ${line}`, en: ` of line ${line}` } : { es: '', en: '' };
+      const calc = amount
+        ? { es: ` (Hacienda calculó ${amount})`, en: ` (Hacienda computed ${amount})` }
+        : { es: '', en: '' };
+      return {
+        field: 'Impuesto/Monto',
+        readable: {
+          es: `El Monto del impuesto (Impuesto/Monto)${which.es} no es su base imponible por la Tarifa${calc.es}.`,
+          en: `The tax amount (Impuesto/Monto)${which.en} is not its taxable base times the Tarifa${calc.en}.`,
+        },
+        fix: {
+          es: 'Calcule Impuesto/Monto = BaseImponible × Tarifa / 100 en cada línea, con 5 decimales.',
+          en: 'Compute Impuesto/Monto = BaseImponible × Tarifa / 100 on each line, with 5 decimals.',
+        },
+      };
+    },
+  },
+  total(
     'total-venta',
     'TotalVenta',
-    coded(-51, /total\s*(de\s+la\s+)?venta(?!\s*neta)|TotalVenta(?!Neta)/i),
+    coded(-51, /total\s+(de\s+(la\s+)?)?venta(?!\s*neta)|TotalVenta(?!Neta)/i),
     [
       'El TotalVenta no es la suma de TotalGravado, TotalExento, TotalExonerado y TotalNoSujeto.',
       'Calcule TotalVenta = TotalGravado + TotalExento + TotalExonerado + TotalNoSujeto (la suma de MontoTotal de las líneas).',
@@ -83,7 +125,7 @@ export const HACIENDA_ENTRIES: Entry[] = [
       'Compute TotalVentaNeta = TotalVenta − TotalDescuentos.',
     ],
   ),
-  fixed(
+  total(
     'total-impuesto',
     'TotalImpuesto',
     coded(-54, /impuesto/i),
@@ -96,7 +138,7 @@ export const HACIENDA_ENTRIES: Entry[] = [
       'Compute TotalImpuesto as the sum of every line’s Impuesto/Monto (less exonerations: ImpuestoNeto).',
     ],
   ),
-  fixed(
+  total(
     'total-comprobante',
     'TotalComprobante',
     coded(-55, /comprobante/i),
@@ -164,7 +206,8 @@ export const HACIENDA_ENTRIES: Entry[] = [
   fixed(
     'mercancias-gravadas-falta',
     'TotalMercanciasGravadas',
-    coded(-110, /mercanc|gravad/i),
+    // -48 in v4.3 answers (an observation), -110 in 4.4.
+    codedAny([-48, -110], /carece|mercanc[ií]as gravad|TotalMercanciasGravadas/i),
     [
       'Hay líneas de mercancías gravadas pero el resumen no trae TotalMercanciasGravadas.',
       'Incluya TotalMercanciasGravadas en ResumenFactura con la suma del MontoTotal de las líneas de mercancías gravadas.',

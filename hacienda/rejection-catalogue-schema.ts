@@ -21,7 +21,7 @@ export const SCHEMA_ENTRIES: Entry[] = [
       const expected = localNames(m?.[2] ?? '').join(', ');
       const where = at(row);
       return {
-        field: found,
+        field: localNames(m?.[2] ?? '')[0] ?? found,
         readable: {
           es: `El elemento ${found} está fuera de orden o no se permite ahí; se esperaba ${expected}${where.es}.`,
           en: `Element ${found} is out of order or not allowed there; expected ${expected}${where.en}.`,

@@ -44,15 +44,15 @@ const SIGNATURE_ENTRIES: Entry[] = [
   ),
   fixed(
     'signer-not-emisor',
-    'Emisor/Identificacion',
+    'Signature',
     text(/contribuyente que firma .*no es el emisor/i),
     [
-      'El certificado que firmó el comprobante pertenece a otro contribuyente, no al emisor (Emisor/Identificacion).',
-      'Firme con la llave criptográfica (.p12) del emisor, o corrija Emisor/Identificacion.',
+      'El certificado de la firma (Signature) pertenece a otro contribuyente, no al emisor del comprobante.',
+      'Cree la Signature con la llave criptográfica (.p12) del emisor, o corrija Emisor/Identificacion si el emisor es otro.',
     ],
     [
-      'The certificate that signed the document belongs to another taxpayer, not the emisor (Emisor/Identificacion).',
-      "Sign with the emisor's own cryptographic key (.p12), or correct Emisor/Identificacion.",
+      'The certificate of the signature (Signature) belongs to another taxpayer, not the emisor of the document.',
+      "Create the Signature with the emisor's own cryptographic key (.p12), or correct Emisor/Identificacion if the emisor is another.",
     ],
   ),
   ...SIGNATURE_RULE_ENTRIES,

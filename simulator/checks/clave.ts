@@ -37,8 +37,9 @@ export const CLAVE_TEXTS = {
   fecha: 'La fecha de la clave no corresponde con la fecha de emisión del comprobante.',
   situacion: 'La situación del comprobante indicada en la clave no es válida.',
   tipo: 'El tipo de documento no corresponde.',
-  consecutivoStructure: (consecutivo: string) =>
-    `El NumeroConsecutivo '${consecutivo}' no cumple con la estructura del consecutivo (sucursal, terminal, tipo de comprobante y número mayor que cero).`,
+  /** Hacienda's own -78 text. */
+  consecutivoStructure:
+    "La numeración consecutiva no cumple con la estructura en el 'artículo 4 numeración consecutiva' de la resolución 48-2016 de comprobantes electrónicos.",
 } as const;
 
 /** Issue date (DDMMYY) in Costa Rica time of an xs:dateTime, or null when unreadable. */
@@ -84,7 +85,7 @@ export function checkClave(
   if (/^\d{20}$/.test(consecutivo) && !wellFormedConsecutivo(consecutivo))
     rows.push({
       code: CONSECUTIVO_STRUCTURE_CODE,
-      message: CLAVE_TEXTS.consecutivoStructure(consecutivo),
+      message: CLAVE_TEXTS.consecutivoStructure,
       line: 0,
       column: 0,
     });

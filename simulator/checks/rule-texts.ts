@@ -51,6 +51,8 @@ export const TOTALS_CODES: Readonly<Record<string, number>> = {
   TotalImpuesto: -54,
   TotalComprobante: -55,
   TotalMercExonerada: -106,
+  /** TotalMercanciasGravadas missing while goods carry IVA (-48 in v4.3 answers, -110 in 4.4). */
+  'TotalMercanciasGravadas?': -110,
   TotalServGravados: -111,
   TotalMercanciasGravadas: -111,
   ImpuestoNeto: -290,
@@ -58,6 +60,25 @@ export const TOTALS_CODES: Readonly<Record<string, number>> = {
 
 /** The code of a totals row about `field`. */
 export const totalsCode = (field: string): number => TOTALS_CODES[field] ?? OWN;
+
+/** Hacienda's own sentences for its checks, as its answers write them (hacienda/SOURCES.md). */
+export const HACIENDA_TEXTS = {
+  /** -45, the amount Hacienda expected in parentheses. */
+  lineTax: (line: string, expected: string) =>
+    `El monto del impuesto de la línea (${line}) no corresponde al valor de multiplicar el subtotal por la tarifa del impuesto. (${expected})`,
+  /** -51. */
+  totalVenta: (expected: string) =>
+    `El monto total de venta no coincide con la suma de los totales gravados y exentos (${expected})`,
+  /** -54. */
+  totalImpuesto:
+    "El monto total de impuestos no coincide con la suma de los campos denominados 'Monto del Impuesto'",
+  /** -55. */
+  totalComprobante: (expected: string) =>
+    `El monto total del comprobante no coincide con la suma del total de venta neta y el total de impuestos (${expected})`,
+  /** -48 (v4.3) / -110: goods with IVA but no TotalMercanciasGravadas. */
+  mercanciasGravadasMissing:
+    "El resumen de la factura carece del monto total de mercancías gravados y cuenta con impuestos con código '01'",
+} as const;
 
 export const RULE_TEXTS = {
   emisorLocation:
@@ -125,8 +146,6 @@ export const RULE_TEXTS = {
     'La fecha de emisión (FechaEmision) del comprobante es posterior a la hora oficial de la Dirección General de Tributación.',
   creditTermStructure: (got: string) =>
     `El campo PlazoCredito no cumple con la estructura requerida: indique el número de días del crédito; se recibió '${got}'.`,
-  mercanciasGravadasMissing:
-    'El campo TotalMercanciasGravadas es requerido cuando el comprobante tiene líneas de mercancías gravadas.',
   issueDateLate:
     'El archivo XML, fue enviado a la Dirección General de Tributación de manera extemporánea; con base en lo estipulado en el artículo 9 y 15 ambos de la resolución 48-2016',
 } as const;

@@ -14,6 +14,7 @@
 // 03-06 need DatosImpuestoEspecifico, 99 needs CodigoImpuestoOTRO, and a line with
 // IVACobradoFabrica 02 (exempt, IVA paid at the factory) carries no IVA Impuesto.
 import { Decimal } from 'decimal.js';
+import { HACIENDA_TEXTS, totalsCode } from './rule-texts.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 
@@ -40,12 +41,16 @@ export function checkLineTaxes(line: XmlElement): { code: number; message: strin
   const cantidad = num(line, 'Cantidad');
   const subTotal = num(line, 'SubTotal');
   const base = num(line, 'BaseImponible');
-  // A tax at a rate (× Tarifa) is Hacienda's -45; the specific taxes' formulas are ours (-1).
+  // A tax at a rate (subtotal × Tarifa) is Hacienda's -45, in its words; the specific taxes' formulas are ours (-1).
   const bad = (codigo: string, what: string, candidates: D[], got: D) =>
-    out.push({
-      code: /× Tarifa$/.test(what) ? -45 : -1,
-      message: `El campo Monto del impuesto ${codigo} de la línea ${n} no coincide con ${what}: se esperaba ${f5(candidates[0]!)} y se recibió ${f5(got)}.`,
-    });
+    out.push(
+      /× Tarifa$/.test(what)
+        ? { code: totalsCode('Impuesto/Monto'), message: HACIENDA_TEXTS.lineTax(n, f5(candidates[0]!)) }
+        : {
+            code: -1,
+            message: `El campo Monto del impuesto ${codigo} de la línea ${n} no coincide con ${what}: se esperaba ${f5(candidates[0]!)} y se recibió ${f5(got)}.`,
+          },
+    );
   const taxes = children(line, 'Impuesto');
   if (text(line, 'IVACobradoFabrica') === '02' && taxes.some((t) => IVA_CODES.has(text(t, 'Codigo') ?? '')))
     own(

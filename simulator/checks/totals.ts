@@ -20,7 +20,7 @@
 // needs a card payment, never exceeds the lines' net IVA and, in a sale paid partly by card,
 // follows the 2026 mixed-sale formula (totals-taxes.ts checkMixedIvaDevuelto).
 import { Decimal } from 'decimal.js';
-import { RULE_TEXTS, totalsCode } from './rule-texts.ts';
+import { HACIENDA_TEXTS, totalsCode } from './rule-texts.ts';
 import { checkLineTaxes, checkMixedIvaDevuelto, lineNetIva } from './totals-taxes.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
@@ -69,11 +69,14 @@ export function checkTotals(root: XmlElement): Row[] {
   const resumen = child(root, 'ResumenFactura');
   if (!resumen) return rows;
   const r = (name: string) => num(resumen, name) ?? ZERO;
-  const stated = (name: string, expected: D, what: string) => {
+  // `what` says what the total should be; Hacienda's own sentence (HACIENDA_TEXTS) where it is known.
+  const stated = (name: string, expected: D, what: string | ((expected: string) => string)) => {
     const got = num(resumen, name) ?? ZERO;
     if (!got.eq(expected)) {
       mismatch(
-        `El campo ${name} no coincide con ${what}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`,
+        typeof what === 'string'
+          ? `El campo ${name} no coincide con ${what}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`
+          : what(f5(expected)),
         totalsCode(name),
       );
     }
@@ -94,7 +97,7 @@ export function checkTotals(root: XmlElement): Row[] {
   const taxedGoods = (isService: (l: Line) => boolean) =>
     lines.some((l) => !isService(l) && l.bucket === 'gravado' && l.montoTotal?.gt(0));
   if (!child(resumen, 'TotalMercanciasGravadas') && readings.every(taxedGoods))
-    mismatch(RULE_TEXTS.mercanciasGravadasMissing, -110);
+    mismatch(HACIENDA_TEXTS.mercanciasGravadasMissing, totalsCode('TotalMercanciasGravadas?'));
   const reading = readings.find((isService) => {
     const s = sum(lines.filter(isService).map((l) => l.montoTotal));
     const g = sum(lines.filter((l) => !isService(l)).map((l) => l.montoTotal));
@@ -176,7 +179,7 @@ export function checkTotals(root: XmlElement): Row[] {
   stated(
     'TotalVenta',
     sum(['TotalGravado', 'TotalExento', 'TotalExonerado', 'TotalNoSujeto'].map((n) => r(n))),
-    'la suma de los totales gravado, exento, exonerado y no sujeto',
+    HACIENDA_TEXTS.totalVenta,
   );
   stated('TotalVenta', sum(lines.map((l) => l.montoTotal)), 'la suma de MontoTotal de las líneas');
   const discounts = sum(lines.map((l) => l.descuentos));
@@ -189,10 +192,7 @@ export function checkTotals(root: XmlElement): Row[] {
   const netTax = sum(lines.map((l) => l.impuestoNeto));
   const totalImpuesto = r('TotalImpuesto');
   if (!totalImpuesto.eq(grossTax) && !totalImpuesto.eq(netTax)) {
-    mismatch(
-      `El campo TotalImpuesto no coincide con la suma de los impuestos de las líneas: se esperaba ${f5(netTax)} y se recibió ${f5(totalImpuesto)}.`,
-      totalsCode('TotalImpuesto'),
-    );
+    mismatch(HACIENDA_TEXTS.totalImpuesto, totalsCode('TotalImpuesto'));
   }
   checkDesglose(resumen, lines, mismatch);
   const asumido = sum(lines.map((l) => l.asumido));
@@ -217,7 +217,7 @@ export function checkTotals(root: XmlElement): Row[] {
   stated(
     'TotalComprobante',
     r('TotalVentaNeta').plus(totalImpuesto).plus(r('TotalOtrosCargos')).minus(r('TotalIVADevuelto')),
-    'TotalVentaNeta + TotalImpuesto + TotalOtrosCargos - TotalIVADevuelto',
+    HACIENDA_TEXTS.totalComprobante,
   );
   return rows;
 }
@@ -273,7 +273,7 @@ function readLine(el: XmlElement, mismatch: (m: string, code: number) => void): 
   for (const t of taxes) {
     if ((t.codigo === '01' || t.codigo === '07') && t.tarifa && t.monto && base) {
       const exact = base.times(t.tarifa).div(100);
-      if (!near(t.monto, exact)) bad('Impuesto/Monto', 'BaseImponible × Tarifa', exact, t.monto);
+      if (!near(t.monto, exact)) mismatch(HACIENDA_TEXTS.lineTax(n, f5(exact)), totalsCode('Impuesto/Monto'));
     }
   }
   const gross = sum(taxes.map((t) => t.monto));

@@ -5,6 +5,7 @@
 // "El tipo de documento no corresponde." is a text observed from Hacienda, and a consecutivo
 // without the consecutivo's structure is its -78; the other wordings are ours (Hacienda's are not
 // published) and use code -1 like its structural errors.
+import { findDocumentType } from '../../domain/document-types/index.ts';
 import { child, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 import type { Row } from './verdict.ts';
@@ -12,12 +13,9 @@ import type { Row } from './verdict.ts';
 export const CLAVE_ROW_CODE = -1;
 /** Hacienda's code for a NumeroConsecutivo that does not follow the consecutivo's structure. */
 export const CONSECUTIVO_STRUCTURE_CODE = -78;
-/** Document types a consecutivo may name (positions 9-10): 01-10, MensajeReceptor 05-07 included. */
-const CONSECUTIVO_TYPES = new Set(['01', '02', '03', '04', '05', '06', '07', '08', '09', '10']);
-
-/** Branch (3), terminal (5), a known document type (2) and a number from 1 (10 digits). */
+/** Branch (3), terminal (5), a registered document type (2) and a number from 1 (10 digits). */
 function wellFormedConsecutivo(consecutivo: string): boolean {
-  return CONSECUTIVO_TYPES.has(consecutivo.slice(8, 10)) && !/^0+$/.test(consecutivo.slice(10));
+  return findDocumentType(consecutivo.slice(8, 10)) !== undefined && !/^0+$/.test(consecutivo.slice(10));
 }
 const CR_OFFSET_MS = -6 * 3600_000; // Costa Rica: UTC-6 all year
 

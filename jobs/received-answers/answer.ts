@@ -38,7 +38,7 @@ import {
   type SubmitDocument,
 } from '../../hacienda/client/index.ts';
 import { receptionKey } from '../../hacienda/client/submit-and-confirm.ts';
-import { explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
+import { explainErrorCause, explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
 import { assertCertificateCurrent, SigningKeyError } from '../../hacienda/signing-key.ts';
 import { assertValidBeforeSigning, SchemaViolationError } from '../../hacienda/xsd-compiled.ts';
 import { buildMensajeReceptorXml } from '../../hacienda/xml/mensaje-receptor.ts';
@@ -156,11 +156,7 @@ async function sendAnswer(
     await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc, { pollFirst: retried }), row.companyId);
   } catch (err) {
     if (!(err instanceof HaciendaRejectedError)) throw err;
-    const reason = {
-      summary: { es: err.errorCause ?? err.message, en: err.errorCause ?? err.message },
-      items: [],
-      raw: err.errorCause,
-    };
+    const reason = explainErrorCause(err.errorCause, err.status);
     await recordAnswerVerdict(
       ctx.db,
       row.id,

@@ -4,6 +4,12 @@
 import { at, localNames, text } from './rejection-entry.ts';
 import type { Entry } from './rejection-entry.ts';
 
+/** The element a Xerces message names (`element '{"ns":TotalVenta}'` or `element 'TotalVenta'`). */
+function elementOf(message: string): string | null {
+  const m = /element '([^']*)'/.exec(message);
+  return m ? (localNames(m[1] ?? '')[0] ?? null) : null;
+}
+
 export const SCHEMA_ENTRIES: Entry[] = [
   {
     id: 'xsd-order',
@@ -15,6 +21,7 @@ export const SCHEMA_ENTRIES: Entry[] = [
       const expected = localNames(m?.[2] ?? '').join(', ');
       const where = at(row);
       return {
+        field: localNames(m?.[2] ?? '')[0] ?? found,
         readable: {
           es: `El elemento ${found} está fuera de orden o no se permite ahí; se esperaba ${expected}${where.es}.`,
           en: `Element ${found} is out of order or not allowed there; expected ${expected}${where.en}.`,
@@ -36,6 +43,7 @@ export const SCHEMA_ENTRIES: Entry[] = [
       const expected = localNames(m?.[2] ?? '').join(', ');
       const where = at(row);
       return {
+        field: expected.split(', ')[0] || parent,
         readable: {
           es: `Al elemento ${parent} le falta ${expected}${where.es}.`,
           en: `Element ${parent} is missing ${expected}${where.en}.`,
@@ -126,10 +134,12 @@ export const SCHEMA_ENTRIES: Entry[] = [
     match: (row) => row.code === -1 && /^cvc-/i.test(row.message),
     explain: (row) => {
       const where = at(row);
+      const field = elementOf(row.message);
       return {
+        field,
         readable: {
-          es: `El XML no cumple el esquema oficial v4.4${where.es}: ${row.message}`,
-          en: `The XML does not follow the official v4.4 schema${where.en}: ${row.message}`,
+          es: `El XML no cumple el esquema oficial v4.4${field ? ` en ${field}` : ''}${where.es}: ${row.message}`,
+          en: `The XML does not follow the official v4.4 schema${field ? ` in ${field}` : ''}${where.en}: ${row.message}`,
         },
         fix: {
           es: 'Valide el XML contra el XSD oficial antes de firmar y corrija el elemento indicado.',

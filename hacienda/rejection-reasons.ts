@@ -1,11 +1,15 @@
-// Readable rejection reasons: turns Hacienda's DetalleMensaje (or a whole MensajeHacienda) into
-// short Spanish and English explanations with what to fix, one item per reported error, plus a
-// summary. Unknown texts keep Hacienda's own words; the raw DetalleMensaje is always returned.
+// Readable rejection reasons: turns Hacienda's DetalleMensaje (or a whole MensajeHacienda, or the
+// X-Error-Cause of a refused request) into short Spanish and English explanations with the field
+// to fix, one item per reported row, plus a summary. Unknown texts keep Hacienda's own words; the
+// raw text is always returned. The summary of an accepted document speaks of observations, never
+// of a rejection.
 import { parseDetalleMensaje } from './detalle-mensaje.ts';
 import type { DetalleRow } from './detalle-mensaje.ts';
 import { parseMensajeHacienda } from './mensaje-hacienda.ts';
 import { CATALOGUE } from './rejection-catalogue.ts';
 import type { Bilingual, Explanation } from './rejection-catalogue.ts';
+import { CAUSE_ENTRIES, causeByStatus, readsSpanish } from './rejection-catalogue-causes.ts';
+import type { Entry } from './rejection-entry.ts';
 
 export type { Bilingual } from './rejection-catalogue.ts';
 
@@ -16,6 +20,8 @@ export interface ReasonItem {
   column: number | null;
   /** Catalogue entry that explained the row, or null when Hacienda's text is shown as is. */
   kind: string | null;
+  /** The XML element (or request field) to fix, when the entry names one. */
+  field: string | null;
   readable: Bilingual;
   fix: Bilingual;
 }
@@ -23,18 +29,30 @@ export interface ReasonItem {
 export interface RejectionReason {
   summary: Bilingual;
   items: ReasonItem[];
-  /** The DetalleMensaje exactly as Hacienda sent it. */
-  raw: string;
+  /** The DetalleMensaje (or X-Error-Cause) exactly as Hacienda sent it. */
+  raw: string | null;
+}
+
+function explainWith(entries: readonly Entry[], row: DetalleRow): ReasonItem | null {
+  for (const entry of entries) {
+    const m = entry.match(row);
+    if (!m) continue;
+    const e: Explanation = entry.explain(row, m === true ? null : m);
+    return {
+      ...row,
+      kind: entry.id,
+      field: e.field ?? entry.field ?? null,
+      readable: e.readable,
+      fix: e.fix,
+    };
+  }
+  return null;
 }
 
 /** Explains one parsed row; falls back to the raw text for texts not in the catalogue. */
 export function explainRow(row: DetalleRow): ReasonItem {
-  for (const entry of CATALOGUE) {
-    const m = entry.match(row);
-    if (!m) continue;
-    const e: Explanation = entry.explain(row, m === true ? null : m);
-    return { ...row, kind: entry.id, readable: e.readable, fix: e.fix };
-  }
+  const known = explainWith(CATALOGUE, row);
+  if (known) return known;
   const codeText = row.code === null ? '' : ` (${row.code})`;
   const where =
     row.line && row.line > 0
@@ -46,6 +64,7 @@ export function explainRow(row: DetalleRow): ReasonItem {
   return {
     ...row,
     kind: null,
+    field: null,
     readable: {
       es: `${row.message}${codeText}${where.es}`,
       en: `Hacienda reported${codeText}: "${row.message}"${where.en}`,
@@ -57,16 +76,61 @@ export function explainRow(row: DetalleRow): ReasonItem {
   };
 }
 
-/** Explains a DetalleMensaje text. */
-export function explainDetalleMensaje(detalleMensaje: string): RejectionReason {
+/** Explains a DetalleMensaje text; `accepted` when it came with Mensaje 1 (observations). */
+export function explainDetalleMensaje(
+  detalleMensaje: string,
+  options: { accepted?: boolean } = {},
+): RejectionReason {
   const parsed = parseDetalleMensaje(detalleMensaje);
   const items = parsed.rows.map(explainRow);
-  return { summary: summarise(items), items, raw: detalleMensaje };
+  const summary = options.accepted ? summariseAccepted(items) : summarise(items);
+  return { summary, items, raw: detalleMensaje };
 }
 
-/** Explains a MensajeHacienda XML (the decoded respuesta-xml). */
+/** Explains a MensajeHacienda XML (the decoded respuesta-xml): a rejection, or an acceptance's observations. */
 export function explainMensajeHacienda(xml: string): RejectionReason {
-  return explainDetalleMensaje(parseMensajeHacienda(xml).detalleMensaje);
+  const m = parseMensajeHacienda(xml);
+  return explainDetalleMensaje(m.detalleMensaje, { accepted: m.accepted });
+}
+
+/**
+ * Explains the X-Error-Cause of a request Hacienda refused before processing it (POST 400, GET
+ * 404…). A cause the catalogue does not know is explained by its status; its words are shown in
+ * Spanish only when they are Spanish.
+ */
+export function explainErrorCause(cause: string | null, status: number | null): RejectionReason {
+  const message = (cause ?? '').trim();
+  const row: DetalleRow = { code: null, message, line: null, column: null };
+  const known = message ? explainWith(CAUSE_ENTRIES, row) : null;
+  const byStatus = causeByStatus(status);
+  const item: ReasonItem = known ?? {
+    ...row,
+    kind: null,
+    field: null,
+    readable: {
+      es: message && readsSpanish(message) ? `${byStatus.es} Motivo indicado: ${message}` : byStatus.es,
+      en: message ? `${byStatus.en} Cause given: "${message}"` : byStatus.en,
+    },
+    fix: { es: byStatus.fixEs, en: byStatus.fixEn },
+  };
+  return {
+    summary: {
+      es: `Hacienda no recibió el comprobante: ${item.readable.es}`,
+      en: `Hacienda did not receive the document: ${item.readable.en}`,
+    },
+    items: [item],
+    raw: cause,
+  };
+}
+
+function more(items: ReasonItem[]): Bilingual {
+  const n = items.length - 1;
+  return n > 0
+    ? {
+        es: ` (y ${n} ${n === 1 ? 'motivo más' : 'motivos más'})`,
+        en: ` (and ${n} more ${n === 1 ? 'reason' : 'reasons'})`,
+      }
+    : { es: '', en: '' };
 }
 
 function summarise(items: ReasonItem[]): Bilingual {
@@ -77,9 +141,19 @@ function summarise(items: ReasonItem[]): Bilingual {
       en: 'Hacienda rejected the document without giving a reason.',
     };
   }
-  const more = items.length - 1;
+  const m = more(items);
   return {
-    es: `Hacienda rechazó el comprobante: ${first.readable.es}${more > 0 ? ` (y ${more} ${more === 1 ? 'motivo más' : 'motivos más'})` : ''}`,
-    en: `Hacienda rejected the document: ${first.readable.en}${more > 0 ? ` (and ${more} more ${more === 1 ? 'reason' : 'reasons'})` : ''}`,
+    es: `Hacienda rechazó el comprobante: ${first.readable.es}${m.es}`,
+    en: `Hacienda rejected the document: ${first.readable.en}${m.en}`,
+  };
+}
+
+function summariseAccepted(items: ReasonItem[]): Bilingual {
+  const first = items[0];
+  if (!first) return { es: 'Hacienda aceptó el comprobante.', en: 'Hacienda accepted the document.' };
+  const n = items.length;
+  return {
+    es: `Hacienda aceptó el comprobante con ${n === 1 ? 'una observación' : `${n} observaciones`}: ${first.readable.es}`,
+    en: `Hacienda accepted the document with ${n === 1 ? 'one remark' : `${n} remarks`}: ${first.readable.en}`,
   };
 }

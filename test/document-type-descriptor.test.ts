@@ -81,7 +81,7 @@ describe('a document type registered through its descriptor', () => {
     const wrongTotal = xml.replace(/<TotalComprobante>[^<]+</, '<TotalComprobante>1.00000<');
     const refused = await inspect(wrongTotal);
     expect(refused.state).toBe('rechazado');
-    expect(refused.rows.map((r) => r.code)).toContain(-111);
+    expect(refused.rows.map((r) => r.code)).toContain(-55); // Hacienda's TotalComprobante check
 
     // Booked as a sale (its descriptor's booking), under its name; every entry balances.
     await h.waitForDocumentStatus(e, s.key, res.json.id, ['aceptada']);

@@ -317,7 +317,8 @@ describe('factura electrónica de exportación (09)', () => {
     });
     expect(exportRule(ctx(fee(foreignReceptor, ok)))).toEqual([]);
     const codes = (root: ReturnType<typeof parseXml>) => exportRule(ctx(root)).map((r) => r.code);
-    expect(codes(fee('', ok))).toEqual([-55]);
+    // The export rules are ours: -1 (Hacienda's -55 is TotalComprobante).
+    expect(codes(fee('', ok))).toEqual([-1]);
     expect(
       codes(
         fee(
@@ -325,11 +326,11 @@ describe('factura electrónica de exportación (09)', () => {
           ok,
         ),
       ),
-    ).toEqual([-55, -55]);
+    ).toEqual([-1, -1]);
     const taxed = ok.replace('<CodigoTarifaIVA>01', '<CodigoTarifaIVA>08').replace('0.00000', '13.00000');
-    expect(codes(fee(foreignReceptor, taxed))).toEqual([-55]);
+    expect(codes(fee(foreignReceptor, taxed))).toEqual([-1]);
     expect(codes(fee(foreignReceptor, `<PartidaArancelaria>0901AB000000</PartidaArancelaria>${ok}`))).toEqual(
-      [-55],
+      [-1],
     );
     // A tiquete or a factura is not held to an export's rules.
     expect(exportRule({ ...ctx(fee('', taxed)), tipo: '04' })).toEqual([]);

@@ -1,9 +1,12 @@
 // The corpus of real Hacienda messages (test/fixtures/hacienda-real-messages.json): texts that Hacienda's
 // reception API really sent, quoted in public issue threads or committed to public repositories, each with its
-// source (hacienda/SOURCES.md). This file checks only the fixture's shape; the explainer's own tests read the
-// same file and assert what each row means.
+// source (hacienda/SOURCES.md). This file checks the fixture's shape, then what the explainer makes of each
+// message.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { readObservations } from '../hacienda/detalle-mensaje.ts';
+import { explainDetalleMensaje, explainErrorCause } from '../hacienda/rejection-reasons.ts';
+import type { ReasonItem } from '../hacienda/rejection-reasons.ts';
 
 interface Expectation {
   code: number | null;
@@ -67,5 +70,56 @@ describe('the corpus of real Hacienda messages', () => {
       const expected = m.expect.filter((e) => e.code !== null).map((e) => e.code);
       expect({ id: m.id, codes: rowCodes }).toEqual({ id: m.id, codes: expected });
     }
+  });
+});
+
+// What the explainer makes of each real message: the rows Hacienda wrote, with the expected codes in
+// order, each explained by a catalogue entry (never the fallback that repeats Hacienda's words) that
+// names the field to fix in Spanish and in English; an accepted document's summary never says it was
+// rejected. The score (rows right / rows) is printed; every row must be right.
+describe('the explainer on the real messages', () => {
+  const explain = (m: RealMessage) =>
+    m.kind === 'x-error-cause'
+      ? explainErrorCause(m.text, /No existe/i.test(m.text) ? 404 : 400)
+      : explainDetalleMensaje(m.text, { accepted: m.mensaje === 1 });
+
+  /** Why a row is not right (null when it is). */
+  function wrong(item: ReasonItem | undefined, e: Expectation): string | null {
+    if (!item) return 'no row';
+    if (item.code !== e.code) return `code ${item.code}, expected ${e.code}`;
+    if (item.kind === null) return 'not explained (fallback)';
+    if (e.field === null) return null;
+    if (!item.field?.includes(e.field)) return `field ${item.field}, expected ${e.field}`;
+    for (const lang of ['es', 'en'] as const)
+      if (!`${item.readable[lang]} ${item.fix[lang]}`.includes(e.field))
+        return `${lang} text does not name ${e.field}`;
+    return null;
+  }
+
+  it.each(corpus.map((m) => [m.id, m] as const))('%s', (_id, m) => {
+    const r = explain(m);
+    expect(r.items).toHaveLength(m.expect.length);
+    expect(r.items.map((i) => i.code)).toEqual(m.expect.map((e) => e.code));
+    expect(m.expect.map((e, i) => wrong(r.items[i], e))).toEqual(m.expect.map(() => null));
+    expect(r.raw).toBe(m.text);
+    if (m.mensaje === 1) {
+      expect(r.summary.es).not.toMatch(/rechaz/i);
+      expect(r.summary.en).not.toMatch(/reject/i);
+      expect(readObservations(m.text).map((row) => row.code)).toEqual(m.expect.map((e) => e.code));
+    }
+  });
+
+  it('explains every row right (the score)', () => {
+    let right = 0;
+    let total = 0;
+    for (const m of corpus) {
+      const r = explain(m);
+      m.expect.forEach((e, i) => {
+        total += 1;
+        if (r.items.length === m.expect.length && wrong(r.items[i], e) === null) right += 1;
+      });
+    }
+    console.info(`hacienda-real-messages: ${right}/${total} rows explained right`);
+    expect(right).toBe(total);
   });
 });

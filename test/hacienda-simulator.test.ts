@@ -250,7 +250,9 @@ describe('rejections, with Hacienda codes and readable reasons', () => {
     );
     const { mensaje, reason } = await rejection(built, xml);
     const rows = mensaje.detalle.rows;
-    expect(rows.every((r) => r.code === -111)).toBe(true);
+    // Hacienda's codes per total: -44 a line's SubTotal, -111 the goods/services totals, -51 TotalVenta;
+    // MontoTotal = Cantidad × PrecioUnitario has no code we know (-1).
+    expect(rows.map((r) => r.code)).toEqual([-1, -44, -111, -111, -51]);
     expect(rows.map((r) => r.message)).toEqual(
       expect.arrayContaining([
         'El campo MontoTotal de la línea 1 no coincide con Cantidad × PrecioUnitario: se esperaba 100000.00000 y se recibió 100000.00001.',
@@ -260,7 +262,20 @@ describe('rejections, with Hacienda codes and readable reasons', () => {
         expect.stringMatching(/^La suma de los totales de mercancías .* no coincide/),
       ]),
     );
-    expect(reason.items.every((i) => i.kind === 'totals')).toBe(true);
+    expect(reason.items.map((i) => i.kind)).toEqual([
+      'totales-campo',
+      'linea-subtotal',
+      'totals',
+      'totals',
+      'total-venta',
+    ]);
+    expect(reason.items.map((i) => i.field)).toEqual([
+      'MontoTotal',
+      'SubTotal',
+      'TotalServGravados',
+      'TotalMercanciasGravadas',
+      'TotalVenta',
+    ]);
     expect(reason.items.find((i) => /servicios/.test(i.message))?.fix.en).toMatch(/service or goods/);
   });
 

@@ -325,10 +325,25 @@ const CASES: Case[] = [
       ),
   },
   {
+    name: 'a PlazoCredito of no days (Hacienda -58: not its structure)',
+    knob: 'checkCreditTerm',
+    expect: { code: -58, message: /PlazoCredito/ },
+    kind: 'plazo-credito',
+    build: async (n) =>
+      signed(
+        factura(
+          n,
+          {},
+          (d) => ({ ...d, condicionVenta: '02', plazoCredito: 30 }),
+          (x) => one(x, '<PlazoCredito>30<', '<PlazoCredito>0<'),
+        ),
+      ),
+  },
+  {
     name: 'a credit sale without PlazoCredito',
     knob: 'checkCreditTerm',
     expect: { code: RULE_CODES.creditTerm },
-    kind: 'plazo-credito',
+    kind: 'plazo-credito-falta',
     build: async (n) =>
       signed(
         factura(
@@ -488,6 +503,16 @@ const CASES: Case[] = [
       ),
   },
   {
+    name: 'a signature without SignaturePolicyIdentifier (Hacienda: no Policy Id)',
+    knob: 'checkSignaturePolicy',
+    expect: { freeText: SIGNATURE_RULE_TEXTS.policyMissing },
+    kind: 'signature-policy-id',
+    build: async (n) =>
+      signEdited(factura(n), (await createTestCertificate(EMISOR)).material, (s) =>
+        s.replace(/<xades:SignaturePolicyIdentifier>[\s\S]*<\/xades:SignaturePolicyIdentifier>/, ''),
+      ),
+  },
+  {
     name: 'a signer role other than Emisor',
     knob: 'checkSignerRole',
     expect: { freeText: SIGNATURE_RULE_TEXTS.role },
@@ -587,7 +612,9 @@ describe('business rules', () => {
     const used = new Set(CASES.map((c) => c.kind));
     const unconfirmed = CATALOGUE.filter((e) => used.has(e.id) && e.confirmed === false).map((e) => e.id);
     expect(unconfirmed.sort()).toEqual(
-      [...used].filter((k) => !['ubicacion', 'extemporaneo', 'hora-oficial'].includes(k)).sort(),
+      [...used]
+        .filter((k) => !['ubicacion', 'extemporaneo', 'plazo-credito', 'signature-policy-id'].includes(k))
+        .sort(),
     );
   });
 });

@@ -673,6 +673,9 @@ export const RejectionItem = Type.Object(
     kind: Type.Optional(
       Type.Union([Type.String(), Type.Null()], { description: 'The catalogue entry that explained it' }),
     ),
+    field: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: 'The XML element (or request field) to fix' }),
+    ),
     readable: Type.Optional(Bilingual),
     fix: Type.Optional(Bilingual),
   },

@@ -30,6 +30,7 @@ import { mapLimit } from '../../platform/map-limit.ts';
 import { isPermanentError, recordProcessingError } from '../../db/queries/processing-error.ts';
 import { inInvoiceTrace } from '../../platform/tracing.ts';
 import { memberError, writeIsolating } from './isolate.ts';
+import { explainErrorCause } from '../../hacienda/rejection-reasons.ts';
 
 /** POSTs of one chunk in flight at once. */
 const SUBMIT_CONCURRENCY = 16;
@@ -231,7 +232,7 @@ async function recordOutcomes(trx: Knex.Transaction, sent: Sent[]): Promise<void
   );
   for (const r of refused) {
     // Refused at reception (HTTP 400, not a repeat): the document will never be processed.
-    const message = (r as { err: Error }).err.message;
+    const err = (r as { err: HaciendaRejectedError }).err;
     const [row] = await transition(
       trx,
       [r.invoiceId],
@@ -241,14 +242,8 @@ async function recordOutcomes(trx: Knex.Transaction, sent: Sent[]): Promise<void
         rejectedAt: 'now',
         haciendaStatus: 'rechazado',
         balanceDue: 0,
-        rejectionReason: {
-          summary: {
-            es: `Hacienda no recibió el comprobante: ${message}`,
-            en: `Hacienda refused to receive the document: ${message}`,
-          },
-          items: [],
-          raw: message,
-        },
+        // X-Error-Cause explained in Spanish and English (never a raw English cause as the reason).
+        rejectionReason: explainErrorCause(err.errorCause, err.status),
       },
       'invoice.rejected',
       true,

@@ -39,7 +39,7 @@ import {
 } from '../../hacienda/client/index.ts';
 import { receptionKey } from '../../hacienda/client/submit-and-confirm.ts';
 import { observationsOf } from '../../hacienda/observations.ts';
-import { explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
+import { explainErrorCause, explainMensajeHacienda } from '../../hacienda/rejection-reasons.ts';
 import { assertCertificateCurrent, SigningKeyError } from '../../hacienda/signing-key.ts';
 import { assertValidBeforeSigning, SchemaViolationError } from '../../hacienda/xsd-compiled.ts';
 import { buildMensajeReceptorXml } from '../../hacienda/xml/mensaje-receptor.ts';
@@ -158,11 +158,7 @@ async function sendAnswer(
     await ctx.haciendaCalls.run(() => submitAndConfirm(client, doc, { pollFirst: retried }), row.companyId);
   } catch (err) {
     if (!(err instanceof HaciendaRejectedError)) throw err;
-    const reason = {
-      summary: { es: err.errorCause ?? err.message, en: err.errorCause ?? err.message },
-      items: [],
-      raw: err.errorCause,
-    };
+    const reason = explainErrorCause(err.errorCause, err.status);
     await recordAnswerVerdict(
       ctx.db,
       row.id,

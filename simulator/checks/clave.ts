@@ -2,13 +2,21 @@
 // country, the issue date, the emisor's id, the whole NumeroConsecutivo and the situación; the
 // consecutivo embeds the document type, which must match the root element; and the request body's
 // clave/emisor must be the document's. Parsed here by position, independently of domain/clave.ts.
-// Only "El tipo de documento no corresponde." is a text observed from Hacienda; the other wordings
-// are ours (Hacienda's are not published) and use code -1 like its structural errors.
+// "El tipo de documento no corresponde." is a text observed from Hacienda, and a consecutivo
+// without the consecutivo's structure is its -78; the other wordings are ours (Hacienda's are not
+// published) and use code -1 like its structural errors.
+import { findDocumentType } from '../../domain/document-types/index.ts';
 import { child, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 import type { Row } from './verdict.ts';
 
 export const CLAVE_ROW_CODE = -1;
+/** Hacienda's code for a NumeroConsecutivo that does not follow the consecutivo's structure. */
+export const CONSECUTIVO_STRUCTURE_CODE = -78;
+/** Branch (3), terminal (5), a registered document type (2) and a number from 1 (10 digits). */
+function wellFormedConsecutivo(consecutivo: string): boolean {
+  return findDocumentType(consecutivo.slice(8, 10)) !== undefined && !/^0+$/.test(consecutivo.slice(10));
+}
 const CR_OFFSET_MS = -6 * 3600_000; // Costa Rica: UTC-6 all year
 
 export interface RequestIdentity {
@@ -27,6 +35,9 @@ export const CLAVE_TEXTS = {
   fecha: 'La fecha de la clave no corresponde con la fecha de emisión del comprobante.',
   situacion: 'La situación del comprobante indicada en la clave no es válida.',
   tipo: 'El tipo de documento no corresponde.',
+  /** Hacienda's own -78 text. */
+  consecutivoStructure:
+    "La numeración consecutiva no cumple con la estructura en el 'artículo 4 numeración consecutiva' de la resolución 48-2016 de comprobantes electrónicos.",
 } as const;
 
 /** Issue date (DDMMYY) in Costa Rica time of an xs:dateTime, or null when unreadable. */
@@ -69,7 +80,14 @@ export function checkClave(
   ) {
     add(CLAVE_TEXTS.requestEmisor);
   }
-  if (rootTipo && /^\d{20}$/.test(consecutivo) && consecutivo.slice(8, 10) !== rootTipo)
+  if (/^\d{20}$/.test(consecutivo) && !wellFormedConsecutivo(consecutivo))
+    rows.push({
+      code: CONSECUTIVO_STRUCTURE_CODE,
+      message: CLAVE_TEXTS.consecutivoStructure,
+      line: 0,
+      column: 0,
+    });
+  else if (rootTipo && /^\d{20}$/.test(consecutivo) && consecutivo.slice(8, 10) !== rootTipo)
     add(CLAVE_TEXTS.tipo);
 
   if (!/^[A-Za-z0-9]{50}$/.test(clave) || !clave.startsWith('506')) {

@@ -2,10 +2,11 @@
 // not XML, or whose signature fails (cryptography, signer, policy, role, SigningTime,
 // certificate), is rejected on that alone (free text, as Hacienda does); otherwise every failing
 // check adds its rows to one DetalleMensaje table: schema (-1 with fila/columna), document type
-// and clave (-1), repeated consecutivo (-99), the business rules (business-rules.ts: issue date
-// -53, identification, location -37, codes, terms, exonerations, references…), totals (-111),
-// and the forced rejections of the fault injector (-37). A document that passes is accepted, with
-// the observations of checks/observations.ts (-16 sent late, -37 location) when it has any.
+// and clave (-1, consecutivo structure -78), repeated consecutivo (-99), the business rules
+// (business-rules.ts: issue date -16 and -1, location -37, PlazoCredito -58, our own rules -1…),
+// totals (Hacienda's -44…-290, totals.ts), and the forced rejections of the fault injector (-37).
+// A document that passes is accepted, with the observations of checks/observations.ts (-16 sent
+// late, -37 location) when it has any.
 import type { X509Certificate } from 'node:crypto';
 import type { SimulatorKnobs } from '../knobs.ts';
 import { BUSINESS_RULE_KNOBS, checkBusinessRules } from './business-rules.ts';
@@ -31,7 +32,7 @@ export const ROW_TEXTS = {
     'La numeración consecutiva del comprobante que se esta utilizando para este archivo XML ya existe en nuestras bases de datos.',
   ubicacion:
     "Estimado obligado tributario los datos suministrados en provincia, cantón y distrito del 'emisor' no concuerdan con la información registrada en la Dirección General de Tributación, favor proceder actualizar sus datos.",
-  // -53: Hacienda's literal wording was not observed; this paraphrase keeps its key words.
+  // FechaEmision ahead of the clock: ours (-1; Hacienda's -53 is TotalVentaNeta).
   horaOficial: RULE_TEXTS.issueDateFuture,
   tipo: 'El tipo de documento no corresponde.',
 } as const;

@@ -1,34 +1,83 @@
 // The codes and Spanish texts of the simulator's business-rule rejections (DetalleMensaje rows).
-// Hacienda publishes few of them (rejection texts seen in Hacienda's answers): -37 (ubicación), -16 (extemporáneo), -53 (hora
-// oficial) and the -111 totals family are Hacienda's codes; every other code below is ours, chosen
-// in the same style (a small negative number per rule) and written in Hacienda's register. The
-// service's rejection catalogue (hacienda/rejection-catalogue.ts) explains each one and marks the
-// ones that are not confirmed; test/simulator-business-rules.test.ts keeps both in step.
+// Hacienda's own numbered checks keep its codes (hacienda/SOURCES.md): -37 emisor location, -16
+// sent late, -58 PlazoCredito structure, -78 consecutivo structure, -99 consecutivo used and the
+// totals (-44 line SubTotal, -45 line tax, -51 TotalVenta, -53 TotalVentaNeta, -54 TotalImpuesto,
+// -55 TotalComprobante, -106 exonerated goods, -110 TotalMercanciasGravadas missing, -111 goods or
+// services gravados, -290 ImpuestoNeto). A rule whose code Hacienda does not publish answers -1
+// with a plain Spanish sentence: never a code Hacienda uses for another check. The service's
+// catalogue (hacienda/rejection-catalogue*.ts) explains each one;
+// test/simulator-business-rules.test.ts keeps both in step.
+
+/** Our rules without a known Hacienda code (a plain sentence under -1). */
+const OWN = -1;
 
 export const RULE_CODES = {
   /** Hacienda's: emisor location not as registered (here: not in the territorial division). */
   emisorLocation: -37,
-  receptorLocation: -38,
-  cabys: -40,
-  activityCode: -41,
-  tariffRate: -42,
-  tariffDocumentType: -43,
-  identification: -44,
-  exchangeRate: -45,
-  creditTerm: -46,
-  otherTexts: -47,
-  paymentMethods: -48,
-  exoneration: -50,
-  otherCharges: -51,
-  lineNumbers: -52,
-  references: -54,
-  exportacion: -55,
-  /** Hacienda's: amounts that do not add up. */
-  totals: -111,
-  /** Hacienda's: FechaEmision ahead of the official clock. */
-  issueDateFuture: -53,
+  receptorLocation: OWN,
+  /** Where a purchase's seller is (or is not) located: ours. */
+  partyLocation: OWN,
+  cabys: OWN,
+  activityCode: OWN,
+  tariffRate: OWN,
+  tariffDocumentType: OWN,
+  identification: OWN,
+  exchangeRate: OWN,
+  /** PlazoCredito missing on a credit sale (ours); its structure is Hacienda's -58. */
+  creditTerm: OWN,
+  /** Hacienda's: PlazoCredito without the required structure. */
+  creditTermStructure: -58,
+  otherTexts: OWN,
+  paymentMethods: OWN,
+  exoneration: OWN,
+  otherCharges: OWN,
+  lineNumbers: OWN,
+  references: OWN,
+  exportacion: OWN,
+  /** Amounts Hacienda checks under no code we know (Hacienda's totals codes: TOTALS_CODES). */
+  totals: OWN,
+  /** FechaEmision ahead of the official clock (ours: Hacienda's -53 is TotalVentaNeta). */
+  issueDateFuture: OWN,
   /** Hacienda's (v4.2-era text): sent too long after FechaEmision. */
   issueDateLate: -16,
+} as const;
+
+/** Hacienda's totals checks by the field they judge; any other amount is ours (-1). */
+export const TOTALS_CODES: Readonly<Record<string, number>> = {
+  SubTotal: -44,
+  'Impuesto/Monto': -45,
+  TotalVenta: -51,
+  TotalVentaNeta: -53,
+  TotalImpuesto: -54,
+  TotalComprobante: -55,
+  TotalMercExonerada: -106,
+  /** TotalMercanciasGravadas missing while goods carry IVA (-48 in v4.3 answers, -110 in 4.4). */
+  'TotalMercanciasGravadas?': -110,
+  TotalServGravados: -111,
+  TotalMercanciasGravadas: -111,
+  ImpuestoNeto: -290,
+};
+
+/** The code of a totals row about `field`. */
+export const totalsCode = (field: string): number => TOTALS_CODES[field] ?? OWN;
+
+/** Hacienda's own sentences for its checks, as its answers write them (hacienda/SOURCES.md). */
+export const HACIENDA_TEXTS = {
+  /** -45, the amount Hacienda expected in parentheses. */
+  lineTax: (line: string, expected: string) =>
+    `El monto del impuesto de la línea (${line}) no corresponde al valor de multiplicar el subtotal por la tarifa del impuesto. (${expected})`,
+  /** -51. */
+  totalVenta: (expected: string) =>
+    `El monto total de venta no coincide con la suma de los totales gravados y exentos (${expected})`,
+  /** -54. */
+  totalImpuesto:
+    "El monto total de impuestos no coincide con la suma de los campos denominados 'Monto del Impuesto'",
+  /** -55. */
+  totalComprobante: (expected: string) =>
+    `El monto total del comprobante no coincide con la suma del total de venta neta y el total de impuestos (${expected})`,
+  /** -48 (v4.3) / -110: goods with IVA but no TotalMercanciasGravadas. */
+  mercanciasGravadasMissing:
+    "El resumen de la factura carece del monto total de mercancías gravados y cuenta con impuestos con código '01'",
 } as const;
 
 export const RULE_TEXTS = {
@@ -94,7 +143,9 @@ export const RULE_TEXTS = {
   exportPartida: (line: string, partida: string) =>
     `La partida arancelaria '${partida}' de la línea ${line} no es válida: debe tener 12 dígitos.`,
   issueDateFuture:
-    'La fecha de emisión del comprobante es posterior a la hora oficial de la Dirección General de Tributación.',
+    'La fecha de emisión (FechaEmision) del comprobante es posterior a la hora oficial de la Dirección General de Tributación.',
+  creditTermStructure: (got: string) =>
+    `El campo PlazoCredito no cumple con la estructura requerida: indique el número de días del crédito; se recibió '${got}'.`,
   issueDateLate:
     'El archivo XML, fue enviado a la Dirección General de Tributación de manera extemporánea; con base en lo estipulado en el artículo 9 y 15 ambos de la resolución 48-2016',
 } as const;
@@ -102,6 +153,8 @@ export const RULE_TEXTS = {
 /** Free-text signature reasons: Hacienda's observed wording plus the cause in parentheses. */
 const invalid = (cause: string) => `La firma del comprobante electrónico no es válida (${cause}).`;
 export const SIGNATURE_RULE_TEXTS = {
+  /** Hacienda's own text for a signature without SignaturePolicyIdentifier. */
+  policyMissing: 'La firma del documento no tiene el Policy Id',
   policy: invalid('La política de firma no corresponde a la versión 4.4 de comprobantes electrónicos'),
   role: invalid('El rol del firmante no corresponde al emisor del comprobante'),
   signingTimeMissing: invalid('La firma no indica la fecha y hora de firmado'),

@@ -19,7 +19,7 @@ import { BASE_TAXES } from './totals.ts';
 import type { DocumentTypeDescriptor } from '../../domain/document-types/index.ts';
 import { f5, hasTypeCheck, HALF_UNIT, num, row, sum, ZERO } from './rule-context.ts';
 import type { Rule } from './rule-context.ts';
-import { RULE_CODES as C } from './rule-texts.ts';
+import { RULE_CODES as C, totalsCode } from './rule-texts.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 import type { Row } from './verdict.ts';
@@ -70,9 +70,9 @@ export const purchaseRule: Rule = ({ root, tipo }) => {
     rows.push(row(C.identification, T.buyerType(buyer.tipo)));
   if (seller.numero !== '' && seller.numero === buyer.numero) rows.push(row(C.identification, T.sameParty));
   const ubicacion = child(emisor, 'Ubicacion');
-  if (seller.tipo === '05' && ubicacion) rows.push(row(C.emisorLocation, T.foreignLocation));
+  if (seller.tipo === '05' && ubicacion) rows.push(row(C.partyLocation, T.foreignLocation));
   if (['01', '02', '03', '04'].includes(seller.tipo) && !ubicacion)
-    rows.push(row(C.emisorLocation, T.domesticLocation(seller.tipo)));
+    rows.push(row(C.partyLocation, T.domesticLocation(seller.tipo)));
   const refs = children(root, 'InformacionReferencia');
   if (!refs.some((r) => ['14', '16', '99'].includes(text(r, 'TipoDocIR') ?? '')))
     rows.push(row(C.references, T.purchaseReference));
@@ -124,7 +124,9 @@ export const receiptRule: Rule = ({ root, tipo }) => {
             ? base.times(factor)
             : null;
       if (exact !== null && monto.minus(exact).abs().gt(HALF_UNIT))
-        rows.push(row(C.totals, T.receiptLine(n, 'Impuesto/Monto', f5(exact), f5(monto))));
+        rows.push(
+          row(totalsCode('Impuesto/Monto'), T.receiptLine(n, 'Impuesto/Monto', f5(exact), f5(monto))),
+        );
       if (exact === null && monto.lt(0))
         rows.push(row(C.totals, T.receiptLine(n, `Impuesto ${codigo}/Monto`, '≥ 0', f5(monto))));
       taxes = taxes.plus(monto);
@@ -132,7 +134,7 @@ export const receiptRule: Rule = ({ root, tipo }) => {
     // ImpuestoNeto is the tax less what the settled sale had exonerated (the REP carries no
     // Exoneracion of its own): never more than the tax.
     const neto = num(line, 'ImpuestoNeto') ?? ZERO;
-    if (neto.gt(taxes)) rows.push(row(C.totals, T.receiptNetTax(n, f5(taxes), f5(neto))));
+    if (neto.gt(taxes)) rows.push(row(totalsCode('ImpuestoNeto'), T.receiptNetTax(n, f5(taxes), f5(neto))));
     const lineTotal = num(line, 'MontoTotalLinea') ?? ZERO;
     if (!lineTotal.eq(subTotal.plus(neto)))
       rows.push(row(C.totals, T.receiptLine(n, 'MontoTotalLinea', f5(subTotal.plus(neto)), f5(lineTotal))));
@@ -142,7 +144,7 @@ export const receiptRule: Rule = ({ root, tipo }) => {
   const resumen = child(root, 'ResumenFactura');
   const expect = (field: string, expected: ReturnType<typeof sum>) => {
     const got = num(resumen, field) ?? ZERO;
-    if (!got.eq(expected)) rows.push(row(C.totals, T.receiptTotal(field, f5(expected), f5(got))));
+    if (!got.eq(expected)) rows.push(row(totalsCode(field), T.receiptTotal(field, f5(expected), f5(got))));
   };
   const net = sum(subTotals);
   const tax = sum(netTaxes);

@@ -1,4 +1,5 @@
-// Business rules on the terms of the sale and the summary: PlazoCredito with credit conditions,
+// Business rules on the terms of the sale and the summary: PlazoCredito with credit conditions
+// (and a positive number of days, Hacienda's -58),
 // the description every code 99 ("Otros") needs, MedioPago amounts, TotalDesgloseImpuesto listing
 // each tax of the lines once, NumeroLinea in sequence, and OtrosCargos (the third party of a
 // charge collected for one, a percentage that matches its amount).
@@ -13,7 +14,11 @@ const CREDIT_CONDITIONS = new Set(['02', '08', '10']);
 
 export const creditTermRule: Rule = ({ root }) => {
   const condicion = text(root, 'CondicionVenta') ?? '';
-  if (!CREDIT_CONDITIONS.has(condicion) || (text(root, 'PlazoCredito') ?? '') !== '') return [];
+  const plazo = text(root, 'PlazoCredito') ?? '';
+  // The schema makes it an integer of up to 5 digits; a term of no days is no structure either (-58).
+  if (plazo !== '' && !/^0*[1-9]\d*$/.test(plazo))
+    return [row(C.creditTermStructure, T.creditTermStructure(plazo))];
+  if (!CREDIT_CONDITIONS.has(condicion) || plazo !== '') return [];
   return [row(C.creditTerm, T.creditTerm(condicion))];
 };
 

@@ -2,7 +2,9 @@
 // policy (identifier and digest), the signer's role, a SigningTime that is neither ahead of the
 // official clock nor before the document's FechaEmision, and a certificate issued by a CA Hacienda
 // trusts and current at SigningTime. Each is reported as free text, like every signature problem
-// (Hacienda does not read the content of a document whose signature it refuses).
+// (Hacienda does not read the content of a document whose signature it refuses): a signature
+// without SignaturePolicyIdentifier gets Hacienda's own "La firma del documento no tiene el Policy
+// Id", the others our cause in parentheses.
 import { X509Certificate } from 'node:crypto';
 import { POLICY_DIGEST_SHA256, POLICY_URL } from '../../hacienda/xades-env.ts';
 import type { XadesVerification } from '../../hacienda/verify.ts';
@@ -34,7 +36,8 @@ export function checkSignatureRules(input: SignatureRuleInput): string[] {
   const { root, verification, checks } = input;
   const signature = children(root, 'Signature')[0] ?? null;
   const texts: string[] = [];
-  if (checks.policy && !hasHaciendaPolicy(signature)) texts.push(T.policy);
+  if (checks.policy && descendants(signature, 'SigPolicyId').length === 0) texts.push(T.policyMissing);
+  else if (checks.policy && !hasHaciendaPolicy(signature)) texts.push(T.policy);
   if (checks.role) {
     const roles = descendants(signature, 'ClaimedRole').map((e) => (e.textContent ?? '').trim());
     const allowed = root.localName === 'MensajeReceptor' ? ['Emisor', 'Receptor'] : ['Emisor'];

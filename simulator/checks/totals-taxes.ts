@@ -14,6 +14,7 @@
 // 03-06 need DatosImpuestoEspecifico, 99 needs CodigoImpuestoOTRO, and a line with
 // IVACobradoFabrica 02 (exempt, IVA paid at the factory) carries no IVA Impuesto.
 import { Decimal } from 'decimal.js';
+import { HACIENDA_TEXTS, totalsCode } from './rule-texts.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
 
@@ -32,20 +33,27 @@ const f5 = (d: D) => d.toFixed(5);
 /** A stated 5-decimal amount matches an exact product when within half a unit of the 5th decimal. */
 const near = (got: D, exact: D) => got.minus(exact).abs().lte(HALF_UNIT);
 
-/** Problems with the taxes of one line, as DetalleMensaje sentences. */
-export function checkLineTaxes(line: XmlElement): string[] {
-  const out: string[] = [];
+/** Problems with the taxes of one line, as DetalleMensaje rows (code and sentence). */
+export function checkLineTaxes(line: XmlElement): { code: number; message: string }[] {
+  const out: { code: number; message: string }[] = [];
+  const own = (message: string) => out.push({ code: -1, message });
   const n = text(line, 'NumeroLinea') ?? '?';
   const cantidad = num(line, 'Cantidad');
   const subTotal = num(line, 'SubTotal');
   const base = num(line, 'BaseImponible');
+  // A tax at a rate (subtotal × Tarifa) is Hacienda's -45, in its words; the specific taxes' formulas are ours (-1).
   const bad = (codigo: string, what: string, candidates: D[], got: D) =>
     out.push(
-      `El campo Monto del impuesto ${codigo} de la línea ${n} no coincide con ${what}: se esperaba ${f5(candidates[0]!)} y se recibió ${f5(got)}.`,
+      /× Tarifa$/.test(what)
+        ? { code: totalsCode('Impuesto/Monto'), message: HACIENDA_TEXTS.lineTax(n, f5(candidates[0]!)) }
+        : {
+            code: -1,
+            message: `El campo Monto del impuesto ${codigo} de la línea ${n} no coincide con ${what}: se esperaba ${f5(candidates[0]!)} y se recibió ${f5(got)}.`,
+          },
     );
   const taxes = children(line, 'Impuesto');
   if (text(line, 'IVACobradoFabrica') === '02' && taxes.some((t) => IVA_CODES.has(text(t, 'Codigo') ?? '')))
-    out.push(
+    own(
       `La línea ${n} indica IVACobradoFabrica 02 (exento por cobro a nivel de fábrica) y no debe incluir el impuesto al valor agregado.`,
     );
   for (const t of taxes) {
@@ -54,15 +62,15 @@ export function checkLineTaxes(line: XmlElement): string[] {
     const tarifa = num(t, 'Tarifa');
     const datos = child(t, 'DatosImpuestoEspecifico');
     if (SPECIFIC.has(codigo) && !datos) {
-      out.push(`El impuesto ${codigo} de la línea ${n} requiere el nodo DatosImpuestoEspecifico.`);
+      own(`El impuesto ${codigo} de la línea ${n} requiere el nodo DatosImpuestoEspecifico.`);
       continue;
     }
     if (codigo === '99' && !text(t, 'CodigoImpuestoOTRO'))
-      out.push(`El impuesto 99 (Otros) de la línea ${n} requiere el campo CodigoImpuestoOTRO.`);
+      own(`El impuesto 99 (Otros) de la línea ${n} requiere el campo CodigoImpuestoOTRO.`);
     if (codigo === '08') {
       const factor = num(t, 'FactorCalculoIVA');
       if (!factor) {
-        out.push(`El impuesto 08 (IVA bienes usados) de la línea ${n} requiere el campo FactorCalculoIVA.`);
+        own(`El impuesto 08 (IVA bienes usados) de la línea ${n} requiere el campo FactorCalculoIVA.`);
       } else if (monto && base && !near(monto, base.times(factor))) {
         bad(codigo, 'BaseImponible × FactorCalculoIVA', [base.times(factor)], monto);
       }
@@ -88,12 +96,12 @@ export function checkLineTaxes(line: XmlElement): string[] {
       const porcentaje = num(datos, 'Porcentaje');
       const proporcion = num(datos, 'Proporcion');
       if (!porcentaje || !proporcion) {
-        out.push(`El impuesto 04 de la línea ${n} requiere los campos Porcentaje y Proporcion.`);
+        own(`El impuesto 04 de la línea ${n} requiere los campos Porcentaje y Proporcion.`);
         continue;
       }
       const proporciones = [unidades.times(porcentaje).div(100), unidades.times(porcentaje)];
       if (!proporciones.some((p) => near(proporcion, p)))
-        out.push(
+        own(
           `El campo Proporcion del impuesto 04 de la línea ${n} no coincide con CantidadUnidadMedida × Porcentaje: se esperaba ${f5(proporciones[0]!)} y se recibió ${f5(proporcion)}.`,
         );
       const exact = cantidad.times(proporcion).times(porUnidad);
@@ -101,7 +109,7 @@ export function checkLineTaxes(line: XmlElement): string[] {
     } else {
       const volumen = num(datos, 'VolumenUnidadConsumo');
       if (!volumen || volumen.isZero()) {
-        out.push(`El impuesto 05 de la línea ${n} requiere el campo VolumenUnidadConsumo.`);
+        own(`El impuesto 05 de la línea ${n} requiere el campo VolumenUnidadConsumo.`);
         continue;
       }
       const readings = [

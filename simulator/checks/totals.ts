@@ -1,5 +1,7 @@
 // Independent recomputation of a comprobante's amounts from its own XML, as Hacienda does after
-// the schema check (-111 family, the v4.4 XSD and its Anexos). Deliberately separate from domain/totals.ts:
+// the schema check (the v4.4 XSD and its Anexos), each mismatch under Hacienda's code for that
+// total (rule-texts.ts TOTALS_CODES: -44 line SubTotal, -45 line tax, -51 TotalVenta, -53
+// TotalVentaNeta, -54 TotalImpuesto, -55 TotalComprobante, -106, -110, -111, -290) or -1. Deliberately separate from domain/totals.ts:
 // a test double that shared the issuer's arithmetic could never catch the issuer's mistakes.
 //
 // Tolerance: none beyond 5-decimal rounding. A product (Cantidad × PrecioUnitario, base × tarifa)
@@ -18,6 +20,7 @@
 // needs a card payment, never exceeds the lines' net IVA and, in a sale paid partly by card,
 // follows the 2026 mixed-sale formula (totals-taxes.ts checkMixedIvaDevuelto).
 import { Decimal } from 'decimal.js';
+import { HACIENDA_TEXTS, totalsCode } from './rule-texts.ts';
 import { checkLineTaxes, checkMixedIvaDevuelto, lineNetIva } from './totals-taxes.ts';
 import { child, children, text } from './xml-reader.ts';
 import type { XmlElement } from './xml-reader.ts';
@@ -28,7 +31,6 @@ type D = InstanceType<typeof Dec>;
 const ZERO = new Dec(0);
 const HALF_UNIT = new Dec('0.000005');
 const DECIMAL = /^\s*\d+(\.\d+)?\s*$/;
-const TOTALS_CODE = -111;
 
 // Units whose XSD label names a service (or a charge for one), plus units of time.
 const SERVICE_UNITS = new Set(['Sp', 'Spe', 'St', 'Os', 'Al', 'Alc', 'Cm', 'I', 'h', 'D', 'Min', 'S']);
@@ -62,16 +64,20 @@ interface Line {
 
 export function checkTotals(root: XmlElement): Row[] {
   const rows: Row[] = [];
-  const mismatch = (message: string) => rows.push({ code: TOTALS_CODE, message, line: 0, column: 0 });
+  const mismatch = (message: string, code: number) => rows.push({ code, message, line: 0, column: 0 });
   const lines = children(child(root, 'DetalleServicio'), 'LineaDetalle').map((el) => readLine(el, mismatch));
   const resumen = child(root, 'ResumenFactura');
   if (!resumen) return rows;
   const r = (name: string) => num(resumen, name) ?? ZERO;
-  const stated = (name: string, expected: D, what: string) => {
+  // `what` says what the total should be; Hacienda's own sentence (HACIENDA_TEXTS) where it is known.
+  const stated = (name: string, expected: D, what: string | ((expected: string) => string)) => {
     const got = num(resumen, name) ?? ZERO;
     if (!got.eq(expected)) {
       mismatch(
-        `El campo ${name} no coincide con ${what}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`,
+        typeof what === 'string'
+          ? `El campo ${name} no coincide con ${what}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`
+          : what(f5(expected)),
+        totalsCode(name),
       );
     }
   };
@@ -87,6 +93,11 @@ export function checkTotals(root: XmlElement): Row[] {
   const servTotal = sum(serv.map((n) => r(n)));
   const mercTotal = sum(merc.map((n) => r(n)));
   const readings = [(l: Line) => l.serviceByCabys, (l: Line) => l.serviceByUnit];
+  // Taxed goods (by every reading) but no TotalMercanciasGravadas at all: Hacienda's -110.
+  const taxedGoods = (isService: (l: Line) => boolean) =>
+    lines.some((l) => !isService(l) && l.bucket === 'gravado' && l.montoTotal?.gt(0));
+  if (!child(resumen, 'TotalMercanciasGravadas') && readings.every(taxedGoods))
+    mismatch(HACIENDA_TEXTS.mercanciasGravadasMissing, totalsCode('TotalMercanciasGravadas?'));
   const reading = readings.find((isService) => {
     const s = sum(lines.filter(isService).map((l) => l.montoTotal));
     const g = sum(lines.filter((l) => !isService(l)).map((l) => l.montoTotal));
@@ -99,11 +110,13 @@ export function checkTotals(root: XmlElement): Row[] {
     if (!s.eq(servTotal)) {
       mismatch(
         `La suma de los totales de servicios (gravados, exentos, exonerados y no sujetos) no coincide con el total de las líneas de servicios: se esperaba ${f5(s)} y se recibió ${f5(servTotal)}.`,
+        totalsCode('TotalServGravados'),
       );
     }
     if (!g.eq(mercTotal)) {
       mismatch(
         `La suma de los totales de mercancías (gravadas, exentas, exoneradas y no sujetas) no coincide con el total de las líneas de mercancías: se esperaba ${f5(g)} y se recibió ${f5(mercTotal)}.`,
+        totalsCode('TotalMercanciasGravadas'),
       );
     }
   } else {
@@ -128,6 +141,7 @@ export function checkTotals(root: XmlElement): Row[] {
         if (got.minus(expected).abs().gt(slack))
           mismatch(
             `El campo ${name} no coincide con ${what2}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`,
+            totalsCode(name),
           );
       };
       near(
@@ -165,7 +179,7 @@ export function checkTotals(root: XmlElement): Row[] {
   stated(
     'TotalVenta',
     sum(['TotalGravado', 'TotalExento', 'TotalExonerado', 'TotalNoSujeto'].map((n) => r(n))),
-    'la suma de los totales gravado, exento, exonerado y no sujeto',
+    HACIENDA_TEXTS.totalVenta,
   );
   stated('TotalVenta', sum(lines.map((l) => l.montoTotal)), 'la suma de MontoTotal de las líneas');
   const discounts = sum(lines.map((l) => l.descuentos));
@@ -178,9 +192,7 @@ export function checkTotals(root: XmlElement): Row[] {
   const netTax = sum(lines.map((l) => l.impuestoNeto));
   const totalImpuesto = r('TotalImpuesto');
   if (!totalImpuesto.eq(grossTax) && !totalImpuesto.eq(netTax)) {
-    mismatch(
-      `El campo TotalImpuesto no coincide con la suma de los impuestos de las líneas: se esperaba ${f5(netTax)} y se recibió ${f5(totalImpuesto)}.`,
-    );
+    mismatch(HACIENDA_TEXTS.totalImpuesto, totalsCode('TotalImpuesto'));
   }
   checkDesglose(resumen, lines, mismatch);
   const asumido = sum(lines.map((l) => l.asumido));
@@ -192,23 +204,25 @@ export function checkTotals(root: XmlElement): Row[] {
     if (devuelto.gt(iva))
       mismatch(
         `El campo TotalIVADevuelto (${f5(devuelto)}) supera el IVA de las líneas del comprobante (${f5(iva)}).`,
+        totalsCode('TotalIVADevuelto'),
       );
     const medios = children(resumen, 'MedioPago').map((m) => text(m, 'TipoMedioPago'));
     if (!medios.includes('02'))
       mismatch(
         'El campo TotalIVADevuelto solo procede para servicios de salud pagados con tarjeta: el comprobante no indica el medio de pago 02 (Tarjeta).',
+        totalsCode('TotalIVADevuelto'),
       );
-    for (const m of checkMixedIvaDevuelto(resumen, lines)) mismatch(m);
+    for (const m of checkMixedIvaDevuelto(resumen, lines)) mismatch(m, totalsCode('TotalIVADevuelto'));
   }
   stated(
     'TotalComprobante',
     r('TotalVentaNeta').plus(totalImpuesto).plus(r('TotalOtrosCargos')).minus(r('TotalIVADevuelto')),
-    'TotalVentaNeta + TotalImpuesto + TotalOtrosCargos - TotalIVADevuelto',
+    HACIENDA_TEXTS.totalComprobante,
   );
   return rows;
 }
 
-function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
+function readLine(el: XmlElement, mismatch: (m: string, code: number) => void): Line {
   const n = text(el, 'NumeroLinea') ?? '?';
   const cantidad = num(el, 'Cantidad');
   const precio = num(el, 'PrecioUnitario');
@@ -219,6 +233,7 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
   const bad = (field: string, what: string, expected: D, got: D) =>
     mismatch(
       `El campo ${field} de la línea ${n} no coincide con ${what}: se esperaba ${f5(expected)} y se recibió ${f5(got)}.`,
+      totalsCode(field),
     );
 
   if (cantidad && precio && montoTotal) {
@@ -243,6 +258,7 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
     if (t.tarifaExonerada.gt(t.tarifa)) {
       mismatch(
         `La TarifaExonerada de la línea ${n} (${t.tarifaExonerada.toFixed(2)}) supera la tarifa del impuesto (${t.tarifa.toFixed(2)}).`,
+        totalsCode('TarifaExonerada'),
       );
     }
     const exact = base.times(t.tarifaExonerada).div(100);
@@ -257,7 +273,7 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
   for (const t of taxes) {
     if ((t.codigo === '01' || t.codigo === '07') && t.tarifa && t.monto && base) {
       const exact = base.times(t.tarifa).div(100);
-      if (!near(t.monto, exact)) bad('Impuesto/Monto', 'BaseImponible × Tarifa', exact, t.monto);
+      if (!near(t.monto, exact)) mismatch(HACIENDA_TEXTS.lineTax(n, f5(exact)), totalsCode('Impuesto/Monto'));
     }
   }
   const gross = sum(taxes.map((t) => t.monto));
@@ -272,7 +288,7 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
   if (subTotal && neto && totalLinea && !totalLinea.eq(subTotal.plus(neto))) {
     bad('MontoTotalLinea', 'SubTotal + ImpuestoNeto', subTotal.plus(neto), totalLinea);
   }
-  for (const m of checkLineTaxes(el)) mismatch(m);
+  for (const m of checkLineTaxes(el)) mismatch(m.message, m.code);
   // The bucket follows the line's one IVA (01, 07, 08) whatever other taxes it carries; a line
   // whose IVA was paid at the factory (IVACobradoFabrica 02) is exempt.
   const iva = taxes.filter((t) => ['01', '07', '08'].includes(t.codigo));
@@ -319,7 +335,7 @@ function readLine(el: XmlElement, mismatch: (m: string) => void): Line {
 }
 
 /** TotalDesgloseImpuesto: each stated (Codigo, CodigoTarifaIVA) must equal its lines' tax. */
-function checkDesglose(resumen: XmlElement, lines: Line[], mismatch: (m: string) => void) {
+function checkDesglose(resumen: XmlElement, lines: Line[], mismatch: (m: string, code: number) => void) {
   for (const d of children(resumen, 'TotalDesgloseImpuesto')) {
     const codigo = text(d, 'Codigo') ?? '';
     const tarifa = text(d, 'CodigoTarifaIVA') ?? '';
@@ -332,6 +348,7 @@ function checkDesglose(resumen: XmlElement, lines: Line[], mismatch: (m: string)
     if (!got.eq(gross) && !got.eq(net)) {
       mismatch(
         `El campo TotalDesgloseImpuesto/TotalMontoImpuesto del impuesto ${codigo}${tarifa ? ` tarifa ${tarifa}` : ''} no coincide con la suma de las líneas: se esperaba ${f5(gross)} y se recibió ${f5(got)}.`,
+        totalsCode('TotalDesgloseImpuesto'),
       );
     }
   }

@@ -66,11 +66,11 @@ export function parseDetalleMensaje(text: string): ParsedDetalle {
 /**
  * The rows of an ACCEPTED document's DetalleMensaje: Hacienda's observations (Mensaje 1 with rows
  * such as -16 sent late or -37 location, usually a bare `codigo, mensaje, fila, columna` table
- * without intro or brackets). The sandbox preamble is never an observation; an acceptance without
- * remarks gives no rows.
+ * without intro or brackets). Only coded rows are observations: the sandbox preamble and a plain
+ * "Este comprobante fue aceptado." are not, so an acceptance without remarks gives no rows.
  */
 export function readObservations(detalle: string): DetalleRow[] {
-  return parseDetalleMensaje(detalle).rows;
+  return parseDetalleMensaje(detalle).rows.filter((row) => row.code !== null);
 }
 
 /** Some clients store the text JSON-escaped ("\\n" instead of newlines); undo that when it is obvious. */

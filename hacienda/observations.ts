@@ -8,12 +8,12 @@
 //   -16, "El archivo XML, fue enviado a la Dirección General de Tributación de manera extemporánea; …", 0, 0
 //
 // (answers quoted in CRLibre/API_Hacienda issue #50 and CRLibre/fe-hacienda-cr-odoo issue #63; -37,
-// the emisor's location not as registered, comes the same way). The rows are read whether or not
-// the table is bracketed, and v4.3-era rows that wrap the message in doubled quotes (""…"") too.
+// the emisor's location not as registered, comes the same way). The rows are read by
+// detalle-mensaje.ts (readObservations), which knows every format real answers use.
 // Each observation keeps Hacienda's code and words and gets the catalogue's Spanish and English
 // reading (rejection-reasons.ts explainRow). A rejected answer has no observations: its rows are
 // the rejection's reasons.
-import type { DetalleRow } from './detalle-mensaje.ts';
+import { readObservations, type DetalleRow } from './detalle-mensaje.ts';
 import { MensajeHaciendaParseError, parseMensajeHacienda } from './mensaje-hacienda.ts';
 import type { MensajeHacienda } from './mensaje-hacienda.ts';
 import { explainRow } from './rejection-reasons.ts';
@@ -28,27 +28,6 @@ export interface Observation {
   readable: Bilingual;
   /** What to do about it for the next documents (this one stands: it was accepted). */
   fix: Bilingual;
-}
-
-const HEADER = /c[oó]digo\s*,\s*mensaje\s*,\s*fila\s*,\s*columna/iu;
-// code, "message" (or ""message""), fila, columna — the message ends only where the next row, the
-// closing bracket or the end of the text follows, so quotes and commas inside it survive.
-const ROW = /(-?\d+)\s*,\s*"{1,2}([\s\S]*?)"{1,2}\s*,\s*(-?\d+)\s*,\s*(-?\d+)(?=\s*(?:-?\d+\s*,\s*"|\]|$))/gu;
-
-/** The coded rows of a DetalleMensaje's table (bare or bracketed); none when it has no table. */
-export function readObservationRows(detalle: string): DetalleRow[] {
-  let text = detalle.replace(/\r\n?/g, '\n');
-  // Some clients store the text JSON-escaped ("\\n" instead of newlines).
-  if (!text.includes('\n') && text.includes('\\n')) text = text.replace(/\\n/g, '\n').replace(/\\"/g, '"');
-  const header = HEADER.exec(text);
-  if (!header) return [];
-  const table = text.slice(header.index + header[0].length).trim();
-  return [...table.matchAll(ROW)].map((m) => ({
-    code: Number(m[1]),
-    message: (m[2] ?? '').replace(/\s*\n\s*/g, ' ').trim(),
-    line: Number(m[3]),
-    column: Number(m[4]),
-  }));
 }
 
 const NO_ENTRY_FIX: Bilingual = {
@@ -80,5 +59,5 @@ export function observationsOf(responseXml: string): Observation[] {
     throw err;
   }
   if (!answer.accepted) return [];
-  return readObservationRows(answer.detalleMensaje).map(observationOf);
+  return readObservations(answer.detalleMensaje).map(observationOf);
 }

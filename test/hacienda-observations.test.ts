@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { receivedDocumentObject } from '../db/received-document-object.ts';
 import type { PublicReceivedDocumentRow } from '../db/queries/received-documents.ts';
-import { observationsOf, readObservationRows } from '../hacienda/observations.ts';
+import { readObservations } from '../hacienda/detalle-mensaje.ts';
+import { observationsOf } from '../hacienda/observations.ts';
 
 const PREAMBLE =
   'Este comprobante fue aceptado en el ambiente de pruebas, por lo cual no tiene validez para fines tributarios';
@@ -26,16 +27,16 @@ const mensaje = (mensajeCode: 1 | 3, detalle: string) =>
   <TotalFactura>10735.0</TotalFactura>
 </MensajeHacienda>`;
 
-describe('readObservationRows', () => {
+describe('readObservations', () => {
   it('reads the bare table of a sandbox acceptance (no intro sentence, no brackets)', () => {
     // As in CRLibre/API_Hacienda #50: the preamble, a blank line, the header and one row.
     const text = `${PREAMBLE}\n\ncodigo, mensaje, fila, columna\n-16, "${MSG_16}", 0, 0\n`;
-    expect(readObservationRows(text)).toEqual([{ code: -16, message: MSG_16, line: 0, column: 0 }]);
+    expect(readObservations(text)).toEqual([{ code: -16, message: MSG_16, line: 0, column: 0 }]);
   });
 
   it('reads several bare rows, with commas and quotes inside the messages', () => {
     const text = `codigo, mensaje, fila, columna\n-16, "${MSG_16}", 0, 0\n-37, "${MSG_37}", 0, 0`;
-    expect(readObservationRows(text).map((r) => [r.code, r.message])).toEqual([
+    expect(readObservations(text).map((r) => [r.code, r.message])).toEqual([
       [-16, MSG_16],
       [-37, MSG_37],
     ]);
@@ -43,17 +44,17 @@ describe('readObservationRows', () => {
 
   it('reads a bracketed table, doubled quotes, CRLF and JSON-escaped newlines alike', () => {
     const bracketed = `${PREAMBLE}\r\n\r\n[\r\ncodigo, mensaje, fila, columna\r\n-37, "${MSG_37}", 0, 0\r\n\r\n]`;
-    expect(readObservationRows(bracketed).map((r) => r.code)).toEqual([-37]);
+    expect(readObservations(bracketed).map((r) => r.code)).toEqual([-37]);
     const doubled = `codigo, mensaje, fila, columna\n-16, ""${MSG_16}"", 0, 0`;
-    expect(readObservationRows(doubled)).toEqual([{ code: -16, message: MSG_16, line: 0, column: 0 }]);
+    expect(readObservations(doubled)).toEqual([{ code: -16, message: MSG_16, line: 0, column: 0 }]);
     const escaped = `${PREAMBLE}\\n\\ncodigo, mensaje, fila, columna\\n-16, \\"${MSG_16}\\", 0, 0`;
-    expect(readObservationRows(escaped).map((r) => r.message)).toEqual([MSG_16]);
+    expect(readObservations(escaped).map((r) => r.message)).toEqual([MSG_16]);
   });
 
   it('finds nothing in an acceptance without a table', () => {
-    expect(readObservationRows(PREAMBLE)).toEqual([]);
-    expect(readObservationRows('Este comprobante fue aceptado.')).toEqual([]);
-    expect(readObservationRows('')).toEqual([]);
+    expect(readObservations(PREAMBLE)).toEqual([]);
+    expect(readObservations('Este comprobante fue aceptado.')).toEqual([]);
+    expect(readObservations('')).toEqual([]);
   });
 });
 

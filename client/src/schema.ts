@@ -4527,6 +4527,8 @@ export interface components {
       column?: number | null;
       /** @description The catalogue entry that explained it */
       kind?: string | null;
+      /** @description The XML element (or request field) to fix */
+      field?: string | null;
       readable?: {
         es: string;
         en: string;

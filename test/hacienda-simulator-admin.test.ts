@@ -224,13 +224,18 @@ describe('configuration', () => {
       XSD_DIR: '/srv/xsd',
       NODE_ENV: 'test',
     });
-    expect(c).toEqual({
+    const { cabysCatalogue, cabysSource, ...rest } = c;
+    // Without SIMULATOR_CABYS_FILE the simulator checks codes against the shipped catalogue.
+    expect(cabysSource).toBe('catalogues/cabys.tsv.gz');
+    expect(cabysCatalogue.size).toBeGreaterThan(20_000);
+    expect(cabysCatalogue.has('0111100000100')).toBe(true);
+    expect(cabysCatalogue.has('0000000000000')).toBe(false);
+    expect(rest).toEqual({
       host: '127.0.0.1',
       port: 7401,
       xsdDir: '/srv/xsd',
       logLevel: 'silent',
       adminToken: null,
-      cabysCatalogue: null,
       trustedCertificates: [],
       users: { a: 'b', c: 'd:e' },
       knobs: { processingDelayMs: 250, serverErrorRate: 0.3, checkSchema: false },

@@ -142,11 +142,14 @@ function message(quoted: string): string {
 
 /** Free text: one row per paragraph (blank-line separated), inner line breaks folded. */
 function freeTextRows(text: string): DetalleRow[] {
-  return text
-    .split(/\n\s*\n/)
-    .map((p) => unbracket(p.replace(/\s*\n\s*/g, ' ').trim()))
-    .filter((p) => p !== '' && p !== '[' && p !== ']' && !PREAMBLE_PIECE.test(p))
-    .map((message) => ({ code: null, message, line: null, column: null }));
+  return (
+    text
+      .split(/\n\s*\n/)
+      .map((p) => unbracket(p.replace(/\s*\n\s*/g, ' ').trim()))
+      // A piece with no letter or digit (4.4 answers an acceptance with DetalleMensaje ".") says nothing.
+      .filter((p) => /[\p{L}\p{N}]/u.test(p) && !PREAMBLE_PIECE.test(p))
+      .map((message) => ({ code: null, message, line: null, column: null }))
+  );
 }
 
 /** A free-text message that came wrapped in brackets (`[ La firma … ]`, v4.4) loses them. */

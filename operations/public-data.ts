@@ -107,9 +107,19 @@ export async function usdRate(
  */
 export async function withDayRate<
   R extends { currency: string | null; exchangeRate: string | null; exchangeRateSource?: string | null },
->(db: Knex, pd: PublicDataAccess, defaultCurrency: string, req: R, now = new Date()): Promise<R> {
+>(
+  db: Knex,
+  pd: PublicDataAccess,
+  defaultCurrency: string,
+  req: R,
+  now = new Date(),
+  /** Rates already asked for, by day: a batch chunk reads the day's rate once for all its items. */
+  asked = new Map<string, Promise<ExchangeRateRow>>(),
+): Promise<R> {
   if ((req.currency ?? defaultCurrency) !== 'USD' || req.exchangeRate !== null) return req;
-  const rate = await usdRate(db, pd, formatCrDate(now), now);
+  const day = formatCrDate(now);
+  if (!asked.has(day)) asked.set(day, usdRate(db, pd, day, now));
+  const rate = await asked.get(day)!;
   return { ...req, exchangeRate: rate.sell, exchangeRateSource: rate.source };
 }
 

@@ -7,6 +7,7 @@
 //     actividades: [{ estado: "A"|"I", tipo: "P"|"S", codigo: 751101 | "721001" | "6492.0", descripcion }] }
 // and 404 for a number it does not know. The number goes without hyphens; a física without its
 // leading zero (Hacienda answers 400 to a number that starts with 0).
+import { normalizeIdentification } from '../../domain/identification.ts';
 import type { GetJson } from './get-json.ts';
 import { PublicDataNotFoundError, PublicDataUnavailableError } from './errors.ts';
 
@@ -39,7 +40,7 @@ export interface Taxpayer {
 
 /** The number as Hacienda's service wants it: digits only, no leading zeros. Null if unusable. */
 export function taxpayerQueryNumber(raw: string): string | null {
-  const digits = raw.replace(/[\s-]/g, '');
+  const digits = normalizeIdentification(raw);
   if (!/^\d+$/.test(digits)) return null;
   const n = digits.replace(/^0+/, '');
   return n.length >= 9 && n.length <= 12 ? n : null;

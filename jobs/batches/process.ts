@@ -39,6 +39,7 @@ import { INVOICE_CREATE_ROUTE, requestFingerprint } from '../../domain/request-f
 import type { JobContext } from '../context.ts';
 import type { Config } from '../../config/index.ts';
 import { publicDataOf, withDayRate } from '../../operations/public-data.ts';
+import type { ExchangeRateRow } from '../../db/queries/public-data.ts';
 import { PublicDataNotFoundError, PublicDataUnavailableError } from '../../hacienda/public-data/index.ts';
 
 export interface BatchJobData {
@@ -65,9 +66,10 @@ async function dayRate(
   config: Config,
   company: Company,
   req: InvoiceRequest,
+  asked: Map<string, Promise<ExchangeRateRow>>,
 ): Promise<InvoiceRequest | { problem: ItemProblem }> {
   try {
-    return await withDayRate(db, publicDataOf(config), company.defaultCurrency, req);
+    return await withDayRate(db, publicDataOf(config), company.defaultCurrency, req, new Date(), asked);
   } catch (err) {
     if (!(err instanceof PublicDataUnavailableError || err instanceof PublicDataNotFoundError)) throw err;
     const path = `/${req.exchangeRateKey}`;
@@ -96,6 +98,7 @@ async function prepareChunk(
   // 1. Parse each item; keep failures apart.
   const failed: BatchChunk['failed'] = [];
   const parsed: { row: ItemRow; req: InvoiceRequest; supplier?: Supplier }[] = [];
+  const rates = new Map<string, Promise<ExchangeRateRow>>();
   for (const row of rows) {
     const { idempotency_key: _k, ...body } = row.request as Record<string, unknown> & {
       idempotency_key?: string;
@@ -111,7 +114,7 @@ async function prepareChunk(
     } else if ('request' in r.value) parsed.push({ row, req: r.value.request, supplier: r.value.supplier });
     else {
       // A dollar invoice without a rate takes the day's reference rate (cached: one call a day).
-      const withRate = await dayRate(db, config, company, r.value);
+      const withRate = await dayRate(db, config, company, r.value, rates);
       if ('problem' in withRate) failed.push({ position: row.position, problem: withRate.problem });
       else parsed.push({ row, req: withRate });
     }

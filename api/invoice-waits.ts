@@ -39,7 +39,7 @@ export class InvoiceWaits {
   private listener: InvoiceStatusListener | null = null;
   private closing = false;
   /** Listening stopped (or never started) since waiters last re-read: changes may be unheard. */
-  private missed = false;
+  private missed = true;
   /** Requests answered at once because their company was at the cap (for /metrics). */
   declined = 0;
 

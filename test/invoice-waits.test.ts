@@ -96,6 +96,14 @@ describe('Prefer: wait is woken by notifications', () => {
   it('a waiter answers within moments of a status change made in the database', async () => {
     const waiting = createWaiting(a, 30);
     await waitFor(async () => (await metric('factura_invoice_waiters')) === 1, 20_000, 50, 'one waiter');
+    // The listener's first connection may outlast the waiter's patience on a loaded machine (the
+    // waiter then polls every 2 s until it is up): the claim is about a process that listens.
+    await waitFor(
+      async () => (await metric('factura_invoice_status_listening')) === 1,
+      20_000,
+      50,
+      'listening',
+    );
     const [id] = await pendingIds(a);
     const changedAt = Date.now();
     await database.db('invoices').where({ id }).update({ status: 'enviada' });

@@ -13,6 +13,11 @@ export const SCOPES = [
   'manage:keys',
   'read:company',
   'read:usage',
+  'manage:company',
+  'manage:members',
+  'answer:received',
+  'read:reports',
+  'read:audit',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -3528,6 +3528,11 @@ export interface components {
         | 'manage:keys'
         | 'read:company'
         | 'read:usage'
+        | 'manage:company'
+        | 'manage:members'
+        | 'answer:received'
+        | 'read:reports'
+        | 'read:audit'
       )[];
       /** @description The key's own limit in requests per second, at most the company's; the company's limit (all its keys together) still applies */
       rate_limit_per_second?: number;

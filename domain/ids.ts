@@ -13,6 +13,11 @@ export const ID_PREFIXES = {
   batch: 'bat',
   invoiceEmail: 'eml',
   receivedDocument: 'rcv',
+  user: 'usr',
+  session: 'ses',
+  invitation: 'ivt',
+  auditEvent: 'aud',
+  branch: 'brn',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -60,6 +60,7 @@ import createReceivedDocumentRoute from './routes/received-documents/create.ts';
 import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
 import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
+import reportRoutes from './routes/reports/index.ts';
 import companyActivityRoute from './routes/company/activity.ts';
 
 export type { AppDeps } from './deps.ts';
@@ -240,6 +241,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   readReceivedDocumentRoutes,
   answerReceivedDocumentRoute,
   publicDataRoutes,
+  reportRoutes,
   companyActivityRoute,
 ];
 

@@ -2868,6 +2868,118 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/reports/monthly': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The month's figures for the IVA return (D-104)
+     * @description Accepted documents whose issue date falls in the month in Costa Rica time, in colones (each foreign-currency document at its own exchange rate): ResumenFactura totals per document type, sales per IVA rate (gravadas, exentas, exoneradas, no sujetas) with their IVA, credit notes subtracting, other taxes, the IVA credited on received documents (the amount the company declared creditable in its accepted or partially accepted answer) and the D-104 lines with the balance. `format=csv` (or `Accept: text/csv`): text/csv in es-CR (`;`, decimal comma, UTF-8 BOM); `format=xlsx`: a workbook with a sheet per section and numeric colón cells. Requires the `read:reports` scope.
+     */
+    get: {
+      parameters: {
+        query: {
+          /**
+           * @description The month, `YYYY-MM`, in Costa Rica time (America/Costa_Rica, UTC-6)
+           * @example 2026-03
+           */
+          month: string;
+          /** @description json (default; `Accept: text/csv` also asks for csv), csv (es-CR: `;`, decimal comma, UTF-8 BOM) or xlsx */
+          format?: 'json' | 'csv' | 'xlsx';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MonthlyReport'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reports/monthly/archive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The month's documents in one ZIP
+     * @description Streamed as it is made: for every accepted document of the month (Costa Rica time) its signed XML, Hacienda's answer and its PDF (`emitidos/<clave>.xml`, `-respuesta.xml`, `.pdf`); every received document's XML and the company's answer with Hacienda's verdict (`recibidos/<clave>.xml`, `-mensaje-receptor.xml`, `-respuesta.xml`); and the month's report as `resumen.csv`. Requires the `read:reports` scope.
+     */
+    get: {
+      parameters: {
+        query: {
+          /**
+           * @description The month, `YYYY-MM`, in Costa Rica time (America/Costa_Rica, UTC-6)
+           * @example 2026-03
+           */
+          month: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description application/zip */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/zip': string;
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -4274,6 +4386,34 @@ export interface components {
       /** @description NaturalezaDescuento; defaults to the code's name */
       nature?: string;
     };
+    /** MonthlyReport */
+    MonthlyReport: {
+      /** @enum {string} */
+      object: 'monthly_report';
+      livemode: boolean;
+      month: string;
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      /** @enum {string} */
+      currency: 'CRC';
+      documents: components['schemas']['ReportDocumentsRow'][];
+      sales: components['schemas']['ReportSalesRow'][];
+      other_taxes: components['schemas']['ReportOtherTaxRow'][];
+      received: components['schemas']['ReportReceivedRow'][];
+      d104: components['schemas']['ReportLine'][];
+      totals: {
+        /** @example 1130.00 */
+        ventas: string;
+        /** @example 1130.00 */
+        iva_devengado: string;
+        /** @example 1130.00 */
+        iva_acreditable: string;
+        /** @example 1130.00 */
+        saldo: string;
+      };
+    };
     /** Payment */
     Payment: {
       /** @example pay_000000000001 */
@@ -4555,6 +4695,99 @@ export interface components {
       };
       items: components['schemas']['RejectionItem'][];
       raw: string | null;
+    };
+    /** ReportDocumentsRow */
+    ReportDocumentsRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /**
+       * @description How the document type moves the sales: adds, subtracts (credit notes) or listed only
+       * @enum {string}
+       */
+      effect: 'suma' | 'resta' | 'informativo';
+      documents: number;
+      /** @example 1130.00 */
+      total_gravado: string;
+      /** @example 1130.00 */
+      total_exento: string;
+      /** @example 1130.00 */
+      total_exonerado: string;
+      /** @example 1130.00 */
+      total_no_sujeto: string;
+      /** @example 1130.00 */
+      total_venta: string;
+      /** @example 1130.00 */
+      total_descuentos: string;
+      /** @example 1130.00 */
+      total_venta_neta: string;
+      /** @example 1130.00 */
+      total_impuesto: string;
+      /** @example 1130.00 */
+      total_iva_devuelto: string;
+      /** @example 1130.00 */
+      total_otros_cargos: string;
+      /** @example 1130.00 */
+      total_comprobante: string;
+    };
+    /** ReportLine */
+    ReportLine: {
+      /** @description ventas_13, iva_13, iva_devengado, iva_acreditable, saldo, … */
+      key: string;
+      label_es: string;
+      label_en: string;
+      /** @example 1130.00 */
+      amount: string;
+    };
+    /** ReportOtherTaxRow */
+    ReportOtherTaxRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /** @description CodigoImpuesto of the tax beside the IVA */
+      code: string;
+      /** @example 1130.00 */
+      amount: string;
+    };
+    /** ReportReceivedRow */
+    ReportReceivedRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /** @enum {string} */
+      answer: 'accepted' | 'partially_accepted' | 'rejected';
+      documents: number;
+      /** @example 1130.00 */
+      total: string;
+      /** @example 1130.00 */
+      total_tax: string;
+      /** @example 1130.00 */
+      iva_credit: string;
+    };
+    /** ReportSalesRow */
+    ReportSalesRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /**
+       * @description How the document type moves the sales: adds, subtracts (credit notes) or listed only
+       * @enum {string}
+       */
+      effect: 'suma' | 'resta' | 'informativo';
+      /** @description Rate key (13, 4, 2, 1, 0_5, 0) or exentas, exoneradas, no_sujetas, sin_iva */
+      category: string;
+      /** @description CodigoTarifaIVA, null: no IVA */
+      rate_code: string | null;
+      exonerated: boolean;
+      lines: number;
+      /** @example 1130.00 */
+      monto_total: string;
+      /** @example 1130.00 */
+      discounts: string;
+      /** @example 1130.00 */
+      sub_total: string;
+      /** @example 1130.00 */
+      iva: string;
+      /** @example 1130.00 */
+      iva_exonerated: string;
+      /** @example 1130.00 */
+      iva_net: string;
     };
     /** RollKeyRequest */
     RollKeyRequest: {
@@ -5039,6 +5272,7 @@ export type InvoiceLine = components['schemas']['InvoiceLine'];
 export type InvoiceLineInput = components['schemas']['InvoiceLineInput'];
 export type InvoiceList = components['schemas']['InvoiceList'];
 export type LineDiscountInput = components['schemas']['LineDiscountInput'];
+export type MonthlyReport = components['schemas']['MonthlyReport'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
 export type Problem = components['schemas']['Problem'];
@@ -5049,6 +5283,11 @@ export type RedeliverRequest = components['schemas']['RedeliverRequest'];
 export type Redelivery = components['schemas']['Redelivery'];
 export type RejectionItem = components['schemas']['RejectionItem'];
 export type RejectionReason = components['schemas']['RejectionReason'];
+export type ReportDocumentsRow = components['schemas']['ReportDocumentsRow'];
+export type ReportLine = components['schemas']['ReportLine'];
+export type ReportOtherTaxRow = components['schemas']['ReportOtherTaxRow'];
+export type ReportReceivedRow = components['schemas']['ReportReceivedRow'];
+export type ReportSalesRow = components['schemas']['ReportSalesRow'];
 export type RollKeyRequest = components['schemas']['RollKeyRequest'];
 export type Service = components['schemas']['Service'];
 export type ServiceList = components['schemas']['ServiceList'];

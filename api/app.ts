@@ -46,6 +46,7 @@ import eventRoutes from './routes/events/index.ts';
 import paymentRoutes from './routes/payments/index.ts';
 import { registerAdminAuth } from './plugins/admin-auth.ts';
 import { registerIdempotency } from './plugins/idempotency.ts';
+import { registerAudit } from './audit.ts';
 import { registerIssuingPolicy } from './issuing-policy.ts';
 import { registerBullBoard } from './plugins/bull-board.ts';
 import { registerRateLimit } from './rate-limit.ts';
@@ -62,6 +63,7 @@ import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import reportRoutes from './routes/reports/index.ts';
 import companyActivityRoute from './routes/company/activity.ts';
+import auditRoutes from './routes/audit/index.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -199,6 +201,8 @@ async function registerCeremony(app: FastifyInstance, deps: AppDeps) {
   // What write routes share: who may issue, and the Idempotency-Key.
   registerIssuingPolicy(app, deps.db);
   registerIdempotency(app, deps.db);
+  // Every successful write becomes an audit event, recorded after its answer.
+  registerAudit(app, deps.db);
 
   // A POST without a body means "no options": validate it as an empty object.
   app.addHook('preValidation', async (request) => {
@@ -243,6 +247,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   publicDataRoutes,
   reportRoutes,
   companyActivityRoute,
+  auditRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

@@ -2716,7 +2716,7 @@ export interface paths {
     put?: never;
     /**
      * Answer a received document (MensajeReceptor to Hacienda)
-     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices` scope.
+     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices or answer:received` scope.
      */
     post: {
       parameters: {
@@ -2980,6 +2980,69 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/audit_events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the audit log: who changed what, newest first
+     * @description Every successful write (POST, PUT, PATCH, DELETE answered 2xx) by a key or a person of the company in the caller's mode, plus sign-ins and sign-outs. Recorded just after the answer. Requires the `read:audit` scope.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @example invoices.create */
+          action?: string;
+          actor_type?: 'key' | 'user';
+          /** @description At or after this time */
+          since?: string;
+          /** @description Before this time */
+          until?: string;
+          /** @description Page size (1-100) */
+          limit?: number;
+          /** @description The next page: events older than this one */
+          starting_after?: string;
+          /** @description The previous page: events newer than this one (not with starting_after) */
+          ending_before?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AuditEventList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -3169,6 +3232,52 @@ export interface components {
     /** ApiKeyWithSecret */
     ApiKeyWithSecret: components['schemas']['ApiKey'] & {
       secret: string;
+    };
+    /** AuditActor */
+    AuditActor: {
+      /** @enum {string} */
+      type: 'key' | 'user';
+      /**
+       * @description The API key (key_…) or the person (usr_…)
+       * @example key_000000000001
+       */
+      id: string | null;
+      /** @description The key's or the person's name at the time */
+      name: string | null;
+    };
+    /** AuditEvent */
+    AuditEvent: {
+      /** @example aud_000000000001 */
+      id: string;
+      /** @enum {string} */
+      object: 'audit_event';
+      /** Format: date-time */
+      at: string;
+      livemode: boolean;
+      actor: components['schemas']['AuditActor'];
+      /**
+       * @description `<resource>.<verb>`: invoices.create, clients.update, webhook_endpoints.delete, invoices.send, keys.revoke, batches.create, session.create…
+       * @example invoices.create
+       */
+      action: string;
+      /** @description The resource acted on (null when there is none) */
+      target: {
+        /** @example invoice */
+        type: string;
+        /** @example inv_000000000042 */
+        id: string;
+      } | null;
+      ip: string | null;
+      /** @description The Request-Id of the request that did it */
+      request_id: string | null;
+    };
+    /** AuditEventList */
+    AuditEventList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['AuditEvent'][];
+      /** @description More items follow: ask again with starting_after = the last id */
+      has_more: boolean;
     };
     /** Batch */
     Batch: {
@@ -5243,6 +5352,9 @@ export type AnswerReceivedDocumentRequest = components['schemas']['AnswerReceive
 export type ApiKey = components['schemas']['ApiKey'];
 export type ApiKeyList = components['schemas']['ApiKeyList'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
+export type AuditActor = components['schemas']['AuditActor'];
+export type AuditEvent = components['schemas']['AuditEvent'];
+export type AuditEventList = components['schemas']['AuditEventList'];
 export type Batch = components['schemas']['Batch'];
 export type BatchItem = components['schemas']['BatchItem'];
 export type Cabys = components['schemas']['Cabys'];

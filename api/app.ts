@@ -27,9 +27,12 @@ import keyRoutes from './routes/keys/index.ts';
 import companyRoutes from './routes/company/index.ts';
 import createClientRoute from './routes/clients/create.ts';
 import readClientRoutes from './routes/clients/read.ts';
+import updateClientRoutes from './routes/clients/update.ts';
 import serviceRoutes from './routes/services/index.ts';
+import updateServiceRoutes from './routes/services/update.ts';
 import cabysRoutes from './routes/cabys/index.ts';
 import createInvoiceRoute from './routes/invoices/create.ts';
+import previewInvoiceRoute from './routes/invoices/preview.ts';
 import readInvoiceRoutes from './routes/invoices/read.ts';
 import noteRoutes from './routes/invoices/notes.ts';
 import externalCreditNoteRoute from './routes/credit-notes/create.ts';
@@ -222,10 +225,13 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   keyRoutes,
   companyRoutes,
   createClientRoute,
+  updateClientRoutes,
   readClientRoutes,
   serviceRoutes,
+  updateServiceRoutes,
   cabysRoutes,
   createInvoiceRoute,
+  previewInvoiceRoute,
   readInvoiceRoutes,
   noteRoutes,
   externalCreditNoteRoute,

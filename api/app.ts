@@ -61,6 +61,7 @@ import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
 import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import companyProfileRoute from './routes/company/profile.ts';
+import companyCredentialRoutes from './routes/company/credentials.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -241,6 +242,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   answerReceivedDocumentRoute,
   publicDataRoutes,
   companyProfileRoute,
+  companyCredentialRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

@@ -62,6 +62,7 @@ import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import companyProfileRoute from './routes/company/profile.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
+import companyLogoRoutes from './routes/company/logo.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -243,6 +244,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   publicDataRoutes,
   companyProfileRoute,
   companyCredentialRoutes,
+  companyLogoRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

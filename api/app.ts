@@ -63,6 +63,8 @@ import publicDataRoutes from './routes/public-data/index.ts';
 import companyProfileRoute from './routes/company/profile.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
 import companyLogoRoutes from './routes/company/logo.ts';
+import companyBranchRoutes from './routes/company/branches.ts';
+import companyGoLiveRoutes from './routes/company/go-live.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -245,6 +247,8 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   companyProfileRoute,
   companyCredentialRoutes,
   companyLogoRoutes,
+  companyBranchRoutes,
+  companyGoLiveRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

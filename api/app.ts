@@ -65,8 +65,12 @@ import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
 import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import reportRoutes from './routes/reports/index.ts';
-import companyActivityRoute from './routes/company/activity.ts';
 import auditRoutes from './routes/audit/index.ts';
+import companyProfileRoute from './routes/company/profile.ts';
+import companyCredentialRoutes from './routes/company/credentials.ts';
+import companyLogoRoutes from './routes/company/logo.ts';
+import companyBranchRoutes from './routes/company/branches.ts';
+import companyGoLiveRoutes from './routes/company/go-live.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -252,8 +256,12 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   answerReceivedDocumentRoute,
   publicDataRoutes,
   reportRoutes,
-  companyActivityRoute,
   auditRoutes,
+  companyProfileRoute,
+  companyCredentialRoutes,
+  companyLogoRoutes,
+  companyBranchRoutes,
+  companyGoLiveRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

@@ -329,8 +329,8 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change the company's economic activity (checked against Hacienda's register)
-     * @description Requires the `manage:keys` scope.
+     * Change the company's profile (emisor data, defaults, email delivery)
+     * @description Only the fields given change. The emisor data is checked as Hacienda checks an Emisor; activity_code against Hacienda's register (503 when it cannot be reached); default_branch and default_terminal against the defined branches, once there are any. Requires the `manage:company or manage:keys` scope.
      */
     patch: {
       parameters: {
@@ -343,7 +343,33 @@ export interface paths {
         content: {
           'application/json': {
             /** @description One of the company's active activities in Hacienda's register (6 digits) */
-            activity_code: string;
+            activity_code?: string;
+            /** @description Display name */
+            name?: string;
+            /** @description Emisor/Nombre, 5 to 100 characters */
+            legal_name?: string;
+            commercial_name?: string | null;
+            phone?: {
+              country_code?: string;
+              number: string;
+            } | null;
+            /** @description The emisor email (same as emails: [email]) */
+            email?: string;
+            emails?: string[];
+            location?: {
+              provincia: string;
+              canton: string;
+              distrito: string;
+              barrio?: string | null;
+              otras_senas: string;
+            };
+            default_branch?: string;
+            default_terminal?: string;
+            email_delivery?: {
+              enabled?: boolean;
+              reply_to?: string | null;
+              bcc?: string[];
+            };
           };
         };
       };
@@ -3439,6 +3465,546 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/company/certificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Store the company's signing certificate (.p12) for a mode
+     * @description Checked on the spot: it opens with the PIN (422 p12_unreadable, p12_wrong_pin), it is current (certificate_expired, certificate_not_yet_valid) and it carries the company's identification (certificate_other_taxpayer). Stored encrypted; replaces the one the mode had. Requires the `manage:company` scope.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+            /** @description The .p12 (llave criptográfica) Hacienda issued, base64 */
+            p12_base64: string;
+            /** @description Its PIN */
+            pin: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CompanyCertificate'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/hacienda_credentials': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Store the company's Hacienda API user for a mode, once Hacienda's IDP accepts it
+     * @description Tried first on Hacienda's IDP of the mode (the sandbox simulator's for test): 422 hacienda_credentials_rejected when refused, 503 hacienda_unavailable when it cannot be reached; nothing is stored in both cases. The password is stored encrypted and never shown. Requires the `manage:company` scope.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+            /** @example cpj-3-101-123456@prod.comprobanteselectronicos.go.cr */
+            username: string;
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HaciendaCredentials'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/hacienda_credentials/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Try the stored Hacienda API user of a mode on Hacienda's IDP again
+     * @description 200 when accepted (verified_at renewed); 422 hacienda_credentials_rejected when refused (the credentials count as unverified); 503 when the IDP cannot be reached (nothing changes); 409 hacienda_credentials_missing when none are stored. Requires the `manage:company` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HaciendaCredentials'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/logo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The company's logo (its bytes, image/png or image/jpeg)
+     * @description Requires the `read:company` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description image/png or image/jpeg */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'image/png': string;
+            'image/jpeg': string;
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    /**
+     * Set the company's logo (PNG or JPEG, at most 256 KB), drawn on its PDFs
+     * @description Requires the `manage:company` scope.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            content_type: 'image/png' | 'image/jpeg';
+            /** @description The image, base64 (at most 256 KB once decoded) */
+            data_base64: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CompanyLogo'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    post?: never;
+    /**
+     * Remove the company's logo
+     * @description Requires the `manage:company` scope.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Removed (or there was none) */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/branches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The company's branches (sucursales) and their terminals
+     * @description Requires the `read:company` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['BranchList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    /**
+     * Define a branch with its terminals
+     * @description Without terminals the branch gets one, numbered as the company's default terminal ("Terminal principal"). Once branches are defined the default branch must be among them (422 unknown_branch). Requires the `manage:company` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Sucursal (positions 1-3 of the consecutivo) */
+            code: string;
+            name: string;
+            /** @description Default: one terminal, the company's default terminal code, named Terminal principal */
+            terminals?: {
+              /** @description Terminal (positions 4-8 of the consecutivo) */
+              code: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Branch'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/branches/{code}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Rename a branch or replace its terminals (the list given becomes the branch's list)
+     * @description Requires the `manage:company` scope.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          code: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name?: string;
+            /** @description The branch's whole list of terminals */
+            terminals?: {
+              /** @description Terminal (positions 4-8 of the consecutivo) */
+              code: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Branch'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    trace?: never;
+  };
+  '/api/v1/company/go_live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the company still needs to go live (the checklist)
+     * @description Requires the `read:company` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['GoLive'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    /**
+     * Go live once the checklist is complete
+     * @description Requires the `manage:company` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['GoLive'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -3720,6 +4286,20 @@ export interface components {
           })
         | null;
     };
+    /** Branch */
+    Branch: {
+      /** @example 001 */
+      code: string;
+      name: string;
+      terminals: {
+        code: string;
+        name: string;
+      }[];
+    };
+    /** BranchList */
+    BranchList: {
+      data: components['schemas']['Branch'][];
+    };
     /** Cabys */
     Cabys: {
       /** @enum {string} */
@@ -3905,8 +4485,27 @@ export interface components {
         not_after: string | null;
       } | null;
       hacienda_credentials_configured: boolean;
+      /** @description The company passed the go-live checklist (POST /api/v1/company/go_live) */
+      live_enabled: boolean;
       /** Format: date-time */
       created_at: string;
+    };
+    /** CompanyCertificate */
+    CompanyCertificate: {
+      /** @description test: the sandbox (the Hacienda simulator); live: production */
+      mode: 'test' | 'live';
+      subject: string;
+      /** Format: date-time */
+      not_after: string;
+    };
+    /** CompanyLogo */
+    CompanyLogo: {
+      content_type: string;
+      /** @description Bytes */
+      size: number;
+      width: number;
+      height: number;
+      sha256: string;
     };
     /** CreateClientRequest */
     CreateClientRequest: {
@@ -4513,6 +5112,28 @@ export interface components {
       /** @example must be number,string */
       message: string;
     };
+    /** GoLive */
+    GoLive: {
+      ready: boolean;
+      live_enabled: boolean;
+      checklist: {
+        item: 'live_certificate' | 'live_credentials' | 'sandbox_document_accepted';
+        done: boolean;
+        label_es: string;
+        label_en: string;
+      }[];
+    };
+    /** HaciendaCredentials */
+    HaciendaCredentials: {
+      /** @description test: the sandbox (the Hacienda simulator); live: production */
+      mode: 'test' | 'live';
+      username: string;
+      /**
+       * Format: date-time
+       * @description When Hacienda's IDP accepted them
+       */
+      verified_at: string;
+    };
     /**
      * HaciendaWarning
      * @example {
@@ -5096,6 +5717,17 @@ export interface components {
         | 'receptor_mismatch'
         | 'webhook_endpoint_limit'
         | 'activity_not_registered'
+        | 'p12_unreadable'
+        | 'p12_wrong_pin'
+        | 'certificate_expired'
+        | 'certificate_not_yet_valid'
+        | 'certificate_other_taxpayer'
+        | 'hacienda_credentials_rejected'
+        | 'logo_invalid'
+        | 'logo_too_large'
+        | 'hacienda_credentials_missing'
+        | 'branch_exists'
+        | 'go_live_checklist_incomplete'
         | 'rate_limited'
         | 'auth_rate_limited'
         | 'headers_too_large'
@@ -5988,12 +6620,16 @@ export type AuditEvent = components['schemas']['AuditEvent'];
 export type AuditEventList = components['schemas']['AuditEventList'];
 export type Batch = components['schemas']['Batch'];
 export type BatchItem = components['schemas']['BatchItem'];
+export type Branch = components['schemas']['Branch'];
+export type BranchList = components['schemas']['BranchList'];
 export type Cabys = components['schemas']['Cabys'];
 export type CabysCategory = components['schemas']['CabysCategory'];
 export type CabysSearchResult = components['schemas']['CabysSearchResult'];
 export type Client = components['schemas']['Client'];
 export type ClientList = components['schemas']['ClientList'];
 export type Company = components['schemas']['Company'];
+export type CompanyCertificate = components['schemas']['CompanyCertificate'];
+export type CompanyLogo = components['schemas']['CompanyLogo'];
 export type CreateClientRequest = components['schemas']['CreateClientRequest'];
 export type CreateInvoiceRequest = components['schemas']['CreateInvoiceRequest'];
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
@@ -6008,6 +6644,8 @@ export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
 export type ExchangeRate = components['schemas']['ExchangeRate'];
 export type FieldError = components['schemas']['FieldError'];
+export type GoLive = components['schemas']['GoLive'];
+export type HaciendaCredentials = components['schemas']['HaciendaCredentials'];
 export type HaciendaWarning = components['schemas']['HaciendaWarning'];
 export type Invoice = components['schemas']['Invoice'];
 export type InvoiceEmail = components['schemas']['InvoiceEmail'];

@@ -62,6 +62,9 @@ import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
 import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import companyActivityRoute from './routes/company/activity.ts';
+import signUpRoutes from './routes/account/sign-up.ts';
+import sessionRoutes from './routes/session/index.ts';
+import createCompanyRoute from './routes/companies/create.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -250,6 +253,9 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   answerReceivedDocumentRoute,
   publicDataRoutes,
   companyActivityRoute,
+  signUpRoutes,
+  sessionRoutes,
+  createCompanyRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

@@ -63,8 +63,12 @@ import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import companyActivityRoute from './routes/company/activity.ts';
 import signUpRoutes from './routes/account/sign-up.ts';
+import passwordRoutes from './routes/account/password.ts';
+import securityRoutes from './routes/account/security.ts';
 import sessionRoutes from './routes/session/index.ts';
 import createCompanyRoute from './routes/companies/create.ts';
+import memberRoutes from './routes/members/index.ts';
+import acceptInvitationRoute from './routes/account/invitations.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -254,8 +258,12 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   publicDataRoutes,
   companyActivityRoute,
   signUpRoutes,
+  passwordRoutes,
+  securityRoutes,
   sessionRoutes,
   createCompanyRoute,
+  memberRoutes,
+  acceptInvitationRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

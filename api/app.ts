@@ -12,6 +12,7 @@ import Fastify, {
 import type { Scope } from '../domain/scopes.ts';
 import type { AppDeps } from './deps.ts';
 import { registerAuth } from './auth.ts';
+import { registerCsrfCheck, registerSessions } from './sessions.ts';
 import { registerAuthorizationGuard } from './authorization-header.ts';
 import { KeyLookup } from './key-lookup.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.ts';
@@ -71,6 +72,13 @@ import companyCredentialRoutes from './routes/company/credentials.ts';
 import companyLogoRoutes from './routes/company/logo.ts';
 import companyBranchRoutes from './routes/company/branches.ts';
 import companyGoLiveRoutes from './routes/company/go-live.ts';
+import signUpRoutes from './routes/account/sign-up.ts';
+import passwordRoutes from './routes/account/password.ts';
+import securityRoutes from './routes/account/security.ts';
+import sessionRoutes from './routes/session/index.ts';
+import createCompanyRoute from './routes/companies/create.ts';
+import memberRoutes from './routes/members/index.ts';
+import acceptInvitationRoute from './routes/account/invitations.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -102,6 +110,8 @@ export interface RouteEntry {
   scope?: Scope;
   anyScope?: Scope[];
   public: boolean;
+  /** For a signed-in person, no company (keys are refused). */
+  person: boolean;
 }
 
 declare module 'fastify' {
@@ -158,12 +168,16 @@ function recordRouteTable(app: FastifyInstance): void {
         scope: r.config?.scope,
         anyScope: r.config?.anyScope,
         public: Boolean(r.config?.public),
+        person: Boolean(r.config?.person),
       });
   });
   app.decorate('routeTable', () => routes.map((r) => ({ ...r })));
 }
 
-/** API keys: looked up (cached, invalidated across processes) and checked on every request. */
+/**
+ * API keys: looked up (cached, invalidated across processes) and checked on every request; or the
+ * session cookie of a person (with its CSRF token on unsafe methods).
+ */
 async function registerKeys(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const keys = new KeyLookup({
     db: deps.db,
@@ -179,7 +193,9 @@ async function registerKeys(app: FastifyInstance, deps: AppDeps): Promise<void> 
   app.addHook('onClose', async () => unfollow());
   app.decorate('keyLookup', keys);
   registerAuthorizationGuard(app);
+  await registerSessions(app);
   registerAuth(app, deps.db, keys);
+  registerCsrfCheck(app);
 }
 
 /** Everything around the routes, in the order requests meet it. */
@@ -262,6 +278,13 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   companyLogoRoutes,
   companyBranchRoutes,
   companyGoLiveRoutes,
+  signUpRoutes,
+  passwordRoutes,
+  securityRoutes,
+  sessionRoutes,
+  createCompanyRoute,
+  memberRoutes,
+  acceptInvitationRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

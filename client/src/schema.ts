@@ -4005,6 +4005,911 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/account/sign_up': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create an account (a confirmation link is emailed) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SignUpRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        409: components['responses']['PublicConflict'];
+        422: components['responses']['PublicUnprocessableContent'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Confirm the email address with the token of the emailed link */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            token: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        422: components['responses']['PublicUnprocessableContent'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/password_reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Email a password reset link (always 202: it does not tell whether the account exists) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * Format: email
+             * @example ana@empresa.example
+             */
+            email: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              accepted: true;
+            };
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        422: components['responses']['PublicUnprocessableContent'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/password_reset/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set a new password with the token of the emailed link (ends every session) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            token: string;
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        422: components['responses']['PublicUnprocessableContent'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your live sessions */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SessionList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** End one of your sessions */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Ended */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/totp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start setting up two-step sign-in (TOTP) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['TotpSetup'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    /** Turn two-step sign-in off (with a current code) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example 123456 */
+            code: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/totp/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Turn two-step sign-in on with a first code */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example 123456 */
+            code: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed-in person, their companies and a CSRF token */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SessionState'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    /** Sign in (sets the session cookie) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SignInRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SessionState'];
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    /** Sign out (ends this session, clears the cookie) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Signed out */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/companies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Register a company (the signed-in person becomes its owner) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example 3-101-123456 */
+            identification: string;
+            /** @enum {string} */
+            id_type?: '01' | '02' | '03' | '04';
+            name?: string;
+            commercial_name?: string;
+            activity_code?: string;
+            /** Format: email */
+            email?: string;
+            phone?: string;
+            location?: {
+              provincia: string;
+              canton: string;
+              distrito: string;
+              barrio?: string;
+              otras_senas: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Company'] & {
+              /** @enum {string} */
+              role: 'owner';
+            };
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Members and open invitations
+     * @description Requires the `manage:members` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MemberList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Invite someone by email
+     * @description Requires the `manage:members` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['InviteRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Invitation'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members/invitations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Withdraw an invitation
+     * @description Requires the `manage:members` scope.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Withdrawn */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a member
+     * @description Requires the `manage:members` scope.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    /**
+     * Change a member's role
+     * @description Requires the `manage:members` scope.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description One of owner, administrator, accountant, issuer, viewer */
+            role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Member'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    trace?: never;
+  };
+  '/api/v1/invitations/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept an invitation sent to your email address */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            token: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              membership: components['schemas']['Membership'];
+            };
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -5165,6 +6070,26 @@ export interface components {
         en: string;
       };
     };
+    /** Invitation */
+    Invitation: {
+      /** @example ivt_000000000001 */
+      id: string;
+      email: string;
+      /** @description One of owner, administrator, accountant, issuer, viewer */
+      role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+      /** Format: date-time */
+      expires_at: string;
+    };
+    /** InviteRequest */
+    InviteRequest: {
+      /**
+       * Format: email
+       * @example ana@empresa.example
+       */
+      email: string;
+      /** @description One of owner, administrator, accountant, issuer, viewer */
+      role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+    };
     /** Invoice */
     Invoice: {
       /** @example inv_000000000042 */
@@ -5577,6 +6502,37 @@ export interface components {
       /** @description NaturalezaDescuento; defaults to the code's name */
       nature?: string;
     };
+    /** Member */
+    Member: {
+      user: {
+        id: string;
+        email: string;
+        name: string;
+      };
+      /** @description One of owner, administrator, accountant, issuer, viewer */
+      role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+      /** Format: date-time */
+      created_at: string;
+    };
+    /** MemberList */
+    MemberList: {
+      data: components['schemas']['Member'][];
+      invitations: components['schemas']['Invitation'][];
+    };
+    /** Membership */
+    Membership: {
+      company: {
+        /** @example cmp_000000000001 */
+        id: string;
+        name: string;
+        identification: string;
+        plan: string;
+        live_enabled: boolean;
+      };
+      /** @description One of owner, administrator, accountant, issuer, viewer */
+      role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+      scopes: string[];
+    };
     /** MonthlyReport */
     MonthlyReport: {
       /** @enum {string} */
@@ -5682,6 +6638,25 @@ export interface components {
         | 'api_key_revoked'
         | 'insufficient_scope'
         | 'plan_not_included'
+        | 'session_invalid'
+        | 'invalid_credentials'
+        | 'totp_required'
+        | 'invalid_totp'
+        | 'session_required'
+        | 'not_a_member'
+        | 'live_not_enabled'
+        | 'csrf_invalid'
+        | 'email_unconfirmed'
+        | 'invitation_other_email'
+        | 'owner_required'
+        | 'company_required'
+        | 'token_invalid'
+        | 'email_taken'
+        | 'last_owner'
+        | 'already_member'
+        | 'totp_already_enabled'
+        | 'totp_not_pending'
+        | 'company_exists'
         | 'admin_credentials_required'
         | 'resource_not_found'
         | 'route_not_found'
@@ -5729,6 +6704,7 @@ export interface components {
         | 'branch_exists'
         | 'go_live_checklist_incomplete'
         | 'rate_limited'
+        | 'too_many_attempts'
         | 'auth_rate_limited'
         | 'headers_too_large'
         | 'internal_error'
@@ -6044,6 +7020,48 @@ export interface components {
       /** @description More items follow: ask again with starting_after = the last id */
       has_more: boolean;
     };
+    /** Session */
+    Session: {
+      /** @example ses_000000000001 */
+      id: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      last_seen_at: string;
+      ip: string | null;
+      user_agent: string | null;
+      current: boolean;
+    };
+    /** SessionList */
+    SessionList: {
+      data: components['schemas']['Session'][];
+    };
+    /** SessionState */
+    SessionState: {
+      user: components['schemas']['User'];
+      memberships: components['schemas']['Membership'][];
+      /** @description Send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE */
+      csrf_token: string;
+    };
+    /** SignInRequest */
+    SignInRequest: {
+      email: string;
+      password: string;
+      totp_code?: string;
+    };
+    /** SignUpRequest */
+    SignUpRequest: {
+      /**
+       * Format: email
+       * @example ana@empresa.example
+       */
+      email: string;
+      /** @description 10 to 200 characters, not the email */
+      password: string;
+      name: string;
+      locale?: 'es-CR' | 'en';
+      invitation_token?: string;
+    };
     /** TaxLine */
     TaxLine: {
       /**
@@ -6167,6 +7185,13 @@ export interface components {
       object: 'list';
       data: components['schemas']['TimelineEntry'][];
       has_more: boolean;
+    };
+    /** TotpSetup */
+    TotpSetup: {
+      /** @description Base32, for typing into an authenticator app */
+      secret: string;
+      /** @description otpauth://totp/… for a QR code */
+      otpauth_url: string;
     };
     /** UpdateClientRequest */
     UpdateClientRequest: {
@@ -6419,6 +7444,17 @@ export interface components {
       /** @description Server errors */
       '5xx': number;
     };
+    /** User */
+    User: {
+      /** @example usr_000000000001 */
+      id: string;
+      email: string;
+      name: string;
+      /** @example es-CR */
+      locale: string;
+      email_confirmed: boolean;
+      totp_enabled: boolean;
+    };
     /** WebhookDelivery */
     WebhookDelivery: {
       /** @example whd_000000000001 */
@@ -6603,6 +7639,69 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
+    /** @description Malformed JSON body */
+    PublicBadRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Invalid API key */
+    PublicUnauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Insufficient scope */
+    PublicForbidden: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Invalid state for this operation */
+    PublicConflict: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Validation failed */
+    PublicUnprocessableContent: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Too many requests */
+    PublicTooManyRequests: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Service temporarily unavailable */
+    PublicServiceUnavailable: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
   };
   parameters: never;
   requestBodies: never;
@@ -6647,6 +7746,8 @@ export type FieldError = components['schemas']['FieldError'];
 export type GoLive = components['schemas']['GoLive'];
 export type HaciendaCredentials = components['schemas']['HaciendaCredentials'];
 export type HaciendaWarning = components['schemas']['HaciendaWarning'];
+export type Invitation = components['schemas']['Invitation'];
+export type InviteRequest = components['schemas']['InviteRequest'];
 export type Invoice = components['schemas']['Invoice'];
 export type InvoiceEmail = components['schemas']['InvoiceEmail'];
 export type InvoiceLine = components['schemas']['InvoiceLine'];
@@ -6655,6 +7756,9 @@ export type InvoiceList = components['schemas']['InvoiceList'];
 export type InvoicePreview = components['schemas']['InvoicePreview'];
 export type InvoicePreviewWarning = components['schemas']['InvoicePreviewWarning'];
 export type LineDiscountInput = components['schemas']['LineDiscountInput'];
+export type Member = components['schemas']['Member'];
+export type MemberList = components['schemas']['MemberList'];
+export type Membership = components['schemas']['Membership'];
 export type MonthlyReport = components['schemas']['MonthlyReport'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
@@ -6674,16 +7778,23 @@ export type ReportSalesRow = components['schemas']['ReportSalesRow'];
 export type RollKeyRequest = components['schemas']['RollKeyRequest'];
 export type Service = components['schemas']['Service'];
 export type ServiceList = components['schemas']['ServiceList'];
+export type Session = components['schemas']['Session'];
+export type SessionList = components['schemas']['SessionList'];
+export type SessionState = components['schemas']['SessionState'];
+export type SignInRequest = components['schemas']['SignInRequest'];
+export type SignUpRequest = components['schemas']['SignUpRequest'];
 export type TaxLine = components['schemas']['TaxLine'];
 export type Taxpayer = components['schemas']['Taxpayer'];
 export type TimelineEntry = components['schemas']['TimelineEntry'];
 export type TimelineList = components['schemas']['TimelineList'];
+export type TotpSetup = components['schemas']['TotpSetup'];
 export type UpdateClientRequest = components['schemas']['UpdateClientRequest'];
 export type UpdateServiceRequest = components['schemas']['UpdateServiceRequest'];
 export type UpdateWebhookEndpointRequest = components['schemas']['UpdateWebhookEndpointRequest'];
 export type Usage = components['schemas']['Usage'];
 export type UsageBucket = components['schemas']['UsageBucket'];
 export type UsageCounts = components['schemas']['UsageCounts'];
+export type User = components['schemas']['User'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
@@ -6698,5 +7809,12 @@ export type ResponseServiceUnavailable = components['responses']['ServiceUnavail
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponsePublicBadRequest = components['responses']['PublicBadRequest'];
+export type ResponsePublicUnauthorized = components['responses']['PublicUnauthorized'];
+export type ResponsePublicForbidden = components['responses']['PublicForbidden'];
+export type ResponsePublicConflict = components['responses']['PublicConflict'];
+export type ResponsePublicUnprocessableContent = components['responses']['PublicUnprocessableContent'];
+export type ResponsePublicTooManyRequests = components['responses']['PublicTooManyRequests'];
+export type ResponsePublicServiceUnavailable = components['responses']['PublicServiceUnavailable'];
 export type $defs = Record<string, never>;
 export type operations = Record<string, never>;

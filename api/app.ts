@@ -61,6 +61,7 @@ import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
 import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import companyActivityRoute from './routes/company/activity.ts';
+import webAppRoutes from './routes/web-app.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -250,6 +251,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(usageRoutes, { ...deps, usage });
   await app.register(dashboardRoute);
   await app.register(invoiceBrowserRoutes);
+  await app.register(webAppRoutes);
   if (deps.adminQueues?.length) await registerBullBoard(app, deps.config, deps.adminQueues, requireAdmin);
   return app;
 }

@@ -60,7 +60,7 @@ import createReceivedDocumentRoute from './routes/received-documents/create.ts';
 import readReceivedDocumentRoutes from './routes/received-documents/read.ts';
 import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
-import companyActivityRoute from './routes/company/activity.ts';
+import companyProfileRoute from './routes/company/profile.ts';
 import webAppRoutes from './routes/web-app.ts';
 
 export type { AppDeps } from './deps.ts';
@@ -241,7 +241,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   readReceivedDocumentRoutes,
   answerReceivedDocumentRoute,
   publicDataRoutes,
-  companyActivityRoute,
+  companyProfileRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

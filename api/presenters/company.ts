@@ -46,6 +46,7 @@ export function companyObject(c: Company, livemode: boolean, credentials: Creden
         }
       : null,
     hacienda_credentials_configured: Boolean(cred?.haciendaUsername && cred.hasHaciendaPassword),
+    live_enabled: c.liveEnabledAt != null,
     created_at: c.createdAt.toISOString(),
   };
 }

@@ -48,7 +48,68 @@ export const CompanyObject = Type.Object(
       }),
     ),
     hacienda_credentials_configured: Type.Boolean(),
+    live_enabled: Type.Boolean({
+      description: 'The company passed the go-live checklist (POST /api/v1/company/go_live)',
+    }),
     created_at: Type.String({ format: 'date-time' }),
   },
   { title: 'Company', description: 'The company (emisor data, plan, defaults); never its secrets' },
+);
+
+const Location = Type.Object(
+  {
+    provincia: Type.String({ pattern: '^[1-7]$' }),
+    canton: Type.String({ pattern: '^\\d{2}$' }),
+    distrito: Type.String({ pattern: '^\\d{2}$' }),
+    barrio: Type.Optional(Nullable(Type.String())),
+    otras_senas: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateCompanyBody = Type.Object(
+  {
+    activity_code: Type.Optional(
+      Type.String({
+        pattern: '^\\d{6}$',
+        description: "One of the company's active activities in Hacienda's register (6 digits)",
+      }),
+    ),
+    name: Type.Optional(Type.String({ minLength: 3, maxLength: 100, description: 'Display name' })),
+    legal_name: Type.Optional(Type.String({ description: 'Emisor/Nombre, 5 to 100 characters' })),
+    commercial_name: Type.Optional(Nullable(Type.String({ description: 'NombreComercial, 3 to 80' }))),
+    phone: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            country_code: Type.Optional(Type.String({ pattern: '^\\d{1,3}$' })),
+            number: Type.String({ pattern: '^\\d{1,20}$' }),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    email: Type.Optional(Type.String({ description: 'The emisor email (same as emails: [email])' })),
+    emails: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 4 })),
+    location: Type.Optional(Location),
+    default_branch: Type.Optional(Type.String({ pattern: '^\\d{3}$' })),
+    default_terminal: Type.Optional(Type.String({ pattern: '^\\d{5}$' })),
+    email_delivery: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          reply_to: Type.Optional(Nullable(Type.String())),
+          bcc: Type.Optional(Type.Array(Type.String(), { maxItems: 4 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [
+      { activity_code: '620100', commercial_name: 'Servicios del Valle', default_terminal: '00001' },
+    ],
+  },
 );

@@ -10,6 +10,7 @@ import {
   type CompanyInput,
 } from '../../db/queries/companies.ts';
 import { companyObject } from '../../api/presenters/company.ts';
+import { validateEmailDelivery } from '../../domain/company-setup.ts';
 import { resolveIdentification } from '../../domain/identification.ts';
 import { validateEmisorFields } from '../../domain/party-rules.ts';
 import { PLANS } from '../../domain/scopes.ts';
@@ -207,11 +208,17 @@ export function registerCompanyCommands(program: Command): void {
         json?: boolean;
       }) => {
         if (opts.on && opts.off) throw new CliError('--on and --off exclude each other');
-        const email = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
         const bcc = opts.bcc?.length === 1 && opts.bcc[0] === 'none' ? [] : opts.bcc;
-        for (const a of [...(bcc ?? []), ...(opts.replyTo ? [opts.replyTo] : [])])
-          if (!email.test(a) || a.length > 160) throw new CliError(`not an email address: ${a}`);
-        if (bcc && bcc.length > 4) throw new CliError('--bcc: at most 4 addresses');
+        const problems = validateEmailDelivery({
+          ...(opts.replyTo !== undefined ? { replyTo: opts.replyTo } : {}),
+          ...(bcc !== undefined ? { bcc } : {}),
+        });
+        if (problems.length)
+          throw new CliError(
+            problems
+              .map((p) => `${p.path.startsWith('/bcc') ? '--bcc' : '--reply-to'}: ${p.message}`)
+              .join('\n'),
+          );
         await withContext(async ({ db }) => {
           const id = parseIdArg('company', opts.company, '--company');
           if (!(await getCompany(db, id))) throw new CliError(`--company: no company ${opts.company}`);

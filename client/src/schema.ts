@@ -329,8 +329,8 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change the company's economic activity (checked against Hacienda's register)
-     * @description Requires the `manage:keys` scope.
+     * Change the company's profile (emisor data, defaults, email delivery)
+     * @description Only the fields given change. The emisor data is checked as Hacienda checks an Emisor; activity_code against Hacienda's register (503 when it cannot be reached); default_branch and default_terminal against the defined branches, once there are any. Requires the `manage:company or manage:keys` scope.
      */
     patch: {
       parameters: {
@@ -343,7 +343,33 @@ export interface paths {
         content: {
           'application/json': {
             /** @description One of the company's active activities in Hacienda's register (6 digits) */
-            activity_code: string;
+            activity_code?: string;
+            /** @description Display name */
+            name?: string;
+            /** @description Emisor/Nombre, 5 to 100 characters */
+            legal_name?: string;
+            commercial_name?: string | null;
+            phone?: {
+              country_code?: string;
+              number: string;
+            } | null;
+            /** @description The emisor email (same as emails: [email]) */
+            email?: string;
+            emails?: string[];
+            location?: {
+              provincia: string;
+              canton: string;
+              distrito: string;
+              barrio?: string | null;
+              otras_senas: string;
+            };
+            default_branch?: string;
+            default_terminal?: string;
+            email_delivery?: {
+              enabled?: boolean;
+              reply_to?: string | null;
+              bcc?: string[];
+            };
           };
         };
       };
@@ -3286,6 +3312,8 @@ export interface components {
         not_after: string | null;
       } | null;
       hacienda_credentials_configured: boolean;
+      /** @description The company passed the go-live checklist (POST /api/v1/company/go_live) */
+      live_enabled: boolean;
       /** Format: date-time */
       created_at: string;
     };

@@ -30,6 +30,8 @@ export class Company extends BaseModel {
   emailEnabled!: boolean;
   emailReplyTo!: string | null;
   emailBcc!: string[];
+  /** When the company passed the go-live checklist (people may then work in live mode). */
+  liveEnabledAt!: Date | null;
   createdAt!: Date;
   updatedAt!: Date;
 }

@@ -109,6 +109,53 @@ export async function companyNumbering(
   };
 }
 
+/** The fields of the company's profile a caller may change (the identification never changes). */
+export type CompanyProfilePatch = Partial<
+  Pick<
+    CompanyInput,
+    | 'name'
+    | 'legalName'
+    | 'commercialName'
+    | 'activityCode'
+    | 'provincia'
+    | 'canton'
+    | 'distrito'
+    | 'barrio'
+    | 'otrasSenas'
+    | 'phoneCountry'
+    | 'phone'
+    | 'emails'
+    | 'defaultBranch'
+    | 'defaultTerminal'
+  >
+>;
+
+/** Changes the profile fields given (undefined: left as they are). */
+export async function updateCompanyProfile(
+  db: Knex,
+  companyId: number,
+  p: CompanyProfilePatch,
+): Promise<void> {
+  const patch: Record<string, unknown> = { updatedAt: db.fn.now() };
+  for (const [k, v] of Object.entries(p)) if (v !== undefined) patch[k] = v;
+  await db('companies').where({ id: companyId }).update(patch);
+}
+
+/** The company passed the go-live checklist; the first time is kept. Answers when. */
+export async function enableLive(db: Knex, companyId: number): Promise<Date> {
+  const [row] = (await db('companies')
+    .where({ id: companyId })
+    .update({ liveEnabledAt: db.raw('coalesce(live_enabled_at, now())'), updatedAt: db.fn.now() })
+    .returning('liveEnabledAt')) as { liveEnabledAt: Date }[];
+  return row!.liveEnabledAt;
+}
+
+/** Whether any sandbox document of the company was accepted by the Hacienda sandbox. */
+export async function hasAcceptedSandboxDocument(db: Knex, companyId: number): Promise<boolean> {
+  const row = await db('invoices').where({ companyId, livemode: false, status: 'aceptada' }).first('id');
+  return row !== undefined;
+}
+
 /** The company's economic activity (CodigoActividadEmisor of its documents). */
 export async function setActivityCode(db: Knex, companyId: number, code: string): Promise<void> {
   await db('companies').where({ id: companyId }).update({ activityCode: code, updatedAt: db.fn.now() });

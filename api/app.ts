@@ -63,6 +63,7 @@ import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import companyProfileRoute from './routes/company/profile.ts';
 import webAppRoutes from './routes/web-app.ts';
+import companyCredentialRoutes from './routes/company/credentials.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -251,6 +252,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   answerReceivedDocumentRoute,
   publicDataRoutes,
   companyProfileRoute,
+  companyCredentialRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

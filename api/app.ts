@@ -64,6 +64,7 @@ import publicDataRoutes from './routes/public-data/index.ts';
 import companyProfileRoute from './routes/company/profile.ts';
 import webAppRoutes from './routes/web-app.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
+import companyLogoRoutes from './routes/company/logo.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -253,6 +254,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   publicDataRoutes,
   companyProfileRoute,
   companyCredentialRoutes,
+  companyLogoRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

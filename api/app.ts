@@ -65,6 +65,9 @@ import companyProfileRoute from './routes/company/profile.ts';
 import webAppRoutes from './routes/web-app.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
 import companyLogoRoutes from './routes/company/logo.ts';
+import signUpRoutes from './routes/account/sign-up.ts';
+import sessionRoutes from './routes/session/index.ts';
+import createCompanyRoute from './routes/companies/create.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -255,6 +258,9 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   companyProfileRoute,
   companyCredentialRoutes,
   companyLogoRoutes,
+  signUpRoutes,
+  sessionRoutes,
+  createCompanyRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

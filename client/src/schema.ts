@@ -3192,6 +3192,278 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/account/sign_up': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create an account (a confirmation link is emailed) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SignUpRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        409: components['responses']['PublicConflict'];
+        422: components['responses']['PublicUnprocessableContent'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Confirm the email address with the token of the emailed link */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            token: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        422: components['responses']['PublicUnprocessableContent'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed-in person, their companies and a CSRF token */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SessionState'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    /** Sign in (sets the session cookie) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SignInRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SessionState'];
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    /** Sign out (ends this session, clears the cookie) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Signed out */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/companies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Register a company (the signed-in person becomes its owner) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example 3-101-123456 */
+            identification: string;
+            /** @enum {string} */
+            id_type?: '01' | '02' | '03' | '04';
+            name?: string;
+            commercial_name?: string;
+            activity_code?: string;
+            /** Format: email */
+            email?: string;
+            phone?: string;
+            location?: {
+              provincia: string;
+              canton: string;
+              distrito: string;
+              barrio?: string;
+              otras_senas: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Company'] & {
+              /** @enum {string} */
+              role: 'owner';
+            };
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -4628,6 +4900,20 @@ export interface components {
       /** @description NaturalezaDescuento; defaults to the code's name */
       nature?: string;
     };
+    /** Membership */
+    Membership: {
+      company: {
+        /** @example cmp_000000000001 */
+        id: string;
+        name: string;
+        identification: string;
+        plan: string;
+        live_enabled: boolean;
+      };
+      /** @description One of owner, administrator, accountant, issuer, viewer */
+      role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+      scopes: string[];
+    };
     /** Payment */
     Payment: {
       /** @example pay_000000000001 */
@@ -4714,6 +5000,7 @@ export interface components {
         | 'live_not_enabled'
         | 'csrf_invalid'
         | 'email_unconfirmed'
+        | 'invitation_other_email'
         | 'owner_required'
         | 'company_required'
         | 'token_invalid'
@@ -4991,6 +5278,32 @@ export interface components {
       /** @description More items follow: ask again with starting_after = the last id */
       has_more: boolean;
     };
+    /** SessionState */
+    SessionState: {
+      user: components['schemas']['User'];
+      memberships: components['schemas']['Membership'][];
+      /** @description Send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE */
+      csrf_token: string;
+    };
+    /** SignInRequest */
+    SignInRequest: {
+      email: string;
+      password: string;
+      totp_code?: string;
+    };
+    /** SignUpRequest */
+    SignUpRequest: {
+      /**
+       * Format: email
+       * @example ana@empresa.example
+       */
+      email: string;
+      /** @description 10 to 200 characters, not the email */
+      password: string;
+      name: string;
+      locale?: 'es-CR' | 'en';
+      invitation_token?: string;
+    };
     /** TaxLine */
     TaxLine: {
       /**
@@ -5198,6 +5511,17 @@ export interface components {
       /** @description Server errors */
       '5xx': number;
     };
+    /** User */
+    User: {
+      /** @example usr_000000000001 */
+      id: string;
+      email: string;
+      name: string;
+      /** @example es-CR */
+      locale: string;
+      email_confirmed: boolean;
+      totp_enabled: boolean;
+    };
     /** WebhookDelivery */
     WebhookDelivery: {
       /** @example whd_000000000001 */
@@ -5382,6 +5706,69 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
+    /** @description Malformed JSON body */
+    PublicBadRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Invalid API key */
+    PublicUnauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Insufficient scope */
+    PublicForbidden: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Invalid state for this operation */
+    PublicConflict: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Validation failed */
+    PublicUnprocessableContent: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Too many requests */
+    PublicTooManyRequests: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description Service temporarily unavailable */
+    PublicServiceUnavailable: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
   };
   parameters: never;
   requestBodies: never;
@@ -5426,6 +5813,7 @@ export type InvoiceLine = components['schemas']['InvoiceLine'];
 export type InvoiceLineInput = components['schemas']['InvoiceLineInput'];
 export type InvoiceList = components['schemas']['InvoiceList'];
 export type LineDiscountInput = components['schemas']['LineDiscountInput'];
+export type Membership = components['schemas']['Membership'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
 export type Problem = components['schemas']['Problem'];
@@ -5439,6 +5827,9 @@ export type RejectionReason = components['schemas']['RejectionReason'];
 export type RollKeyRequest = components['schemas']['RollKeyRequest'];
 export type Service = components['schemas']['Service'];
 export type ServiceList = components['schemas']['ServiceList'];
+export type SessionState = components['schemas']['SessionState'];
+export type SignInRequest = components['schemas']['SignInRequest'];
+export type SignUpRequest = components['schemas']['SignUpRequest'];
 export type TaxLine = components['schemas']['TaxLine'];
 export type Taxpayer = components['schemas']['Taxpayer'];
 export type TimelineEntry = components['schemas']['TimelineEntry'];
@@ -5447,6 +5838,7 @@ export type UpdateWebhookEndpointRequest = components['schemas']['UpdateWebhookE
 export type Usage = components['schemas']['Usage'];
 export type UsageBucket = components['schemas']['UsageBucket'];
 export type UsageCounts = components['schemas']['UsageCounts'];
+export type User = components['schemas']['User'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
@@ -5461,5 +5853,12 @@ export type ResponseServiceUnavailable = components['responses']['ServiceUnavail
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponsePublicBadRequest = components['responses']['PublicBadRequest'];
+export type ResponsePublicUnauthorized = components['responses']['PublicUnauthorized'];
+export type ResponsePublicForbidden = components['responses']['PublicForbidden'];
+export type ResponsePublicConflict = components['responses']['PublicConflict'];
+export type ResponsePublicUnprocessableContent = components['responses']['PublicUnprocessableContent'];
+export type ResponsePublicTooManyRequests = components['responses']['PublicTooManyRequests'];
+export type ResponsePublicServiceUnavailable = components['responses']['PublicServiceUnavailable'];
 export type $defs = Record<string, never>;
 export type operations = Record<string, never>;

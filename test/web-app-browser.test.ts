@@ -13,6 +13,7 @@ import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { startE2E, type E2E } from './helpers/e2e.ts';
 import { findExecutable } from './helpers/executables.ts';
 import { startCatcherProcess, type CatcherProcess } from './helpers/mail-catcher.ts';
+import { freePort } from './helpers/processes.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const CHROMIUM = findExecutable(['chromium', 'chromium-browser', 'google-chrome']);
@@ -30,7 +31,11 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   temp = mkdtempSync(join(tmpdir(), 'web-app-'));
   catcher = await startCatcherProcess();
-  e = await startE2E({ env: { SMTP_URL: catcher.smtpUrl, SMTP_SANDBOX_URL: catcher.smtpUrl } });
+  // The emails' links are built from PUBLIC_URL: here the API's real address.
+  e = await startE2E({
+    port: await freePort(),
+    env: { SMTP_URL: catcher.smtpUrl, SMTP_SANDBOX_URL: catcher.smtpUrl },
+  });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -74,9 +79,10 @@ async function signUpAndConfirm(page: Page): Promise<void> {
     200,
     'the confirmation email',
   );
-  const token = /\/app\/confirmar\?token=([\w.~-]+)/.exec(text)?.[1];
-  expect(token, text).toBeTruthy();
-  await page.goto(`${e.apiUrl}/app/confirmar?token=${token}`);
+  const link = /https?:\/\/\S+\/app\/confirmar\?token=[\w.~%-]+/.exec(text)?.[0];
+  expect(link, text).toBeTruthy();
+  expect(link!.startsWith(`${e.apiUrl}/app/confirmar?token=`), link).toBe(true);
+  await page.goto(link!);
   await page.getByText('Su correo quedó confirmado').waitFor();
   await shot(page, 'confirm');
 }

@@ -2,7 +2,7 @@
 // CSRF token. It loads GET /api/v1/session once, keeps the request context of api.ts in step
 // (Factura-Company, Factura-Mode, X-CSRF-Token) and remembers the chosen company and mode.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ApiError, request, setRequestContext, type Mode } from './api.ts';
+import { api, ApiError, setRequestContext, unwrap, type Mode } from './api.ts';
 import { isLanguage, setLanguage } from './i18n/index.ts';
 import type { Membership, SessionAnswer, User } from './session-types.ts';
 
@@ -74,7 +74,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const refresh = useCallback(async () => {
     try {
-      accept(await request<SessionAnswer>('GET', '/api/v1/session'));
+      accept(await unwrap(api.GET('/api/v1/session')));
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 401) throw err;
       setAnswer(null);
@@ -84,7 +84,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     try {
-      await request<void>('DELETE', '/api/v1/session');
+      await unwrap(api.DELETE('/api/v1/session'));
     } finally {
       setAnswer(null);
       setStatus('signed-out');

@@ -10,7 +10,8 @@ export function Profile() {
   const { t } = useTranslation();
   const session = useSession();
   const [name, setName] = useState(session.user?.name ?? '');
-  const [locale, setLocale] = useState<Language>(session.user?.locale ?? 'es-CR');
+  const userLocale = session.user?.locale;
+  const [locale, setLocale] = useState<Language>(isLanguage(userLocale) ? userLocale : 'es-CR');
   const [saved, setSaved] = useState(false);
   const action = useAction();
   const submit = (e: FormEvent) => {

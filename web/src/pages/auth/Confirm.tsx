@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap } from '../../api.ts';
 import { Status, useAction } from '../../ui/forms.tsx';
 import { Page } from '../../ui/page.tsx';
 
@@ -19,7 +19,7 @@ export function Confirm() {
     if (started.current) return;
     started.current = true;
     void action.run(async () => {
-      await request('POST', '/api/v1/account/confirm', { token });
+      await unwrap(api.POST('/api/v1/account/confirm', { body: { token } }));
       setConfirmed(true);
     });
   }, [action, token]);

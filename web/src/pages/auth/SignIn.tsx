@@ -3,9 +3,8 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { ApiError, request } from '../../api.ts';
+import { api, ApiError, unwrap } from '../../api.ts';
 import { useSession } from '../../session.tsx';
-import type { SessionAnswer } from '../../session-types.ts';
 import { Field, Status, useAction } from '../../ui/forms.tsx';
 import { Page } from '../../ui/page.tsx';
 
@@ -30,7 +29,7 @@ export function SignIn() {
     void action.run(async () => {
       const body = { email, password, ...(needsCode ? { totp_code: code } : {}) };
       try {
-        session.accept(await request<SessionAnswer>('POST', '/api/v1/session', body));
+        session.accept(await unwrap(api.POST('/api/v1/session', { body })));
       } catch (err) {
         if (err instanceof ApiError && err.code === 'totp_required') {
           setNeedsCode(true);

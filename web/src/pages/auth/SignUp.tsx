@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap } from '../../api.ts';
 import { currentLanguage, isLanguage, type Language } from '../../i18n/index.ts';
 import { Field, Status, useAction } from '../../ui/forms.tsx';
 import { Page } from '../../ui/page.tsx';
@@ -23,7 +23,7 @@ export function SignUp() {
     e.preventDefault();
     void action.run(async () => {
       const body = { name, email, password, locale, ...(invitation ? { invitation_token: invitation } : {}) };
-      await request('POST', '/api/v1/account/sign_up', body);
+      await unwrap(api.POST('/api/v1/account/sign_up', { body }));
       setDone(true);
     });
   };

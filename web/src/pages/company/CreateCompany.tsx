@@ -3,15 +3,12 @@
 // becomes its owner and the company starts in sandbox.
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap, type paths } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Field, Status, useAction } from '../../ui/forms.tsx';
 
-export interface CreatedCompany {
-  id: string;
-  name: string;
-  emisor: { legal_name: string; activity_code: string | null };
-}
+export type CreatedCompany =
+  paths['/api/v1/companies']['post']['responses'][201]['content']['application/json'];
 
 export function CreateCompany({ onCreated }: { onCreated(company: CreatedCompany): void }) {
   const { t } = useTranslation();
@@ -23,7 +20,7 @@ export function CreateCompany({ onCreated }: { onCreated(company: CreatedCompany
     e.preventDefault();
     void action.run(async () => {
       const body = { identification, ...(name.trim() ? { name: name.trim() } : {}) };
-      const company = await request<CreatedCompany>('POST', '/api/v1/companies', body);
+      const company = await unwrap(api.POST('/api/v1/companies', { body }));
       await session.refresh();
       session.selectCompany(company.id);
       onCreated(company);

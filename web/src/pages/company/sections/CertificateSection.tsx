@@ -2,17 +2,13 @@
 // the browser, sent as base64 with its PIN and checked on the spot (opens, current, this taxpayer).
 import { useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request, type Mode } from '../../../api.ts';
+import { api, unwrap, type Mode, type paths } from '../../../api.ts';
 import { formatDate } from '../../../format.ts';
 import { Field, FormError, Status, useAction } from '../../../ui/forms.tsx';
 import { fileBase64, type Company } from '../useCompany.ts';
 import { ModeSelect } from './ModeSelect.tsx';
 
-interface Stored {
-  mode: Mode;
-  subject: string | null;
-  not_after: string | null;
-}
+type Stored = paths['/api/v1/company/certificate']['put']['responses'][200]['content']['application/json'];
 
 export function CertificateSection({
   company,
@@ -34,7 +30,8 @@ export function CertificateSection({
       const chosen = file.current?.files?.[0];
       if (!chosen) throw new FormError(t('certificate.noFile'));
       const p12_base64 = await fileBase64(chosen);
-      setStored(await request<Stored>('PUT', '/api/v1/company/certificate', { mode, p12_base64, pin }));
+      const body = { mode, p12_base64, pin };
+      setStored(await unwrap(api.PUT('/api/v1/company/certificate', { body })));
       setPin('');
       await onSaved();
     });

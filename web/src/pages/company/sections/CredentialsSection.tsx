@@ -2,14 +2,13 @@
 // sign-in service before they are kept; a refusal is explained in place.
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request, type Mode } from '../../../api.ts';
+import { api, unwrap, type Mode } from '../../../api.ts';
 import { formatDateTime } from '../../../format.ts';
 import { Field, Status, useAction } from '../../../ui/forms.tsx';
 import type { Company } from '../useCompany.ts';
 import { ModeSelect } from './ModeSelect.tsx';
 
 interface Verified {
-  mode: Mode;
   username: string;
   verified_at: string;
 }
@@ -31,9 +30,8 @@ export function CredentialsSection({
     e.preventDefault();
     setVerified(null);
     void action.run(async () => {
-      setVerified(
-        await request<Verified>('PUT', '/api/v1/company/hacienda_credentials', { mode, username, password }),
-      );
+      const body = { mode, username, password };
+      setVerified(await unwrap(api.PUT('/api/v1/company/hacienda_credentials', { body })));
       setPassword('');
       await onSaved();
     });
@@ -41,7 +39,7 @@ export function CredentialsSection({
   const retest = () => {
     setVerified(null);
     void action.run(async () => {
-      setVerified(await request<Verified>('POST', '/api/v1/company/hacienda_credentials/test', { mode }));
+      setVerified(await unwrap(api.POST('/api/v1/company/hacienda_credentials/test', { body: { mode } })));
     });
   };
   return (

@@ -1,7 +1,7 @@
 // The logo printed on the invoice PDF: a PNG or JPEG of at most 256 KB, previewed from the API.
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../../api.ts';
+import { api, unwrap } from '../../../api.ts';
 import { FormError, Status, useAction } from '../../../ui/forms.tsx';
 import { fileBase64 } from '../useCompany.ts';
 
@@ -13,18 +13,13 @@ export function LogoSection({ companyId }: { companyId: string }) {
   const file = useRef<HTMLInputElement>(null);
   const action = useAction();
   const load = useCallback(async () => {
-    const res = await fetch('/api/v1/company/logo', {
-      headers: { 'Factura-Company': companyId },
-      credentials: 'same-origin',
-    });
+    // The company in the dependencies: another company's logo after a switch.
+    const { data, response } = await api.GET('/api/v1/company/logo', { parseAs: 'blob' });
+    const url = response.ok && data ? URL.createObjectURL(data) : null;
     setPreview((old) => {
       if (old) URL.revokeObjectURL(old);
-      return null;
+      return url;
     });
-    if (res.ok) {
-      const url = URL.createObjectURL(await res.blob());
-      setPreview(url);
-    }
   }, [companyId]);
   useEffect(() => {
     load().catch(() => setPreview(null));
@@ -36,13 +31,14 @@ export function LogoSection({ companyId }: { companyId: string }) {
       if (!chosen) throw new FormError(t('logo.noFile'));
       if (chosen.size > MAX_BYTES) throw new FormError(t('logo.tooLarge'));
       const content_type = chosen.type === 'image/png' ? 'image/png' : 'image/jpeg';
-      await request('PUT', '/api/v1/company/logo', { content_type, data_base64: await fileBase64(chosen) });
+      const body = { content_type, data_base64: await fileBase64(chosen) } as const;
+      await unwrap(api.PUT('/api/v1/company/logo', { body }));
       await load();
     });
   };
   const remove = () =>
     void action.run(async () => {
-      await request('DELETE', '/api/v1/company/logo');
+      await unwrap(api.DELETE('/api/v1/company/logo'));
       await load();
     });
   return (

@@ -1,14 +1,10 @@
 // Branches (sucursales) and their terminals (cajas): the numbers that go into every consecutivo.
+// Each branch can be renamed and given more terminals (BranchItem); a new one is added below.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { request } from '../../../api.ts';
 import { Field, Status, useAction } from '../../../ui/forms.tsx';
-
-interface Branch {
-  code: string;
-  name: string;
-  terminals: { code: string; name: string }[];
-}
+import { BranchItem, nextCode, type Branch } from './BranchItem.tsx';
 
 export function BranchesSection() {
   const { t } = useTranslation();
@@ -19,7 +15,14 @@ export function BranchesSection() {
   const [saved, setSaved] = useState(false);
   const action = useAction();
   const load = useCallback(async () => {
-    setBranches((await request<{ data: Branch[] }>('GET', '/api/v1/company/branches')).data);
+    const { data } = await request<{ data: Branch[] }>('GET', '/api/v1/company/branches');
+    setBranches(data);
+    setCode(
+      nextCode(
+        data.map((b) => b.code),
+        3,
+      ),
+    );
   }, []);
   useEffect(() => {
     load().catch(() => setBranches([]));
@@ -31,6 +34,7 @@ export function BranchesSection() {
       const terminals = [{ code: terminal, name: t('branches.terminalName', { code: terminal }) }];
       await request('POST', '/api/v1/company/branches', { code, name, terminals });
       setSaved(true);
+      setName('');
       await load();
     });
   };
@@ -39,18 +43,16 @@ export function BranchesSection() {
       <h2 id="branches-title">{t('branches.title')}</h2>
       <p>{t('branches.text')}</p>
       {branches.length ? (
-        <ul>
+        <ul className="branch-list">
           {branches.map((b) => (
-            <li key={b.code}>
-              <strong>{b.code}</strong> {b.name} — {t('branches.terminals')}:{' '}
-              {b.terminals.map((x) => x.code).join(', ') || '—'}
-            </li>
+            <BranchItem key={b.code} branch={b} onSaved={load} />
           ))}
         </ul>
       ) : (
         <p>{t('branches.none')}</p>
       )}
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={submit} noValidate aria-labelledby="branch-add-title">
+        <h3 id="branch-add-title">{t('branches.add')}</h3>
         <Field
           label={t('branches.code')}
           name="branch_code"

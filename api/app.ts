@@ -66,8 +66,12 @@ import webAppRoutes from './routes/web-app.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
 import companyLogoRoutes from './routes/company/logo.ts';
 import signUpRoutes from './routes/account/sign-up.ts';
+import passwordRoutes from './routes/account/password.ts';
+import securityRoutes from './routes/account/security.ts';
 import sessionRoutes from './routes/session/index.ts';
 import createCompanyRoute from './routes/companies/create.ts';
+import memberRoutes from './routes/members/index.ts';
+import acceptInvitationRoute from './routes/account/invitations.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -259,8 +263,12 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   companyCredentialRoutes,
   companyLogoRoutes,
   signUpRoutes,
+  passwordRoutes,
+  securityRoutes,
   sessionRoutes,
   createCompanyRoute,
+  memberRoutes,
+  acceptInvitationRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

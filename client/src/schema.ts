@@ -3291,6 +3291,342 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/account/password_reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Email a password reset link (always 202: it does not tell whether the account exists) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * Format: email
+             * @example ana@empresa.example
+             */
+            email: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              accepted: true;
+            };
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        422: components['responses']['PublicUnprocessableContent'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/password_reset/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set a new password with the token of the emailed link (ends every session) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            token: string;
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['PublicBadRequest'];
+        401: components['responses']['PublicUnauthorized'];
+        403: components['responses']['PublicForbidden'];
+        422: components['responses']['PublicUnprocessableContent'];
+        429: components['responses']['PublicTooManyRequests'];
+        503: components['responses']['PublicServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your live sessions */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SessionList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** End one of your sessions */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Ended */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/totp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start setting up two-step sign-in (TOTP) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['TotpSetup'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    /** Turn two-step sign-in off (with a current code) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example 123456 */
+            code: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/totp/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Turn two-step sign-in on with a first code */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @example 123456 */
+            code: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/session': {
     parameters: {
       query?: never;
@@ -3453,6 +3789,303 @@ export interface paths {
         401: components['responses']['Unauthorized'];
         403: components['responses']['Forbidden'];
         409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Members and open invitations
+     * @description Requires the `manage:members` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MemberList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Invite someone by email
+     * @description Requires the `manage:members` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['InviteRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Invitation'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members/invitations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Withdraw an invitation
+     * @description Requires the `manage:members` scope.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Withdrawn */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/members/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a member
+     * @description Requires the `manage:members` scope.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    options?: never;
+    head?: never;
+    /**
+     * Change a member's role
+     * @description Requires the `manage:members` scope.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description One of owner, administrator, accountant, issuer, viewer */
+            role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Member'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    trace?: never;
+  };
+  '/api/v1/invitations/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept an invitation sent to your email address */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            token: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              membership: components['schemas']['Membership'];
+            };
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
         422: components['responses']['UnprocessableContent'];
         429: components['responses']['TooManyRequests'];
         503: components['responses']['ServiceUnavailable'];
@@ -4550,6 +5183,26 @@ export interface components {
         en: string;
       };
     };
+    /** Invitation */
+    Invitation: {
+      /** @example ivt_000000000001 */
+      id: string;
+      email: string;
+      /** @description One of owner, administrator, accountant, issuer, viewer */
+      role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+      /** Format: date-time */
+      expires_at: string;
+    };
+    /** InviteRequest */
+    InviteRequest: {
+      /**
+       * Format: email
+       * @example ana@empresa.example
+       */
+      email: string;
+      /** @description One of owner, administrator, accountant, issuer, viewer */
+      role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+    };
     /** Invoice */
     Invoice: {
       /** @example inv_000000000042 */
@@ -4899,6 +5552,23 @@ export interface components {
       codeOther?: string;
       /** @description NaturalezaDescuento; defaults to the code's name */
       nature?: string;
+    };
+    /** Member */
+    Member: {
+      user: {
+        id: string;
+        email: string;
+        name: string;
+      };
+      /** @description One of owner, administrator, accountant, issuer, viewer */
+      role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
+      /** Format: date-time */
+      created_at: string;
+    };
+    /** MemberList */
+    MemberList: {
+      data: components['schemas']['Member'][];
+      invitations: components['schemas']['Invitation'][];
     };
     /** Membership */
     Membership: {
@@ -5278,6 +5948,22 @@ export interface components {
       /** @description More items follow: ask again with starting_after = the last id */
       has_more: boolean;
     };
+    /** Session */
+    Session: {
+      /** @example ses_000000000001 */
+      id: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      last_seen_at: string;
+      ip: string | null;
+      user_agent: string | null;
+      current: boolean;
+    };
+    /** SessionList */
+    SessionList: {
+      data: components['schemas']['Session'][];
+    };
     /** SessionState */
     SessionState: {
       user: components['schemas']['User'];
@@ -5427,6 +6113,13 @@ export interface components {
       object: 'list';
       data: components['schemas']['TimelineEntry'][];
       has_more: boolean;
+    };
+    /** TotpSetup */
+    TotpSetup: {
+      /** @description Base32, for typing into an authenticator app */
+      secret: string;
+      /** @description otpauth://totp/… for a QR code */
+      otpauth_url: string;
     };
     /** UpdateWebhookEndpointRequest */
     UpdateWebhookEndpointRequest: {
@@ -5807,12 +6500,16 @@ export type ExchangeRate = components['schemas']['ExchangeRate'];
 export type FieldError = components['schemas']['FieldError'];
 export type HaciendaCredentials = components['schemas']['HaciendaCredentials'];
 export type HaciendaWarning = components['schemas']['HaciendaWarning'];
+export type Invitation = components['schemas']['Invitation'];
+export type InviteRequest = components['schemas']['InviteRequest'];
 export type Invoice = components['schemas']['Invoice'];
 export type InvoiceEmail = components['schemas']['InvoiceEmail'];
 export type InvoiceLine = components['schemas']['InvoiceLine'];
 export type InvoiceLineInput = components['schemas']['InvoiceLineInput'];
 export type InvoiceList = components['schemas']['InvoiceList'];
 export type LineDiscountInput = components['schemas']['LineDiscountInput'];
+export type Member = components['schemas']['Member'];
+export type MemberList = components['schemas']['MemberList'];
 export type Membership = components['schemas']['Membership'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
@@ -5827,6 +6524,8 @@ export type RejectionReason = components['schemas']['RejectionReason'];
 export type RollKeyRequest = components['schemas']['RollKeyRequest'];
 export type Service = components['schemas']['Service'];
 export type ServiceList = components['schemas']['ServiceList'];
+export type Session = components['schemas']['Session'];
+export type SessionList = components['schemas']['SessionList'];
 export type SessionState = components['schemas']['SessionState'];
 export type SignInRequest = components['schemas']['SignInRequest'];
 export type SignUpRequest = components['schemas']['SignUpRequest'];
@@ -5834,6 +6533,7 @@ export type TaxLine = components['schemas']['TaxLine'];
 export type Taxpayer = components['schemas']['Taxpayer'];
 export type TimelineEntry = components['schemas']['TimelineEntry'];
 export type TimelineList = components['schemas']['TimelineList'];
+export type TotpSetup = components['schemas']['TotpSetup'];
 export type UpdateWebhookEndpointRequest = components['schemas']['UpdateWebhookEndpointRequest'];
 export type Usage = components['schemas']['Usage'];
 export type UsageBucket = components['schemas']['UsageBucket'];

@@ -72,6 +72,8 @@ import sessionRoutes from './routes/session/index.ts';
 import createCompanyRoute from './routes/companies/create.ts';
 import memberRoutes from './routes/members/index.ts';
 import acceptInvitationRoute from './routes/account/invitations.ts';
+import companyBranchRoutes from './routes/company/branches.ts';
+import companyGoLiveRoutes from './routes/company/go-live.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -269,6 +271,8 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   createCompanyRoute,
   memberRoutes,
   acceptInvitationRoute,
+  companyBranchRoutes,
+  companyGoLiveRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

@@ -136,6 +136,13 @@ function documentResponse(status: number, r: JsonSchema, authenticated: boolean)
       },
     });
   }
+  if (r.type === 'string' && String(r.description).includes('image/png')) {
+    const image = (type: string) => ({ schema: { type: 'string', contentMediaType: type }, example: '…' });
+    return withHeaders({
+      description: r.description,
+      content: { 'image/png': image('image/png'), 'image/jpeg': image('image/jpeg') },
+    });
+  }
   return withHeaders(Array.isArray(r.examples) ? r : { ...r, examples: [exampleOf(r)] });
 }
 

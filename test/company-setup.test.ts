@@ -306,3 +306,136 @@ describe('the logo', () => {
     expect(await logoRow()).toEqual(before);
   });
 });
+
+describe('branches and terminals', () => {
+  const post = (body: unknown) => call(t.app, 'POST', '/api/v1/company/branches', { key, body });
+  const patch = (code: string, body: unknown) =>
+    call(t.app, 'PATCH', `/api/v1/company/branches/${code}`, { key, body });
+  const list = async () => (await call(t.app, 'GET', '/api/v1/company/branches', { key })).json().data;
+
+  it('the first branch must be the default one; then others, their terminals and the defaults', async () => {
+    expect(await list()).toEqual([]);
+    const other = await post({ code: '002', name: 'Heredia' });
+    expect(other.statusCode).toBe(422);
+    expect(other.json().errors[0]).toMatchObject({ path: '/code', code: 'unknown_branch' });
+    expect(await list()).toEqual([]);
+    const main = await post({ code: '001', name: 'Casa matriz' });
+    expect(main.statusCode, main.body).toBe(201);
+    expect(main.json()).toEqual({
+      code: '001',
+      name: 'Casa matriz',
+      terminals: [{ code: '00001', name: 'Terminal principal' }],
+    });
+    const heredia = await post({
+      code: '002',
+      name: 'Heredia',
+      terminals: [
+        { code: '00001', name: 'Caja 1' },
+        { code: '00002', name: 'Caja 2' },
+      ],
+    });
+    expect(heredia.statusCode, heredia.body).toBe(201);
+    const again = await post({ code: '002', name: 'Otra' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('branch_exists');
+    const dup = await post({
+      code: '003',
+      name: 'Cartago',
+      terminals: [
+        { code: '00001', name: 'A' },
+        { code: '00001', name: 'B' },
+      ],
+    });
+    expect(dup.statusCode).toBe(422);
+    expect(dup.json().errors[0]).toMatchObject({ path: '/terminals/1/code', code: 'duplicate_terminal' });
+    expect((await post({ code: '12', name: 'x' })).statusCode).toBe(422);
+    expect((await list()).map((b: { code: string }) => b.code)).toEqual(['001', '002']);
+
+    // The defaults must name a defined branch and one of its terminals.
+    const toUnknown = await call(t.app, 'PATCH', '/api/v1/company', { key, body: { default_branch: '009' } });
+    expect(toUnknown.statusCode).toBe(422);
+    expect(toUnknown.json().errors[0]).toMatchObject({ path: '/default_branch', code: 'unknown_branch' });
+    const moved = await call(t.app, 'PATCH', '/api/v1/company', {
+      key,
+      body: { default_branch: '002', default_terminal: '00002' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().defaults).toMatchObject({ branch: '002', terminal: '00002' });
+  });
+
+  it('a branch is renamed or given a new list of terminals, never losing the default terminal', async () => {
+    const renamed = await patch('002', { name: 'Heredia centro' });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json().name).toBe('Heredia centro');
+    expect(renamed.json().terminals).toHaveLength(2);
+    const dropping = await patch('002', { terminals: [{ code: '00001', name: 'Caja 1' }] });
+    expect(dropping.statusCode).toBe(422);
+    expect(dropping.json().errors[0]).toMatchObject({ path: '/terminals', code: 'unknown_terminal' });
+    expect((await list())[1].terminals).toHaveLength(2);
+    const replaced = await patch('002', {
+      terminals: [
+        { code: '00002', name: 'Caja rápida' },
+        { code: '00003', name: 'Caja 3' },
+      ],
+    });
+    expect(replaced.statusCode).toBe(200);
+    expect(replaced.json().terminals.map((x: { code: string }) => x.code)).toEqual(['00002', '00003']);
+    expect((await patch('007', { name: 'Nada' })).statusCode).toBe(404);
+  });
+});
+
+describe('going live', () => {
+  const checklist = async () => (await call(t.app, 'GET', '/api/v1/company/go_live', { key })).json();
+
+  it('names what is missing and refuses to go live until every item is done', async () => {
+    // Earlier tests stored a live certificate and live credentials that the IDP accepted.
+    const before = await checklist();
+    expect(before.ready).toBe(false);
+    expect(before.live_enabled).toBe(false);
+    expect(before.checklist.map((c: { item: string; done: boolean }) => [c.item, c.done])).toEqual([
+      ['live_certificate', true],
+      ['live_credentials', true],
+      ['sandbox_document_accepted', false],
+    ]);
+    expect(before.checklist[2].label_es).toMatch(/aceptado/);
+    const refused = await call(t.app, 'POST', '/api/v1/company/go_live', { key });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      code: 'go_live_checklist_incomplete',
+      missing: ['sandbox_document_accepted'],
+    });
+    expect((await companyRow()).liveEnabledAt).toBeNull();
+  });
+
+  it('goes live once a sandbox document was accepted; the company object says so', async () => {
+    const seq = Math.floor(Math.random() * 1e6);
+    await t.db('invoices').insert({
+      companyId,
+      livemode: false,
+      docType: '01',
+      branch: '001',
+      terminal: '00001',
+      number: seq,
+      clave: `50601012600310112345600100001010${String(seq).padStart(10, '0')}18`.slice(0, 50),
+      consecutivo: `0010000101${String(seq).padStart(10, '0')}`,
+      status: 'aceptada',
+      currency: 'CRC',
+      exchangeRate: '1',
+      condition: 'contado',
+      condicionVenta: '01',
+      paymentMethods: JSON.stringify(['efectivo']),
+      total: '1000',
+      balanceDue: '0',
+      lines: JSON.stringify([]),
+      summary: JSON.stringify({}),
+    });
+    const res = await call(t.app, 'POST', '/api/v1/company/go_live', { key });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ ready: true, live_enabled: true });
+    const at = (await companyRow()).liveEnabledAt;
+    expect(at).toBeInstanceOf(Date);
+    expect((await call(t.app, 'POST', '/api/v1/company/go_live', { key })).statusCode).toBe(200);
+    expect((await companyRow()).liveEnabledAt).toEqual(at);
+    expect((await call(t.app, 'GET', '/api/v1/company', { key })).json().live_enabled).toBe(true);
+  });
+});

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, saveCompanyCertificate, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { supplierInvoice } from './helpers/supplier-documents.ts';
 import { waitFor } from './helpers/wait.ts';
+import { createTestCertificate } from '../hacienda/test-certificates.ts';
+import { testLogoPng } from './helpers/logo.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Json = Record<string, any>;
@@ -112,6 +114,51 @@ async function drive(
   headers?: Record<string, string>,
 ) {
   return check(method, path, await api(e, method, url, s.key, body, headers));
+}
+
+/** Every route of setting a company up, to a success and to a refusal. */
+async function driveCompanySetup(): Promise<void> {
+  const c = s.company;
+  await drive('PATCH', '/api/v1/company', '/api/v1/company', { commercial_name: 'Ejemplo Digital' });
+  await drive('POST', '/api/v1/company/go_live', '/api/v1/company/go_live');
+  const cert = await createTestCertificate({
+    idType: '02',
+    idNumber: c.idNumber,
+    name: c.legalName,
+    pin: '2468',
+  });
+  const p12 = cert.p12.toString('base64');
+  const certificate = '/api/v1/company/certificate';
+  await drive('PUT', certificate, certificate, { mode: 'live', p12_base64: p12, pin: '2468' });
+  await drive('PUT', certificate, certificate, { mode: 'live', p12_base64: p12, pin: '0000' });
+  const credentials = '/api/v1/company/hacienda_credentials';
+  const user = `cpj-${c.idNumber}@prod.comprobanteselectronicos.go.cr`;
+  await drive('PUT', credentials, credentials, {
+    mode: 'live',
+    username: user,
+    password: 'clave-de-produccion',
+  });
+  await drive('POST', `${credentials}/test`, `${credentials}/test`, { mode: 'live' });
+  await drive('GET', '/api/v1/company/go_live', '/api/v1/company/go_live');
+  expect((await drive('POST', '/api/v1/company/go_live', '/api/v1/company/go_live')).status).toBe(200);
+  const logo = '/api/v1/company/logo';
+  await drive('PUT', logo, logo, {
+    content_type: 'image/png',
+    data_base64: testLogoPng().toString('base64'),
+  });
+  await drive('PUT', logo, logo, {
+    content_type: 'image/jpeg',
+    data_base64: testLogoPng().toString('base64'),
+  });
+  await drive('GET', logo, logo);
+  await drive('DELETE', logo, logo);
+  await drive('GET', logo, logo);
+  const branches = '/api/v1/company/branches';
+  await drive('POST', branches, branches, { code: '001', name: 'Casa matriz' });
+  await drive('POST', branches, branches, { code: '001', name: 'Otra vez' });
+  await drive('GET', branches, branches);
+  await drive('PATCH', `${branches}/{code}`, `${branches}/001`, { name: 'Casa central' });
+  await drive('PATCH', `${branches}/{code}`, `${branches}/009`, { name: 'Ninguna' });
 }
 
 describe('the OpenAPI document', () => {
@@ -309,6 +356,9 @@ describe('real responses match the documented schemas', () => {
       recipients: ['otra@ejemplo.example'],
     });
     await drive('POST', '/api/v1/invoices/{id}/email', `/api/v1/invoices/${draft.id}/email`, {});
+
+    // Setting the company up (once a sandbox document is accepted, so it can go live).
+    await driveCompanySetup();
 
     // Retry: an invoice whose certificate expired before it was signed (once nothing else is in
     // flight), refused while it is still expired, sent again once a current one is saved.

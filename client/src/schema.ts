@@ -3102,7 +3102,8 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': string;
+            'image/png': string;
+            'image/jpeg': string;
           };
         };
         400: components['responses']['BadRequest'];
@@ -4097,6 +4098,247 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/company/branches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The company's branches (sucursales) and their terminals
+     * @description Requires the `read:company` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['BranchList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    /**
+     * Define a branch with its terminals
+     * @description Without terminals the branch gets one, numbered as the company's default terminal ("Terminal principal"). Once branches are defined the default branch must be among them (422 unknown_branch). Requires the `manage:company` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Sucursal (positions 1-3 of the consecutivo) */
+            code: string;
+            name: string;
+            /** @description Default: one terminal, the company's default terminal code, named Terminal principal */
+            terminals?: {
+              /** @description Terminal (positions 4-8 of the consecutivo) */
+              code: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Branch'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/branches/{code}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Rename a branch or replace its terminals (the list given becomes the branch's list)
+     * @description Requires the `manage:company` scope.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          code: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name?: string;
+            /** @description The branch's whole list of terminals */
+            terminals?: {
+              /** @description Terminal (positions 4-8 of the consecutivo) */
+              code: string;
+              name: string;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Branch'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    trace?: never;
+  };
+  '/api/v1/company/go_live': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the company still needs to go live (the checklist)
+     * @description Requires the `read:company` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['GoLive'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    /**
+     * Go live once the checklist is complete
+     * @description Requires the `manage:company` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['GoLive'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -4331,6 +4573,20 @@ export interface components {
             [key: string]: unknown;
           })
         | null;
+    };
+    /** Branch */
+    Branch: {
+      /** @example 001 */
+      code: string;
+      name: string;
+      terminals: {
+        code: string;
+        name: string;
+      }[];
+    };
+    /** BranchList */
+    BranchList: {
+      data: components['schemas']['Branch'][];
     };
     /** Cabys */
     Cabys: {
@@ -5140,6 +5396,17 @@ export interface components {
       code: string;
       /** @example must be number,string */
       message: string;
+    };
+    /** GoLive */
+    GoLive: {
+      ready: boolean;
+      live_enabled: boolean;
+      checklist: {
+        item: 'live_certificate' | 'live_credentials' | 'sandbox_document_accepted';
+        done: boolean;
+        label_es: string;
+        label_en: string;
+      }[];
     };
     /** HaciendaCredentials */
     HaciendaCredentials: {
@@ -6476,6 +6743,8 @@ export type ApiKeyList = components['schemas']['ApiKeyList'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
 export type Batch = components['schemas']['Batch'];
 export type BatchItem = components['schemas']['BatchItem'];
+export type Branch = components['schemas']['Branch'];
+export type BranchList = components['schemas']['BranchList'];
 export type Cabys = components['schemas']['Cabys'];
 export type CabysCategory = components['schemas']['CabysCategory'];
 export type CabysSearchResult = components['schemas']['CabysSearchResult'];
@@ -6498,6 +6767,7 @@ export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
 export type ExchangeRate = components['schemas']['ExchangeRate'];
 export type FieldError = components['schemas']['FieldError'];
+export type GoLive = components['schemas']['GoLive'];
 export type HaciendaCredentials = components['schemas']['HaciendaCredentials'];
 export type HaciendaWarning = components['schemas']['HaciendaWarning'];
 export type Invitation = components['schemas']['Invitation'];

@@ -3,9 +3,11 @@
 // cookie (same origin), the current company and mode (Factura-Company, Factura-Mode) and, on
 // unsafe methods, the session's CSRF token (X-CSRF-Token). Failures (problem+json) become ApiError.
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from '../../client/src/schema.ts';
+import type { components, paths } from '../../client/src/schema.ts';
 
-export type { paths };
+export type { components, paths };
+/** The OpenAPI document's named schemas (Company, Branch, Membership…). */
+export type Schemas = components['schemas'];
 
 export type Mode = 'test' | 'live';
 
@@ -112,8 +114,9 @@ export async function unwrap<T>(call: Promise<Answer<T>>): Promise<T> {
 }
 
 /**
- * A call by path for routes the generated schema does not describe yet (new routes land in
- * client/src/schema.ts with `npm run client:generate`; prefer `api` for every described route).
+ * A call by path for routes the generated schema does not describe (yet): today only
+ * PATCH /api/v1/account (the person's name and language). New routes land in client/src/schema.ts
+ * with `npm run client:generate`; then use `api` for them.
  */
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { ...contextHeaders(method), Accept: 'application/json' };

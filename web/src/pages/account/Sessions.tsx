@@ -2,32 +2,25 @@
 // button to end each (the current one is marked and ends with "Salir").
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap, type Schemas } from '../../api.ts';
 import { formatDateTime } from '../../format.ts';
 import { Status, useAction } from '../../ui/forms.tsx';
 
-interface OpenSession {
-  id: string;
-  created_at: string;
-  last_seen_at: string;
-  ip: string | null;
-  user_agent: string | null;
-  current: boolean;
-}
+type OpenSession = Schemas['Session'];
 
 export function Sessions() {
   const { t } = useTranslation();
   const [sessions, setSessions] = useState<OpenSession[] | null>(null);
   const action = useAction();
   const load = useCallback(async () => {
-    setSessions((await request<{ data: OpenSession[] }>('GET', '/api/v1/account/sessions')).data);
+    setSessions((await unwrap(api.GET('/api/v1/account/sessions'))).data);
   }, []);
   useEffect(() => {
     void action.run(load);
   }, [load]);
   const revoke = (id: string) =>
     void action.run(async () => {
-      await request('DELETE', `/api/v1/account/sessions/${encodeURIComponent(id)}`);
+      await unwrap(api.DELETE('/api/v1/account/sessions/{id}', { params: { path: { id } } }));
       await load();
     });
   return (

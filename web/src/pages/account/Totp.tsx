@@ -3,14 +3,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import QRCode from 'qrcode';
-import { request } from '../../api.ts';
+import { api, unwrap, type Schemas } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { Field, Status, useAction } from '../../ui/forms.tsx';
 
-interface Setup {
-  secret: string;
-  otpauth_url: string;
-}
+type Setup = Schemas['TotpSetup'];
 
 /** The QR code of the otpauth URL, as inline SVG (no image URL: the CSP allows only this origin). */
 function QrCode({ text, label }: { text: string; label: string }) {
@@ -33,13 +30,13 @@ export function Totp() {
   const start = () =>
     void action.run(async () => {
       setMessage(null);
-      setSetup(await request<Setup>('POST', '/api/v1/account/totp'));
+      setSetup(await unwrap(api.POST('/api/v1/account/totp')));
     });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      if (enabled) await request('DELETE', '/api/v1/account/totp', { code });
-      else await request('POST', '/api/v1/account/totp/confirm', { code });
+      if (enabled) await unwrap(api.DELETE('/api/v1/account/totp', { body: { code } }));
+      else await unwrap(api.POST('/api/v1/account/totp/confirm', { body: { code } }));
       setMessage(enabled ? t('totp.disabled') : t('totp.enabled'));
       setSetup(null);
       setCode('');

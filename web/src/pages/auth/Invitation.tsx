@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import type { Membership } from '../../session-types.ts';
 import { Status, useAction } from '../../ui/forms.tsx';
@@ -21,9 +21,7 @@ export function Invitation() {
 
   const accept = () =>
     void action.run(async () => {
-      const answer = await request<{ membership: Membership }>('POST', '/api/v1/invitations/accept', {
-        token,
-      });
+      const answer = await unwrap(api.POST('/api/v1/invitations/accept', { body: { token } }));
       await session.refresh();
       session.selectCompany(answer.membership.company.id);
       setAccepted(answer.membership);

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap } from '../../api.ts';
 import { Field, Status, useAction } from '../../ui/forms.tsx';
 import { Page } from '../../ui/page.tsx';
 
@@ -15,7 +15,7 @@ export function Recover() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      await request('POST', '/api/v1/account/password_reset', { email });
+      await unwrap(api.POST('/api/v1/account/password_reset', { body: { email } }));
       setSent(true);
     });
   };

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap } from '../../api.ts';
 import { Field, Status, useAction } from '../../ui/forms.tsx';
 import { Page } from '../../ui/page.tsx';
 
@@ -16,10 +16,8 @@ export function Reset() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      await request('POST', '/api/v1/account/password_reset/confirm', {
-        token: params.get('token') ?? '',
-        password,
-      });
+      const body = { token: params.get('token') ?? '', password };
+      await unwrap(api.POST('/api/v1/account/password_reset/confirm', { body }));
       setDone(true);
     });
   };

@@ -1,9 +1,9 @@
 // Inviting someone by email with a role: they get a link valid for 7 days.
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap } from '../../api.ts';
 import { Field, Status, useAction } from '../../ui/forms.tsx';
-import { ROLES, type Role } from './roles.ts';
+import { isRole, ROLES, type Role } from './roles.ts';
 
 export function InviteForm({ onInvited }: { onInvited(): Promise<void> }) {
   const { t } = useTranslation();
@@ -15,7 +15,7 @@ export function InviteForm({ onInvited }: { onInvited(): Promise<void> }) {
     e.preventDefault();
     setSent(null);
     void action.run(async () => {
-      await request('POST', '/api/v1/members/invitations', { email, role });
+      await unwrap(api.POST('/api/v1/members/invitations', { body: { email, role } }));
       setSent(email);
       setEmail('');
       await onInvited();
@@ -35,7 +35,11 @@ export function InviteForm({ onInvited }: { onInvited(): Promise<void> }) {
       />
       <div className="field">
         <label htmlFor="invite-role">{t('people.role')}</label>
-        <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+        <select
+          id="invite-role"
+          value={role}
+          onChange={(e) => isRole(e.target.value) && setRole(e.target.value)}
+        >
           {ROLES.map((r) => (
             <option key={r} value={r}>
               {t(`roles.${r}`)}

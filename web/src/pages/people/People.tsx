@@ -3,13 +3,13 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Navigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap } from '../../api.ts';
 import { formatDate } from '../../format.ts';
 import { useSession } from '../../session.tsx';
 import { Status, useAction } from '../../ui/forms.tsx';
 import { Page } from '../../ui/page.tsx';
 import { InviteForm } from './InviteForm.tsx';
-import { ROLES, type MemberList } from './roles.ts';
+import { isRole, ROLES, type MemberList } from './roles.ts';
 
 function Members({
   list,
@@ -22,14 +22,16 @@ function Members({
 }) {
   const { t } = useTranslation();
   const { user } = useSession();
-  const change = (id: string, role: string) =>
+  const change = (id: string, role: string) => {
+    if (!isRole(role)) return;
     void action.run(async () => {
-      await request('PATCH', `/api/v1/members/${encodeURIComponent(id)}`, { role });
+      await unwrap(api.PATCH('/api/v1/members/{id}', { params: { path: { id } }, body: { role } }));
       await reload();
     });
+  };
   const remove = (id: string) =>
     void action.run(async () => {
-      await request('DELETE', `/api/v1/members/${encodeURIComponent(id)}`);
+      await unwrap(api.DELETE('/api/v1/members/{id}', { params: { path: { id } } }));
       await reload();
     });
   return (
@@ -105,7 +107,7 @@ function Invitations({
   const { t } = useTranslation();
   const withdraw = (id: string) =>
     void action.run(async () => {
-      await request('DELETE', `/api/v1/members/invitations/${encodeURIComponent(id)}`);
+      await unwrap(api.DELETE('/api/v1/members/invitations/{id}', { params: { path: { id } } }));
       await reload();
     });
   if (!list.invitations.length) return <p>{t('people.noInvitations')}</p>;
@@ -134,7 +136,7 @@ export function People() {
   const [list, setList] = useState<MemberList | null>(null);
   const action = useAction();
   const allowed = session.can('manage:members');
-  const load = useCallback(async () => setList(await request<MemberList>('GET', '/api/v1/members')), []);
+  const load = useCallback(async () => setList(await unwrap(api.GET('/api/v1/members'))), []);
   useEffect(() => {
     if (allowed) void action.run(load);
   }, [allowed, load, session.current?.company.id]);

@@ -1,9 +1,12 @@
 // The roles a person may hold in a company (their names are in the i18n files, `roles.*`), and
-// what GET /api/v1/members answers.
+// what GET /api/v1/members answers (from the generated schema).
+import type { Schemas } from '../../api.ts';
+
 export const ROLES = ['owner', 'administrator', 'accountant', 'issuer', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-export interface MemberList {
-  data: { user: { id: string; email: string; name: string }; role: Role; created_at: string }[];
-  invitations: { id: string; email: string; role: Role; expires_at: string }[];
+export function isRole(value: string): value is Role {
+  return ROLES.includes(value as Role);
 }
+
+export type MemberList = Schemas['MemberList'];

@@ -3,19 +3,11 @@
 // a new terminal goes with the ones it already has.
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request, type ApiError } from '../../../api.ts';
+import { api, unwrap, type ApiError, type Schemas } from '../../../api.ts';
 import { Field, Status, useAction } from '../../../ui/forms.tsx';
 
-export interface Terminal {
-  code: string;
-  name: string;
-}
-
-export interface Branch {
-  code: string;
-  name: string;
-  terminals: Terminal[];
-}
+export type Branch = Schemas['Branch'];
+type Terminal = Branch['terminals'][number];
 
 type BranchChange = { name: string } | { terminals: Terminal[] };
 
@@ -49,7 +41,8 @@ export function BranchItem({ branch, onSaved }: { branch: Branch; onSaved(): Pro
   const change = (body: BranchChange, message: string, after?: () => void) => {
     setSaved(null);
     void action.run(async () => {
-      await request('PATCH', `/api/v1/company/branches/${encodeURIComponent(branch.code)}`, body);
+      const params = { path: { code: branch.code } };
+      await unwrap(api.PATCH('/api/v1/company/branches/{code}', { params, body }));
       setSaved(message);
       after?.();
       await onSaved();

@@ -2,7 +2,7 @@
 // Each branch can be renamed and given more terminals (BranchItem); a new one is added below.
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../../api.ts';
+import { api, unwrap } from '../../../api.ts';
 import { Field, Status, useAction } from '../../../ui/forms.tsx';
 import { BranchItem, nextCode, type Branch } from './BranchItem.tsx';
 
@@ -15,7 +15,7 @@ export function BranchesSection() {
   const [saved, setSaved] = useState(false);
   const action = useAction();
   const load = useCallback(async () => {
-    const { data } = await request<{ data: Branch[] }>('GET', '/api/v1/company/branches');
+    const { data } = await unwrap(api.GET('/api/v1/company/branches'));
     setBranches(data);
     setCode(
       nextCode(
@@ -32,7 +32,7 @@ export function BranchesSection() {
     setSaved(false);
     void action.run(async () => {
       const terminals = [{ code: terminal, name: t('branches.terminalName', { code: terminal }) }];
-      await request('POST', '/api/v1/company/branches', { code, name, terminals });
+      await unwrap(api.POST('/api/v1/company/branches', { body: { code, name, terminals } }));
       setSaved(true);
       setName('');
       await load();

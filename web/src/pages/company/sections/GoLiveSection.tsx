@@ -1,32 +1,25 @@
 // The go-live checklist: what the company still needs for production, and the button once ready.
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../../api.ts';
+import { api, unwrap, type paths } from '../../../api.ts';
 import { currentLanguage } from '../../../i18n/index.ts';
 import { useSession } from '../../../session.tsx';
 import { Status, useAction } from '../../../ui/forms.tsx';
 
-interface Checklist {
-  ready: boolean;
-  live_enabled: boolean;
-  checklist: { item: string; done: boolean; label_es: string; label_en: string }[];
-}
+type Checklist = paths['/api/v1/company/go_live']['get']['responses'][200]['content']['application/json'];
 
 export function GoLiveSection() {
   const { t } = useTranslation();
   const session = useSession();
   const [state, setState] = useState<Checklist | null>(null);
   const action = useAction();
-  const load = useCallback(
-    async () => setState(await request<Checklist>('GET', '/api/v1/company/go_live')),
-    [],
-  );
+  const load = useCallback(async () => setState(await unwrap(api.GET('/api/v1/company/go_live'))), []);
   useEffect(() => {
     void action.run(load);
   }, [load]);
   const goLive = () =>
     void action.run(async () => {
-      await request('POST', '/api/v1/company/go_live');
+      await unwrap(api.POST('/api/v1/company/go_live'));
       await load();
       await session.refresh();
     });

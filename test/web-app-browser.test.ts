@@ -1,7 +1,8 @@
 // The application in a real headless Chromium against the whole service (API, workers, Hacienda
 // simulator, mail catcher): sign up, confirm from the email, sign in, register a company, upload
-// its sandbox .p12, enter sandbox Hacienda credentials (tested on the simulator's IDP) and see the
-// go-live checklist; the sign-in page on a phone, and a sign-in with the keyboard only.
+// its sandbox .p12, enter sandbox Hacienda credentials (tested on the simulator's IDP), define a
+// branch, rename it and give it a second terminal, and see the go-live checklist; the sign-in
+// page on a phone, and a sign-in with the keyboard only.
 // Leaves test/artifacts/web-*.png.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,6 +116,26 @@ async function uploadCertificate(page: Page): Promise<void> {
   await shot(page, 'certificate');
 }
 
+async function setUpBranches(page: Page): Promise<void> {
+  await page
+    .getByRole('link', { name: /Sucursales/ })
+    .first()
+    .click();
+  await page.getByLabel('Nombre de la sucursal', { exact: true }).fill('Casa matriz');
+  await page.getByRole('button', { name: 'Agregar sucursal' }).click();
+  await page.getByRole('heading', { name: '001 · Casa matriz' }).waitFor();
+  await page.getByLabel('Nuevo nombre de la sucursal 001').fill('Beneficio San Isidro');
+  await page.getByRole('button', { name: 'Cambiar nombre' }).click();
+  await page.getByRole('heading', { name: '001 · Beneficio San Isidro' }).waitFor();
+  // The new terminal is offered the next number and keeps the branch's first one.
+  expect(await page.getByLabel('Número de la caja nueva de la sucursal 001').inputValue()).toBe('00002');
+  await page.getByLabel('Nombre de la caja nueva de la sucursal 001 (opcional)').fill('Caja de recibo');
+  await page.getByRole('button', { name: 'Agregar caja' }).click();
+  await page.getByText('Caja 00002 agregada a la sucursal 001.').waitFor();
+  await page.getByText(/Cajas: 00001 \(.+\), 00002 \(Caja de recibo\)/).waitFor();
+  await shot(page, 'branches');
+}
+
 describe('the application', () => {
   it('takes a new person from sign-up to a company with its sandbox set up and the go-live checklist', async () => {
     const page = await browser.newPage();
@@ -136,6 +157,7 @@ describe('the application', () => {
     await page.getByRole('button', { name: 'Probar y guardar' }).click();
     await page.getByText('Hacienda aceptó las credenciales').waitFor();
     await shot(page, 'hacienda');
+    await setUpBranches(page);
     await page
       .getByRole('link', { name: /Producción/ })
       .first()

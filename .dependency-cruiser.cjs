@@ -44,7 +44,7 @@ const SIMULATOR = '^(hacienda/simulator|simulator)/';
 const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
 const LAYERS = '^(domain|db|hacienda|operations|documents|platform|jobs|api|workers|config)/';
 const OURS =
-  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|operations|platform|scripts|simulator|telemetry|test|workers)/|^[^/]+\\.ts$';
+  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|operations|platform|scripts|simulator|telemetry|test|web|workers)/|^[^/]+\\.ts$';
 /** Where a process reads its configuration (value imports of config/ allowed). */
 const CONFIG_EDGE = [
   '^api/server\\.ts$',
@@ -226,6 +226,21 @@ module.exports = {
       from: { path: LAYERS },
       to: { path: '^client/' },
     },
+    {
+      name: 'web-app-standalone',
+      comment:
+        "web/ is the browser application: it imports only web/ and the client package's generated schema types (client/src/schema.ts), never the service.",
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: OURS, pathNot: '^(web/|client/src/schema\\.ts$)' },
+    },
+    {
+      name: 'nothing-imports-web',
+      comment: 'No code of the service imports the application: the API serves its built files only.',
+      severity: 'error',
+      from: { path: OURS, pathNot: '^web/' },
+      to: { path: '^web/' },
+    },
     // simulator: its own rule goes here (what the Hacienda simulator may import).
     {
       name: 'no-circular',
@@ -239,12 +254,12 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|\\.local|\\.git|test/artifacts|dist|client/dist)/' },
+    exclude: { path: '^(node_modules|\\.local|\\.git|test/artifacts|dist|client/dist|web/dist)/' },
     // Type-only imports count: a type is a dependency on the module that defines it.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
-      extensions: ['.ts', '.js', '.json'],
+      extensions: ['.ts', '.tsx', '.js', '.json'],
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
     },

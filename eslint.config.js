@@ -11,6 +11,7 @@ export default tseslint.config(
       'test/artifacts/**',
       'dist/**',
       'client/dist/**',
+      'web/dist/**',
       'eslint.config.js',
       '.dependency-cruiser.cjs',
     ],
@@ -94,6 +95,30 @@ export default tseslint.config(
             {
               regex: '^(\\.\\./)+simulator(/|$)',
               message: 'The service must not import the Hacienda simulator.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The application (web/) runs in the browser: it imports only web/ and the client package's
+    // generated schema types, never the service's code.
+    files: ['web/src/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '^(\\.\\./)+(api|bench|cli|config|db|documents|domain|hacienda|jobs|mail-catcher|operations|platform|scripts|simulator|telemetry|test|workers)(/|$)',
+              message:
+                'The application imports only web/ and the client schema types (client/src/schema.ts).',
+            },
+            {
+              regex: '^(\\.\\./)+client/src/(?!schema\\.ts$)',
+              message: 'Of the client package, the application imports only its generated schema types.',
             },
           ],
         },

@@ -68,6 +68,7 @@ import publicDataRoutes from './routes/public-data/index.ts';
 import reportRoutes from './routes/reports/index.ts';
 import auditRoutes from './routes/audit/index.ts';
 import companyProfileRoute from './routes/company/profile.ts';
+import webAppRoutes from './routes/web-app.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
 import companyLogoRoutes from './routes/company/logo.ts';
 import companyBranchRoutes from './routes/company/branches.ts';
@@ -294,6 +295,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(usageRoutes, { ...deps, usage });
   await app.register(dashboardRoute);
   await app.register(invoiceBrowserRoutes);
+  await app.register(webAppRoutes);
   if (deps.adminQueues?.length) await registerBullBoard(app, deps.config, deps.adminQueues, requireAdmin);
   return app;
 }

@@ -2,13 +2,15 @@
 // folder (dist/, or the one given: `tsx scripts/build.ts <dir>`), compiles with
 // tsconfig.build.json, then copies the files the API reads at run time beside its modules (the
 // dashboard's pages, styles and browser scripts). `npm run bench` builds into a folder of its own
-// with the same function, so a bench never touches dist/.
+// with the same function, so a bench never touches dist/. The application (web/) is built with
+// vite into web/dist and copied to <out>/web/dist, where the compiled API serves it.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../config/index.ts';
+import { buildWeb, WEB_DIST } from './web-build.ts';
 
 /** Files the compiled API reads at run time, relative to the project root, by folder. */
 const RUNTIME_ASSETS: { dir: string; ext: RegExp }[] = [{ dir: 'api/dashboard', ext: /\.(html|css|js)$/ }];
@@ -32,6 +34,8 @@ export async function buildService(outDir = join(projectRoot, 'dist')): Promise<
     for (const name of readdirSync(join(projectRoot, dir)).filter((n) => ext.test(n)))
       copyFileSync(join(projectRoot, dir, name), join(out, dir, name));
   }
+  await buildWeb();
+  cpSync(WEB_DIST, join(out, 'web/dist'), { recursive: true });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

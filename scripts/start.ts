@@ -31,6 +31,7 @@ import { embeddedDataDir } from './embedded-data-dir.ts';
 import { postgresUserIds } from './embedded-binaries.ts';
 import pg from 'pg';
 import { createDemoSetup, isFirstRun, unusedExampleCedula, type DemoSetup } from '../cli/demo.ts';
+import { ensureWebBuilt } from './web-build.ts';
 
 // The embedded PostgreSQL, when this process runs one: stopped last, whatever the way out.
 let embeddedPg: EmbeddedPostgres | null = null;
@@ -181,6 +182,13 @@ if (!config.embedded) {
   if (waited) console.log('Redis reachable: starting');
 }
 
+// 2b. The application (web/): built when web/dist is missing or older than its sources.
+try {
+  await ensureWebBuilt((line) => console.log(line));
+} catch (err) {
+  await fail(`Could not build the application (web/): ${err instanceof Error ? err.message : String(err)}`);
+}
+
 // 3. The processes of the Procfile, as children with prefixed output.
 const children: ChildProcess[] = [];
 function run(name: string, script: string): void {
@@ -262,6 +270,7 @@ if (!stopping) {
   const lines = [
     '',
     'Service ready:',
+    `  Aplicación / Application: ${base}/app/`,
     `  API            ${base}/api/v1`,
     `  Docs           ${base}/docs   (OpenAPI 3.1: ${base}/openapi.json)`,
     `  Dashboard      ${base}/dashboard   (paste a key with read:usage)`,

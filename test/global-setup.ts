@@ -3,6 +3,8 @@
 // The template's name carries this run's pid, so two runs on one machine never collide.
 // Leftovers of earlier runs are removed: their databases, and process logs in test/artifacts
 // older than a day (a run never lasts that long, so a concurrent run's logs are kept).
+// The application (web/) is built once when its bundle is missing or stale, so the API serves it
+// to browser tests.
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory from 'knex';
@@ -11,6 +13,7 @@ import { projectRoot } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { migrateLatest } from '../db/migrator.ts';
 import { adminUrl, testDatabaseUrl } from './helpers/db-urls.ts';
+import { ensureWebBuilt } from '../scripts/web-build.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,6 +47,7 @@ function pruneOldArtifacts(): void {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   pruneOldArtifacts();
+  await ensureWebBuilt();
   const template = `factura_tpl_${process.pid}`;
   const admin = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 1 } });
   try {

@@ -49,6 +49,8 @@ export interface E2EOptions {
   redisUrl?: string;
   /** Where the API and the workers write their logs (JSON lines, every level); default: none. */
   logStream?: NodeJS.WritableStream;
+  /** The API's port (default: any free one); given, PUBLIC_URL is its address unless `env` says. */
+  port?: number;
 }
 
 export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
@@ -71,6 +73,7 @@ export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
     HACIENDA_PROD_IDP_URL: `${simUrl}/auth/realms/rut/protocol/openid-connect/token`,
     HACIENDA_PROD_API_URL: `${simUrl}/recepcion/v1`,
     HACIENDA_PUBLIC_API_URL: simUrl,
+    ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}),
     ...o.env,
   });
   const connection = bullConnection(redisUrl) as ConnectionOptions;
@@ -82,7 +85,7 @@ export async function startE2E(o: E2EOptions = {}): Promise<E2E> {
     { config, db: database.db, redis, statusQueue },
     { logger: o.logStream ? { level: 'trace', stream: o.logStream } : false },
   );
-  const apiUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  const apiUrl = await app.listen({ port: o.port ?? 0, host: '127.0.0.1' });
   config = { ...config, publicUrl: apiUrl };
   const log = o.logStream
     ? pino({ level: 'trace' }, o.logStream)

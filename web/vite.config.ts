@@ -1,0 +1,24 @@
+// Vite's configuration of the application (web/): served by the API under /app/ from web/dist.
+// scripts/build.ts and scripts/start.ts build it with vite's build API; `npx vite web` serves it
+// for development (its /api requests go to the API on PORT, 3000 by default).
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+export default defineConfig({
+  root,
+  base: '/app/',
+  plugins: [react()],
+  build: {
+    outDir: fileURLToPath(new URL('./dist', import.meta.url)),
+    emptyOutDir: true,
+    // Hashed file names under assets/: the API serves them as immutable.
+    assetsDir: 'assets',
+    sourcemap: false,
+  },
+  server: {
+    proxy: { '/api': `http://127.0.0.1:${process.env.PORT ?? 3000}` },
+  },
+});

@@ -2897,9 +2897,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['PublicBadRequest'];
@@ -2948,9 +2946,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['PublicBadRequest'];
@@ -3002,10 +2998,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              /** @enum {boolean} */
-              accepted: true;
-            };
+            'application/json': components['schemas']['PasswordResetAccepted'];
           };
         };
         400: components['responses']['PublicBadRequest'];
@@ -3054,9 +3047,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['PublicBadRequest'];
@@ -3231,9 +3222,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -3284,9 +3273,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -3423,25 +3410,7 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': {
-            /** @example 3-101-123456 */
-            identification: string;
-            /** @enum {string} */
-            id_type?: '01' | '02' | '03' | '04';
-            name?: string;
-            commercial_name?: string;
-            activity_code?: string;
-            /** Format: email */
-            email?: string;
-            phone?: string;
-            location?: {
-              provincia: string;
-              canton: string;
-              distrito: string;
-              barrio?: string;
-              otras_senas: string;
-            };
-          };
+          'application/json': components['schemas']['CreateCompanyRequest'];
         };
       };
       responses: {
@@ -3455,10 +3424,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Company'] & {
-              /** @enum {string} */
-              role: 'owner';
-            };
+            'application/json': components['schemas']['CreatedCompany'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -3754,9 +3720,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              membership: components['schemas']['Membership'];
-            };
+            'application/json': components['schemas']['MembershipAnswer'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -4222,6 +4186,31 @@ export interface components {
       metadata?: {
         [key: string]: string;
       };
+    };
+    /** CreateCompanyRequest */
+    CreateCompanyRequest: {
+      /** @example 3-101-123456 */
+      identification: string;
+      /** @enum {string} */
+      id_type?: '01' | '02' | '03' | '04';
+      name?: string;
+      commercial_name?: string;
+      activity_code?: string;
+      /** Format: email */
+      email?: string;
+      phone?: string;
+      location?: {
+        provincia: string;
+        canton: string;
+        distrito: string;
+        barrio?: string;
+        otras_senas: string;
+      };
+    };
+    /** CreatedCompany */
+    CreatedCompany: components['schemas']['Company'] & {
+      /** @enum {string} */
+      role: 'owner';
     };
     /** CreateInvoiceRequest */
     CreateInvoiceRequest: {
@@ -5230,6 +5219,15 @@ export interface components {
       role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
       scopes: string[];
     };
+    /** MembershipAnswer */
+    MembershipAnswer: {
+      membership: components['schemas']['Membership'];
+    };
+    /** PasswordResetAccepted */
+    PasswordResetAccepted: {
+      /** @enum {boolean} */
+      accepted: true;
+    };
     /** Payment */
     Payment: {
       /** @example pay_000000000001 */
@@ -5850,6 +5848,10 @@ export interface components {
       email_confirmed: boolean;
       totp_enabled: boolean;
     };
+    /** UserAnswer */
+    UserAnswer: {
+      user: components['schemas']['User'];
+    };
     /** WebhookDelivery */
     WebhookDelivery: {
       /** @example whd_000000000001 */
@@ -6118,6 +6120,8 @@ export type Client = components['schemas']['Client'];
 export type ClientList = components['schemas']['ClientList'];
 export type Company = components['schemas']['Company'];
 export type CreateClientRequest = components['schemas']['CreateClientRequest'];
+export type CreateCompanyRequest = components['schemas']['CreateCompanyRequest'];
+export type CreatedCompany = components['schemas']['CreatedCompany'];
 export type CreateInvoiceRequest = components['schemas']['CreateInvoiceRequest'];
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
 export type CreatePaymentRequest = components['schemas']['CreatePaymentRequest'];
@@ -6143,6 +6147,8 @@ export type LineDiscountInput = components['schemas']['LineDiscountInput'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
 export type Membership = components['schemas']['Membership'];
+export type MembershipAnswer = components['schemas']['MembershipAnswer'];
+export type PasswordResetAccepted = components['schemas']['PasswordResetAccepted'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
 export type Problem = components['schemas']['Problem'];
@@ -6171,6 +6177,7 @@ export type Usage = components['schemas']['Usage'];
 export type UsageBucket = components['schemas']['UsageBucket'];
 export type UsageCounts = components['schemas']['UsageCounts'];
 export type User = components['schemas']['User'];
+export type UserAnswer = components['schemas']['UserAnswer'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];

@@ -186,6 +186,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       if (!schema) return { schema, url };
       const s = { ...(schema as JsonSchema) };
       const authenticated = url.startsWith('/api/') && !route.config?.public;
+      // Public routes under /api (signing up and in): no credentials at all.
+      if (url.startsWith('/api/') && route.config?.public) s.security = [];
       if (authenticated) {
         s.security = [{ bearerAuth: [] }];
         const scope = route.config?.scope ?? route.config?.anyScope?.join(' or ');

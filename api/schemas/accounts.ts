@@ -48,6 +48,8 @@ export const SessionAnswer = Type.Object({
 
 export const UserAnswer = Type.Object({ user: UserObject });
 
+export const AcceptedAnswer = Type.Object({ accepted: Type.Literal(true) });
+
 export const SignUpBody = Type.Object(
   {
     email: Email,
@@ -56,14 +58,28 @@ export const SignUpBody = Type.Object(
     locale: Type.Optional(Type.Union([Type.Literal('es-CR'), Type.Literal('en')])),
     invitation_token: Type.Optional(Token),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { email: 'ana@empresa.example', password: 'una frase larga 42', name: 'Ana Mora', locale: 'es-CR' },
+    ],
+  },
 );
 
-export const TokenBody = Type.Object({ token: Token }, { additionalProperties: false });
-export const EmailBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const TokenBody = Type.Object(
+  { token: Token },
+  { additionalProperties: false, examples: [{ token: 'q7J3n0x1VbYc8sLk2mPz4rT6wE9uA5hG1dF0jK3lM8n' }] },
+);
+export const EmailBody = Type.Object(
+  { email: Email },
+  { additionalProperties: false, examples: [{ email: 'ana@empresa.example' }] },
+);
 export const ResetConfirmBody = Type.Object(
   { token: Token, password: Type.String() },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ token: 'q7J3n0x1VbYc8sLk2mPz4rT6wE9uA5hG1dF0jK3lM8n', password: 'otra frase larga 43' }],
+  },
 );
 
 export const SignInBody = Type.Object(
@@ -72,7 +88,10 @@ export const SignInBody = Type.Object(
     password: Password,
     totp_code: Type.Optional(Type.String({ maxLength: 12 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ email: 'ana@empresa.example', password: 'una frase larga 42' }],
+  },
 );
 
 export const SessionObject = Type.Object({
@@ -91,7 +110,10 @@ export const TotpSetup = Type.Object({
   otpauth_url: Type.String({ description: 'otpauth://totp/… for a QR code' }),
 });
 
-export const TotpCodeBody = Type.Object({ code: TotpCode }, { additionalProperties: false });
+export const TotpCodeBody = Type.Object(
+  { code: TotpCode },
+  { additionalProperties: false, examples: [{ code: '123456' }] },
+);
 
 export const MemberObject = Type.Object({
   user: Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }),
@@ -111,8 +133,14 @@ export const MemberList = Type.Object({
   invitations: Type.Array(InvitationObject),
 });
 
-export const InviteBody = Type.Object({ email: Email, role: RoleName }, { additionalProperties: false });
-export const RoleBody = Type.Object({ role: RoleName }, { additionalProperties: false });
+export const InviteBody = Type.Object(
+  { email: Email, role: RoleName },
+  { additionalProperties: false, examples: [{ email: 'contador@empresa.example', role: 'accountant' }] },
+);
+export const RoleBody = Type.Object(
+  { role: RoleName },
+  { additionalProperties: false, examples: [{ role: 'issuer' }] },
+);
 export const MembershipAnswer = Type.Object({ membership: MembershipObject });
 
 nameSchemas({
@@ -128,4 +156,7 @@ nameSchemas({
   Invitation: InvitationObject,
   MemberList,
   InviteRequest: InviteBody,
+  UserAnswer,
+  MembershipAnswer,
+  PasswordResetAccepted: AcceptedAnswer,
 });

@@ -4034,9 +4034,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['PublicBadRequest'];
@@ -4085,9 +4083,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['PublicBadRequest'];
@@ -4139,10 +4135,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              /** @enum {boolean} */
-              accepted: true;
-            };
+            'application/json': components['schemas']['PasswordResetAccepted'];
           };
         };
         400: components['responses']['PublicBadRequest'];
@@ -4191,9 +4184,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['PublicBadRequest'];
@@ -4368,9 +4359,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -4421,9 +4410,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              user: components['schemas']['User'];
-            };
+            'application/json': components['schemas']['UserAnswer'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -4560,25 +4547,7 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': {
-            /** @example 3-101-123456 */
-            identification: string;
-            /** @enum {string} */
-            id_type?: '01' | '02' | '03' | '04';
-            name?: string;
-            commercial_name?: string;
-            activity_code?: string;
-            /** Format: email */
-            email?: string;
-            phone?: string;
-            location?: {
-              provincia: string;
-              canton: string;
-              distrito: string;
-              barrio?: string;
-              otras_senas: string;
-            };
-          };
+          'application/json': components['schemas']['CreateCompanyRequest'];
         };
       };
       responses: {
@@ -4592,10 +4561,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Company'] & {
-              /** @enum {string} */
-              role: 'owner';
-            };
+            'application/json': components['schemas']['CreatedCompany'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -4891,9 +4857,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              membership: components['schemas']['Membership'];
-            };
+            'application/json': components['schemas']['MembershipAnswer'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -5440,6 +5404,31 @@ export interface components {
       metadata?: {
         [key: string]: string;
       };
+    };
+    /** CreateCompanyRequest */
+    CreateCompanyRequest: {
+      /** @example 3-101-123456 */
+      identification: string;
+      /** @enum {string} */
+      id_type?: '01' | '02' | '03' | '04';
+      name?: string;
+      commercial_name?: string;
+      activity_code?: string;
+      /** Format: email */
+      email?: string;
+      phone?: string;
+      location?: {
+        provincia: string;
+        canton: string;
+        distrito: string;
+        barrio?: string;
+        otras_senas: string;
+      };
+    };
+    /** CreatedCompany */
+    CreatedCompany: components['schemas']['Company'] & {
+      /** @enum {string} */
+      role: 'owner';
     };
     /** CreateInvoiceRequest */
     CreateInvoiceRequest: {
@@ -6533,6 +6522,10 @@ export interface components {
       role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
       scopes: string[];
     };
+    /** MembershipAnswer */
+    MembershipAnswer: {
+      membership: components['schemas']['Membership'];
+    };
     /** MonthlyReport */
     MonthlyReport: {
       /** @enum {string} */
@@ -6560,6 +6553,11 @@ export interface components {
         /** @example 1130.00 */
         saldo: string;
       };
+    };
+    /** PasswordResetAccepted */
+    PasswordResetAccepted: {
+      /** @enum {boolean} */
+      accepted: true;
     };
     /** Payment */
     Payment: {
@@ -7455,6 +7453,10 @@ export interface components {
       email_confirmed: boolean;
       totp_enabled: boolean;
     };
+    /** UserAnswer */
+    UserAnswer: {
+      user: components['schemas']['User'];
+    };
     /** WebhookDelivery */
     WebhookDelivery: {
       /** @example whd_000000000001 */
@@ -7730,6 +7732,8 @@ export type Company = components['schemas']['Company'];
 export type CompanyCertificate = components['schemas']['CompanyCertificate'];
 export type CompanyLogo = components['schemas']['CompanyLogo'];
 export type CreateClientRequest = components['schemas']['CreateClientRequest'];
+export type CreateCompanyRequest = components['schemas']['CreateCompanyRequest'];
+export type CreatedCompany = components['schemas']['CreatedCompany'];
 export type CreateInvoiceRequest = components['schemas']['CreateInvoiceRequest'];
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
 export type CreatePaymentRequest = components['schemas']['CreatePaymentRequest'];
@@ -7759,7 +7763,9 @@ export type LineDiscountInput = components['schemas']['LineDiscountInput'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
 export type Membership = components['schemas']['Membership'];
+export type MembershipAnswer = components['schemas']['MembershipAnswer'];
 export type MonthlyReport = components['schemas']['MonthlyReport'];
+export type PasswordResetAccepted = components['schemas']['PasswordResetAccepted'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
 export type Problem = components['schemas']['Problem'];
@@ -7795,6 +7801,7 @@ export type Usage = components['schemas']['Usage'];
 export type UsageBucket = components['schemas']['UsageBucket'];
 export type UsageCounts = components['schemas']['UsageCounts'];
 export type User = components['schemas']['User'];
+export type UserAnswer = components['schemas']['UserAnswer'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];

@@ -3,7 +3,6 @@
 // password once and ends every session of the person.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { revokeUserSessions } from '../../../db/queries/sessions.ts';
 import {
   createUserToken,
@@ -21,7 +20,7 @@ import { validationError } from '../../errors.ts';
 import { invalidToken } from '../../invitations.ts';
 import { hashPassword } from '../../passwords.ts';
 import { userObject } from '../../presenters/accounts.ts';
-import { EmailBody, ResetConfirmBody, UserAnswer } from '../../schemas/accounts.ts';
+import { AcceptedAnswer, EmailBody, ResetConfirmBody, UserAnswer } from '../../schemas/accounts.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import type { AppDeps } from '../../deps.ts';
 
@@ -40,7 +39,7 @@ export default async function passwordRoutes(
         tags: ['account'],
         summary: 'Email a password reset link (always 202: it does not tell whether the account exists)',
         body: EmailBody,
-        response: { 202: Type.Object({ accepted: Type.Literal(true) }), ...errorResponses(422) },
+        response: { 202: AcceptedAnswer, ...errorResponses(422) },
       },
     },
     async (request, reply) => {

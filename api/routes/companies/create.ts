@@ -12,7 +12,7 @@ import { lookupTaxpayer, publicDataOf } from '../../../operations/public-data.ts
 import { personOf } from '../../auth.ts';
 import { ApiError, validationError } from '../../errors.ts';
 import { companyObject } from '../../presenters/company.ts';
-import { errorResponses } from '../../schemas/common.ts';
+import { errorResponses, nameSchemas } from '../../schemas/common.ts';
 import { CompanyObject } from '../../schemas/company.ts';
 import type { AppDeps } from '../../deps.ts';
 
@@ -40,10 +40,15 @@ export const CreateCompanyBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ identification: '3-101-123456', name: 'Servicios Mora S.A.', activity_code: '620100' }],
+  },
 );
 
 const CreatedCompany = Type.Intersect([CompanyObject, Type.Object({ role: Type.Literal('owner') })]);
+
+nameSchemas({ CreateCompanyRequest: CreateCompanyBody, CreatedCompany });
 
 type Body = Static<typeof CreateCompanyBody>;
 

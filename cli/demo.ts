@@ -1,10 +1,16 @@
 // The first-run demo used by `npm start` on an empty database: a business company with the
 // sandbox-ready emisor data of `company create --demo` (test certificate, simulator credentials,
 // two services), an all-scopes sandbox key and one client, so the README's curl issues an
-// invoice that the Hacienda simulator accepts. The key's secret is returned once, never stored.
+// invoice that the Hacienda simulator accepts; and its owner, a person who signs in to the
+// application (email confirmed) with a generated password. The key's secret and the password are
+// returned once, never stored as given.
+import { randomBytes } from 'node:crypto';
+import { hashPassword } from '../api/passwords.ts';
 import { createApiKey } from '../db/queries/api-keys.ts';
 import { createClient } from '../db/queries/clients.ts';
 import { createCompany, setEmailDelivery } from '../db/queries/companies.ts';
+import { addMembership } from '../db/queries/memberships.ts';
+import { createUser } from '../db/queries/users.ts';
 import { formatId } from '../domain/ids.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { companyInputFromOptions } from './commands/company.ts';
@@ -14,6 +20,8 @@ import type { CliContext } from './context.ts';
 export interface DemoSetup {
   companyId: string;
   keySecret: string;
+  /** The owner's first sign-in to the application. */
+  owner: { email: string; password: string };
   clientId: string;
   serviceIds: string[];
 }
@@ -78,9 +86,19 @@ export async function createDemoSetup(ctx: CliContext): Promise<DemoSetup> {
     async () => {},
   );
   const services = (await ctx.db('services').where(tenant).orderBy('id').select('id')) as { id: number }[];
+  const owner = { email: 'demo@factura.test', password: randomBytes(12).toString('base64url') };
+  const user = await createUser(ctx.db, {
+    email: owner.email,
+    name: 'Persona Demo',
+    locale: 'es-CR',
+    passwordHash: await hashPassword(owner.password),
+    confirmed: true,
+  });
+  await addMembership(ctx.db, company.id, Number(user.id), 'owner');
   return {
     companyId: formatId('company', company.id),
     keySecret: secret,
+    owner,
     clientId: formatId('client', client.id),
     serviceIds: services.map((s) => formatId('service', s.id)),
   };

@@ -311,6 +311,10 @@ if (!stopping) {
       lines: [{ service_id: demo.serviceIds[0], qty: 2 }],
     });
     lines.push(
+      'Primer ingreso a la aplicación / First sign-in to the application:',
+      '',
+      `  ${base}/app/ingresar   correo / email: ${demo.owner.email}   contraseña / password: ${demo.owner.password}`,
+      '',
       `First run: created the demo company ${demo.companyId} (business plan, sandbox data), the client`,
       `${demo.clientId} and the services ${demo.serviceIds.join(', ')}. Its sandbox API key (all scopes) is`,
       'shown this once:',

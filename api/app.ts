@@ -12,6 +12,7 @@ import Fastify, {
 import type { Scope } from '../domain/scopes.ts';
 import type { AppDeps } from './deps.ts';
 import { registerAuth } from './auth.ts';
+import { registerCsrfCheck, registerSessions } from './sessions.ts';
 import { registerAuthorizationGuard } from './authorization-header.ts';
 import { KeyLookup } from './key-lookup.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.ts';
@@ -93,6 +94,8 @@ export interface RouteEntry {
   scope?: Scope;
   anyScope?: Scope[];
   public: boolean;
+  /** For a signed-in person, no company (keys are refused). */
+  person: boolean;
 }
 
 declare module 'fastify' {
@@ -149,12 +152,16 @@ function recordRouteTable(app: FastifyInstance): void {
         scope: r.config?.scope,
         anyScope: r.config?.anyScope,
         public: Boolean(r.config?.public),
+        person: Boolean(r.config?.person),
       });
   });
   app.decorate('routeTable', () => routes.map((r) => ({ ...r })));
 }
 
-/** API keys: looked up (cached, invalidated across processes) and checked on every request. */
+/**
+ * API keys: looked up (cached, invalidated across processes) and checked on every request; or the
+ * session cookie of a person (with its CSRF token on unsafe methods).
+ */
 async function registerKeys(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const keys = new KeyLookup({
     db: deps.db,
@@ -170,7 +177,9 @@ async function registerKeys(app: FastifyInstance, deps: AppDeps): Promise<void> 
   app.addHook('onClose', async () => unfollow());
   app.decorate('keyLookup', keys);
   registerAuthorizationGuard(app);
+  await registerSessions(app);
   registerAuth(app, deps.db, keys);
+  registerCsrfCheck(app);
 }
 
 /** Everything around the routes, in the order requests meet it. */

@@ -1,16 +1,30 @@
 // Authentication and tenancy: resolves `Authorization: Bearer ik_…` to a company, a mode
 // (live/sandbox) and a set of scopes, on every /api/v1 request. Routes declare the scope they
-// need in `config.scope`; a key without it gets 403. Plans without the API get 403 too.
+// need in `config.scope`; a key without it gets 403. Plans without the API get 403 too (keys only).
+// A request with no Authorization header but the session cookie is a signed-in person
+// (api/sessions.ts): on tenant routes the `Factura-Company` and `Factura-Mode` headers name the
+// company (of which the person must be a member) and the mode, and the person's role gives the
+// scopes; the same `config.scope` rule then applies. Routes with `config.person` need a person and
+// no company.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { findKeyBySecret, touchApiKey } from '../db/queries/api-keys.ts';
 import { API_KEY_RE, planIncludesApi, type Scope } from '../domain/scopes.ts';
+import { membershipOf } from '../db/queries/memberships.ts';
+import { parseId } from '../domain/ids.ts';
+import { ROLE_SCOPES, type Role } from '../domain/roles.ts';
 import { ApiError } from './errors.ts';
 import type { KeyLookup } from './key-lookup.ts';
 import { isApiRequest } from './request-path.ts';
+import { cookieToken, sessionPerson, type Person } from './sessions.ts';
+
+export type Actor =
+  { type: 'key'; keyId: number } | { type: 'user'; userId: number; sessionId: number; role: Role };
 
 export interface AuthContext {
-  keyId: number;
+  /** The API key of the request; null when a person acts through a session. */
+  keyId: number | null;
+  actor: Actor;
   companyId: number;
   livemode: boolean;
   scopes: Scope[];
@@ -51,7 +65,12 @@ export function registerAuth(app: FastifyInstance, db: Knex, keys: KeyLookup | n
     if (!isApiRequest(request)) return;
     if (request.routeOptions.config?.public) return;
     const header = request.headers.authorization;
-    if (!header) throw unauthorized('missing_api_key', 'Send your API key as Authorization: Bearer <key>');
+    if (!header) return authenticatePerson(db, request);
+    if (request.routeOptions.config?.person)
+      throw new ApiError(
+        'session_required',
+        'This route is for people signed in to the application, not API keys',
+      );
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const secret = match?.[1];
     if (!secret || !API_KEY_RE.test(secret)) {
@@ -71,6 +90,7 @@ export function registerAuth(app: FastifyInstance, db: Knex, keys: KeyLookup | n
     }
     request.auth = {
       keyId: record.keyId,
+      actor: { type: 'key', keyId: record.keyId },
       companyId: record.companyId,
       livemode: record.livemode,
       scopes: record.scopes as Scope[],
@@ -92,16 +112,75 @@ export function registerAuth(app: FastifyInstance, db: Knex, keys: KeyLookup | n
     const config = request.routeOptions.config;
     if (!request.auth) return;
     if (config?.scope && !request.auth.scopes.includes(config.scope)) {
-      throw new ApiError('insufficient_scope', `This API key lacks the ${config.scope} scope`, {
+      throw new ApiError('insufficient_scope', `${callerName(request)} lacks the ${config.scope} scope`, {
         fields: { required_scope: config.scope },
       });
     }
     if (config?.anyScope && !config.anyScope.some((s) => request.auth!.scopes.includes(s))) {
-      throw new ApiError('insufficient_scope', `This API key needs one of: ${config.anyScope.join(', ')}`, {
-        fields: { required_scope: config.anyScope },
-      });
+      throw new ApiError(
+        'insufficient_scope',
+        `${callerName(request)} needs one of: ${config.anyScope.join(', ')}`,
+        {
+          fields: { required_scope: config.anyScope },
+        },
+      );
     }
   });
+}
+
+const callerName = (request: FastifyRequest) =>
+  request.auth?.actor.type === 'user' ? 'Your role in this company' : 'This API key';
+
+/** A request without Authorization: the session cookie's person, else 401. */
+async function authenticatePerson(db: Knex, request: FastifyRequest): Promise<void> {
+  const person = await sessionPerson(db, request);
+  if (!person) {
+    if (cookieToken(request)) throw new ApiError('session_invalid', 'Your session has ended; sign in again');
+    throw unauthorized('missing_api_key', 'Send your API key as Authorization: Bearer <key>');
+  }
+  request.person = person;
+  if (request.routeOptions.config?.person) return;
+  request.auth = await personContext(db, request, person);
+}
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return typeof v === 'string' ? v.trim() : undefined;
+}
+
+/** The company and mode a person acts in (headers Factura-Company, Factura-Mode) with their role's scopes. */
+async function personContext(db: Knex, request: FastifyRequest, person: Person): Promise<AuthContext> {
+  const given = headerOf(request, 'factura-company');
+  if (!given)
+    throw new ApiError('company_required', 'Say which company you act for: header Factura-Company: cmp_…', {
+      errors: [{ path: 'header:factura-company', code: 'required', message: 'is required' }],
+    });
+  const companyId = parseId('company', given);
+  const member = companyId === null ? undefined : await membershipOf(db, person.userId, companyId);
+  if (!member) throw new ApiError('not_a_member', `You are not a member of company ${given}`);
+  const mode = headerOf(request, 'factura-mode') ?? 'test';
+  if (mode !== 'test' && mode !== 'live')
+    throw new ApiError('invalid_request', 'Factura-Mode is test or live', {
+      errors: [{ path: 'header:factura-mode', code: 'invalid_value', message: 'must be one of test, live' }],
+    });
+  if (mode === 'live' && !member.liveEnabled)
+    throw new ApiError('live_not_enabled', 'This company has not gone live yet; use Factura-Mode: test');
+  return {
+    keyId: null,
+    actor: { type: 'user', userId: person.userId, sessionId: person.sessionId, role: member.role },
+    companyId: Number(member.companyId),
+    livemode: mode === 'live',
+    scopes: [...ROLE_SCOPES[member.role]],
+    plan: member.plan,
+    rateLimitPerSecond: member.rateLimitPerSecond,
+    keyRateLimitPerSecond: null,
+  };
+}
+
+/** The signed-in person of a `config.person` route (always present after the auth hook). */
+export function personOf(request: FastifyRequest): Person {
+  if (!request.person) throw new ApiError('session_required', 'Sign in first');
+  return request.person;
 }
 
 /** The authenticated context of a request under /api/v1 (always present after the auth hook). */

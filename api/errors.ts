@@ -87,6 +87,9 @@ function fromFastifyError(err: FastifyError): ApiError | null {
       return new ApiError('payload_too_large', 'The request body is larger than the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Send the body as application/json');
+    case 'FST_CSRF_INVALID_TOKEN':
+    case 'FST_CSRF_MISSING_SECRET':
+      return new ApiError('csrf_invalid', 'Send the X-CSRF-Token header with the token of your session');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'Content-Length does not match the body sent');
     default:

@@ -116,8 +116,13 @@ export function companyRateLimitKey(queuePrefix: string, companyId: number, live
   return `${taggedPrefix(queuePrefix, 'rl')}:company:${companyId}:${livemode ? 'live' : 'test'}`;
 }
 
-export function rateLimitKey(queuePrefix: string, keyId: number): string {
+export function rateLimitKey(queuePrefix: string, keyId: number | string): string {
   return `${taggedPrefix(queuePrefix, 'rl')}:key:${keyId}`;
+}
+
+/** Whose own limit a request counts against: its key, or the person (`u<user id>`). */
+function callerOf(auth: AuthContext): number | string {
+  return auth.actor.type === 'user' ? `u${auth.actor.userId}` : (auth.keyId ?? 0);
 }
 
 function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -165,7 +170,7 @@ function batchedHits(redis: RedisClient, queuePrefix: string) {
   return (auth: AuthContext, company: number, own: number): Promise<Hit> => {
     const keys: [string, string] = [
       companyRateLimitKey(queuePrefix, auth.companyId, auth.livemode),
-      rateLimitKey(queuePrefix, auth.keyId),
+      rateLimitKey(queuePrefix, callerOf(auth)),
     ];
     const id = `${keys[0]}|${keys[1]}|${company}|${own}`;
     return new Promise<Hit>((resolve, reject) => {

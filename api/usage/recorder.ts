@@ -116,7 +116,8 @@ export function createUsageRecorder(o: {
 export function registerUsage(app: FastifyInstance, recorder: UsageRecorder, flushEveryMs: number): void {
   app.addHook('onResponse', async (request, reply) => {
     const auth = request.auth;
-    if (!auth) return;
+    // Usage is the API's consumption, counted per key; people's requests are not API usage.
+    if (!auth || auth.keyId === null) return;
     const pattern = request.routeOptions.url;
     const route = pattern ? `${request.method} ${pattern}` : `${request.method} (unmatched)`;
     void recorder.record(auth.keyId, route, reply.statusCode);

@@ -31,6 +31,7 @@ import readClientRoutes from './routes/clients/read.ts';
 import serviceRoutes from './routes/services/index.ts';
 import cabysRoutes from './routes/cabys/index.ts';
 import createInvoiceRoute from './routes/invoices/create.ts';
+import previewInvoiceRoute from './routes/invoices/preview.ts';
 import readInvoiceRoutes from './routes/invoices/read.ts';
 import noteRoutes from './routes/invoices/notes.ts';
 import externalCreditNoteRoute from './routes/credit-notes/create.ts';
@@ -231,6 +232,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   serviceRoutes,
   cabysRoutes,
   createInvoiceRoute,
+  previewInvoiceRoute,
   readInvoiceRoutes,
   noteRoutes,
   externalCreditNoteRoute,

@@ -58,7 +58,7 @@ type RejectionReasonJson = {
 };
 
 /** The payments of the sale terms: each method with its amount (null when not stated). */
-function paymentsOf(row: PublicInvoiceRow) {
+function paymentsOf(row: FiguresRow) {
   return (
     row.summary.summary.medioPago ??
     row.paymentMethods.map((m) => ({
@@ -121,7 +121,7 @@ function taxObject(x: LineTax) {
 }
 
 /** Line `i` of the invoice: its catalogue data as given and its computed amounts. */
-function lineObject(row: PublicInvoiceRow, l: LineTotals, i: number, returned: Amount | null | undefined) {
+function lineObject(row: FiguresRow, l: LineTotals, i: number, returned: Amount | null | undefined) {
   return {
     line_number: l.lineNumber,
     service_id: row.lines[i]?.serviceId ? formatId('service', row.lines[i]!.serviceId!) : null,
@@ -149,11 +149,41 @@ function lineObject(row: PublicInvoiceRow, l: LineTotals, i: number, returned: A
   };
 }
 
-/** The API's invoice object. `lang` picks the language of `rejection_reason.message`. */
-export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
+/** The columns a document's lines, payments and totals are shown from. */
+export type FiguresRow = Pick<
+  PublicInvoiceRow,
+  'lines' | 'summary' | 'total' | 'paymentMethods' | 'paymentMethodOther'
+>;
+
+/**
+ * A document's lines, payments, other charges and totals as the invoice object shows them: also
+ * the answer of a preview (POST /api/v1/invoices/preview), computed but never recorded.
+ */
+export function documentFigures(row: FiguresRow) {
   const t = row.summary;
   const s = t.summary;
   const returned = ivaReturnedByLine(t);
+  return {
+    payments: paymentsOf(row),
+    other_charges: otherChargesOf(t),
+    lines: t.lines.map((l, i) => lineObject(row, l, i, returned[i])),
+    tax_breakdown: s.totalDesgloseImpuesto.map((x) => ({
+      code: x.code,
+      iva_rate_code: x.ivaRateCode,
+      rate: breakdownRate(t.lines, x.code, x.ivaRateCode),
+      amount: x.amount,
+    })),
+    subtotal: m2(s.totalVentaNeta),
+    total_discount: m2(s.totalDescuentos),
+    total_tax: m2(s.totalImpuesto),
+    total: money2(row.total),
+    totals: s,
+  };
+}
+
+/** The API's invoice object. `lang` picks the language of `rejection_reason.message`. */
+export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
+  const f = documentFigures(row);
   return {
     id: formatId('invoice', row.id),
     object: 'invoice' as const,
@@ -171,21 +201,16 @@ export function invoiceObject(row: PublicInvoiceRow, lang: 'es' | 'en' = 'es') {
     credit_days: row.creditDays,
     payment_methods: row.paymentMethods,
     payment_method_other: row.paymentMethodOther ?? null,
-    payments: paymentsOf(row),
-    other_charges: otherChargesOf(t),
+    payments: f.payments,
+    other_charges: f.other_charges,
     issue_date: row.issuedAt ? new Date(row.issuedAt).toISOString() : null,
-    lines: t.lines.map((l, i) => lineObject(row, l, i, returned[i])),
-    tax_breakdown: s.totalDesgloseImpuesto.map((x) => ({
-      code: x.code,
-      iva_rate_code: x.ivaRateCode,
-      rate: breakdownRate(t.lines, x.code, x.ivaRateCode),
-      amount: x.amount,
-    })),
-    subtotal: m2(s.totalVentaNeta),
-    total_discount: m2(s.totalDescuentos),
-    total_tax: m2(s.totalImpuesto),
-    total: money2(row.total),
-    totals: s,
+    lines: f.lines,
+    tax_breakdown: f.tax_breakdown,
+    subtotal: f.subtotal,
+    total_discount: f.total_discount,
+    total_tax: f.total_tax,
+    total: f.total,
+    totals: f.totals,
     paid_at_issue: row.paidAtIssue ?? false,
     payment_status: row.paymentStatus,
     balance_due: money2(row.balanceDue),

@@ -913,6 +913,46 @@ export const InvoiceObject = Type.Object({
   updated_at: Timestamp,
 });
 
+const P = InvoiceObject.properties;
+
+/** Something the preview noticed that does not stop the document (the create would still record it). */
+export const PreviewWarning = Type.Object({
+  code: Type.String({ examples: ['company_incomplete'] }),
+  message: Bilingual,
+});
+
+/**
+ * The answer of POST /api/v1/invoices/preview: the lines and totals the create would record, in the
+ * invoice object's own shapes, without a number, a clave or anything stored.
+ */
+export const InvoicePreviewObject = Type.Object({
+  object: Type.Literal('invoice_preview'),
+  livemode: P.livemode,
+  document_type: P.document_type,
+  client_id: P.client_id,
+  currency: P.currency,
+  exchange_rate: P.exchange_rate,
+  exchange_rate_source: P.exchange_rate_source,
+  condition: P.condition,
+  credit_days: P.credit_days,
+  payment_methods: P.payment_methods,
+  payments: P.payments,
+  other_charges: P.other_charges,
+  lines: P.lines,
+  tax_breakdown: P.tax_breakdown,
+  subtotal: P.subtotal,
+  total_discount: P.total_discount,
+  total_tax: P.total_tax,
+  total: P.total,
+  totals: P.totals,
+  warnings: Type.Array(PreviewWarning, {
+    description:
+      'What would not stop this preview but would stop or change the create: `company_incomplete` ' +
+      '(the company cannot issue yet in this mode; a draft, send: false, can still be recorded). ' +
+      '[] when there is nothing to say.',
+  }),
+});
+
 export const ListInvoicesQuery = Type.Object(
   {
     status: Type.Optional(
@@ -996,6 +1036,8 @@ nameSchemas({
   ProcessingError,
   DocumentSummary,
   Invoice: InvoiceObject,
+  InvoicePreview: InvoicePreviewObject,
+  InvoicePreviewWarning: PreviewWarning,
   TimelineEntry: TimelineEntryObject,
   TimelineList,
 });

@@ -64,6 +64,7 @@ import answerReceivedDocumentRoute from './routes/received-documents/answer.ts';
 import publicDataRoutes from './routes/public-data/index.ts';
 import companyProfileRoute from './routes/company/profile.ts';
 import webAppRoutes from './routes/web-app.ts';
+import reportRoutes from './routes/reports/index.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -253,6 +254,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   answerReceivedDocumentRoute,
   publicDataRoutes,
   companyProfileRoute,
+  reportRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

@@ -136,6 +136,17 @@ function documentResponse(status: number, r: JsonSchema, authenticated: boolean)
       },
     });
   }
+  if (r.type === 'string' && String(r.description).includes('application/zip')) {
+    return withHeaders({
+      description: r.description,
+      content: {
+        'application/zip': {
+          schema: { type: 'string', contentMediaType: 'application/zip' },
+          example: 'PK…',
+        },
+      },
+    });
+  }
   return withHeaders(Array.isArray(r.examples) ? r : { ...r, examples: [exampleOf(r)] });
 }
 

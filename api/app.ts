@@ -48,6 +48,7 @@ import eventRoutes from './routes/events/index.ts';
 import paymentRoutes from './routes/payments/index.ts';
 import { registerAdminAuth } from './plugins/admin-auth.ts';
 import { registerIdempotency } from './plugins/idempotency.ts';
+import { registerAudit } from './audit.ts';
 import { registerIssuingPolicy } from './issuing-policy.ts';
 import { registerBullBoard } from './plugins/bull-board.ts';
 import { registerRateLimit } from './rate-limit.ts';
@@ -65,6 +66,7 @@ import publicDataRoutes from './routes/public-data/index.ts';
 import companyProfileRoute from './routes/company/profile.ts';
 import webAppRoutes from './routes/web-app.ts';
 import reportRoutes from './routes/reports/index.ts';
+import auditRoutes from './routes/audit/index.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -210,6 +212,8 @@ async function registerCeremony(app: FastifyInstance, deps: AppDeps) {
   // What write routes share: who may issue, and the Idempotency-Key.
   registerIssuingPolicy(app, deps.db);
   registerIdempotency(app, deps.db);
+  // Every successful write becomes an audit event, recorded after its answer.
+  registerAudit(app, deps.db);
 
   // A POST without a body means "no options": validate it as an empty object.
   app.addHook('preValidation', async (request) => {
@@ -255,6 +259,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   publicDataRoutes,
   companyProfileRoute,
   reportRoutes,
+  auditRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

@@ -929,6 +929,61 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/invoices/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Preview an invoice: its lines and totals, nothing recorded
+     * @description Computes what POST /api/v1/invoices would record for the same body, without recording it: the same validation (the same 422 codes and fields), the same catalogue look-ups and the same totals, answered with `lines`, `totals` and the other figures in the invoice object’s shapes. No consecutivo is taken and nothing is stored (no invoice, event, outbox row or Idempotency-Key record). Previews every document type the create takes in its body: 01 factura, 04 tiquete, 09 factura de exportación and 08 factura electrónica de compra (with `supplier`). Debit and credit notes (POST /api/v1/invoices/{id}/notes, /api/v1/credit_notes) and payment receipts (10, issued by POST /api/v1/payments) have bodies of their own and are not previewed here. Checked only by the create: an `external_id` already used, the invoice `replaces` names, and (409) whether the company may issue, which the preview reports in `warnings` instead. Requires the `write:invoices or write:drafts` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['CreateInvoiceRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['InvoicePreview'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/invoices/{id}': {
     parameters: {
       query?: never;
@@ -2742,7 +2797,7 @@ export interface paths {
     put?: never;
     /**
      * Answer a received document (MensajeReceptor to Hacienda)
-     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices` scope.
+     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices or answer:received` scope.
      */
     post: {
       parameters: {
@@ -2881,6 +2936,181 @@ export interface paths {
         401: components['responses']['Unauthorized'];
         403: components['responses']['Forbidden'];
         404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reports/monthly': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The month's figures for the IVA return (D-104)
+     * @description Accepted documents whose issue date falls in the month in Costa Rica time, in colones (each foreign-currency document at its own exchange rate): ResumenFactura totals per document type, sales per IVA rate (gravadas, exentas, exoneradas, no sujetas) with their IVA, credit notes subtracting, other taxes, the IVA credited on received documents (the amount the company declared creditable in its accepted or partially accepted answer) and the D-104 lines with the balance. `format=csv` (or `Accept: text/csv`): text/csv in es-CR (`;`, decimal comma, UTF-8 BOM); `format=xlsx`: a workbook with a sheet per section and numeric colón cells. Requires the `read:reports` scope.
+     */
+    get: {
+      parameters: {
+        query: {
+          /**
+           * @description The month, `YYYY-MM`, in Costa Rica time (America/Costa_Rica, UTC-6)
+           * @example 2026-03
+           */
+          month: string;
+          /** @description json (default; `Accept: text/csv` also asks for csv), csv (es-CR: `;`, decimal comma, UTF-8 BOM) or xlsx */
+          format?: 'json' | 'csv' | 'xlsx';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MonthlyReport'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reports/monthly/archive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The month's documents in one ZIP
+     * @description Streamed as it is made: for every accepted document of the month (Costa Rica time) its signed XML, Hacienda's answer and its PDF (`emitidos/<clave>.xml`, `-respuesta.xml`, `.pdf`); every received document's XML and the company's answer with Hacienda's verdict (`recibidos/<clave>.xml`, `-mensaje-receptor.xml`, `-respuesta.xml`); and the month's report as `resumen.csv`. Requires the `read:reports` scope.
+     */
+    get: {
+      parameters: {
+        query: {
+          /**
+           * @description The month, `YYYY-MM`, in Costa Rica time (America/Costa_Rica, UTC-6)
+           * @example 2026-03
+           */
+          month: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description application/zip */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/zip': string;
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/audit_events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the audit log: who changed what, newest first
+     * @description Every successful write (POST, PUT, PATCH, DELETE answered 2xx) by a key or a person of the company in the caller's mode, plus sign-ins and sign-outs. Recorded just after the answer. Requires the `read:audit` scope.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @example invoices.create */
+          action?: string;
+          actor_type?: 'key' | 'user';
+          /** @description At or after this time */
+          since?: string;
+          /** @description Before this time */
+          until?: string;
+          /** @description Page size (1-100) */
+          limit?: number;
+          /** @description The next page: events older than this one */
+          starting_after?: string;
+          /** @description The previous page: events newer than this one (not with starting_after) */
+          ending_before?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AuditEventList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
         422: components['responses']['UnprocessableContent'];
         429: components['responses']['TooManyRequests'];
         503: components['responses']['ServiceUnavailable'];
@@ -3083,6 +3313,52 @@ export interface components {
     /** ApiKeyWithSecret */
     ApiKeyWithSecret: components['schemas']['ApiKey'] & {
       secret: string;
+    };
+    /** AuditActor */
+    AuditActor: {
+      /** @enum {string} */
+      type: 'key' | 'user';
+      /**
+       * @description The API key (key_…) or the person (usr_…)
+       * @example key_000000000001
+       */
+      id: string | null;
+      /** @description The key's or the person's name at the time */
+      name: string | null;
+    };
+    /** AuditEvent */
+    AuditEvent: {
+      /** @example aud_000000000001 */
+      id: string;
+      /** @enum {string} */
+      object: 'audit_event';
+      /** Format: date-time */
+      at: string;
+      livemode: boolean;
+      actor: components['schemas']['AuditActor'];
+      /**
+       * @description `<resource>.<verb>`: invoices.create, clients.update, webhook_endpoints.delete, invoices.send, keys.revoke, batches.create, session.create…
+       * @example invoices.create
+       */
+      action: string;
+      /** @description The resource acted on (null when there is none) */
+      target: {
+        /** @example invoice */
+        type: string;
+        /** @example inv_000000000042 */
+        id: string;
+      } | null;
+      ip: string | null;
+      /** @description The Request-Id of the request that did it */
+      request_id: string | null;
+    };
+    /** AuditEventList */
+    AuditEventList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['AuditEvent'][];
+      /** @description More items follow: ask again with starting_after = the last id */
+      has_more: boolean;
     };
     /** Batch */
     Batch: {
@@ -4276,6 +4552,68 @@ export interface components {
       /** @description More items follow: ask again with starting_after = the last id */
       has_more: boolean;
     };
+    /** InvoicePreview */
+    InvoicePreview: {
+      /** @enum {string} */
+      object: 'invoice_preview';
+      livemode: boolean;
+      /**
+       * @description 01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, 08 factura electrónica de compra, 09 factura electrónica de exportación, 10 recibo electrónico de pago
+       * @enum {string}
+       */
+      document_type: '01' | '02' | '03' | '04' | '08' | '09' | '10';
+      /** @description The receptor; null on a tiquete sold to no one in particular and on a factura electrónica de compra (whose emisor is `supplier`) */
+      client_id: string | null;
+      currency: string;
+      exchange_rate: string;
+      /** @description Where exchange_rate came from: request (given), hacienda_bccr (a dollar invoice without one took the BCCR's reference sell rate of its Costa Rica issue day, as Hacienda publishes it); null for CRC */
+      exchange_rate_source: string | null;
+      condition: string;
+      credit_days: number | null;
+      payment_methods: string[];
+      /** @description MedioPago: the payment methods and their amounts */
+      payments: {
+        method: string;
+        /** @description TotalMedioPago (2 decimals); null for a single payment stated without amount */
+        amount: string | null;
+        other: string | null;
+      }[];
+      /** @description OtrosCargos with their amounts (5 decimals) */
+      other_charges: {
+        code: string;
+        code_other: string | null;
+        detail: string;
+        percent: string | null;
+        amount: string;
+        third_party: {
+          id_type: string;
+          id_number: string;
+          name: string | null;
+        } | null;
+      }[];
+      lines: components['schemas']['InvoiceLine'][];
+      tax_breakdown: components['schemas']['TaxLine'][];
+      /** @example 1130.00 */
+      subtotal: string;
+      /** @example 1130.00 */
+      total_discount: string;
+      /** @example 1130.00 */
+      total_tax: string;
+      /** @example 1130.00 */
+      total: string;
+      totals: components['schemas']['DocumentSummary'];
+      /** @description What would not stop this preview but would stop or change the create: `company_incomplete` (the company cannot issue yet in this mode; a draft, send: false, can still be recorded). [] when there is nothing to say. */
+      warnings: components['schemas']['InvoicePreviewWarning'][];
+    };
+    /** InvoicePreviewWarning */
+    InvoicePreviewWarning: {
+      /** @example company_incomplete */
+      code: string;
+      message: {
+        es: string;
+        en: string;
+      };
+    };
     /**
      * LineDiscountInput
      * @example {
@@ -4301,6 +4639,34 @@ export interface components {
       codeOther?: string;
       /** @description NaturalezaDescuento; defaults to the code's name */
       nature?: string;
+    };
+    /** MonthlyReport */
+    MonthlyReport: {
+      /** @enum {string} */
+      object: 'monthly_report';
+      livemode: boolean;
+      month: string;
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      /** @enum {string} */
+      currency: 'CRC';
+      documents: components['schemas']['ReportDocumentsRow'][];
+      sales: components['schemas']['ReportSalesRow'][];
+      other_taxes: components['schemas']['ReportOtherTaxRow'][];
+      received: components['schemas']['ReportReceivedRow'][];
+      d104: components['schemas']['ReportLine'][];
+      totals: {
+        /** @example 1130.00 */
+        ventas: string;
+        /** @example 1130.00 */
+        iva_devengado: string;
+        /** @example 1130.00 */
+        iva_acreditable: string;
+        /** @example 1130.00 */
+        saldo: string;
+      };
     };
     /** Payment */
     Payment: {
@@ -4379,6 +4745,24 @@ export interface components {
         | 'api_key_revoked'
         | 'insufficient_scope'
         | 'plan_not_included'
+        | 'session_invalid'
+        | 'invalid_credentials'
+        | 'totp_required'
+        | 'invalid_totp'
+        | 'session_required'
+        | 'not_a_member'
+        | 'live_not_enabled'
+        | 'csrf_invalid'
+        | 'email_unconfirmed'
+        | 'owner_required'
+        | 'company_required'
+        | 'token_invalid'
+        | 'email_taken'
+        | 'last_owner'
+        | 'already_member'
+        | 'totp_already_enabled'
+        | 'totp_not_pending'
+        | 'company_exists'
         | 'admin_credentials_required'
         | 'resource_not_found'
         | 'route_not_found'
@@ -4415,6 +4799,7 @@ export interface components {
         | 'webhook_endpoint_limit'
         | 'activity_not_registered'
         | 'rate_limited'
+        | 'too_many_attempts'
         | 'auth_rate_limited'
         | 'headers_too_large'
         | 'internal_error'
@@ -4583,6 +4968,99 @@ export interface components {
       };
       items: components['schemas']['RejectionItem'][];
       raw: string | null;
+    };
+    /** ReportDocumentsRow */
+    ReportDocumentsRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /**
+       * @description How the document type moves the sales: adds, subtracts (credit notes) or listed only
+       * @enum {string}
+       */
+      effect: 'suma' | 'resta' | 'informativo';
+      documents: number;
+      /** @example 1130.00 */
+      total_gravado: string;
+      /** @example 1130.00 */
+      total_exento: string;
+      /** @example 1130.00 */
+      total_exonerado: string;
+      /** @example 1130.00 */
+      total_no_sujeto: string;
+      /** @example 1130.00 */
+      total_venta: string;
+      /** @example 1130.00 */
+      total_descuentos: string;
+      /** @example 1130.00 */
+      total_venta_neta: string;
+      /** @example 1130.00 */
+      total_impuesto: string;
+      /** @example 1130.00 */
+      total_iva_devuelto: string;
+      /** @example 1130.00 */
+      total_otros_cargos: string;
+      /** @example 1130.00 */
+      total_comprobante: string;
+    };
+    /** ReportLine */
+    ReportLine: {
+      /** @description ventas_13, iva_13, iva_devengado, iva_acreditable, saldo, … */
+      key: string;
+      label_es: string;
+      label_en: string;
+      /** @example 1130.00 */
+      amount: string;
+    };
+    /** ReportOtherTaxRow */
+    ReportOtherTaxRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /** @description CodigoImpuesto of the tax beside the IVA */
+      code: string;
+      /** @example 1130.00 */
+      amount: string;
+    };
+    /** ReportReceivedRow */
+    ReportReceivedRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /** @enum {string} */
+      answer: 'accepted' | 'partially_accepted' | 'rejected';
+      documents: number;
+      /** @example 1130.00 */
+      total: string;
+      /** @example 1130.00 */
+      total_tax: string;
+      /** @example 1130.00 */
+      iva_credit: string;
+    };
+    /** ReportSalesRow */
+    ReportSalesRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /**
+       * @description How the document type moves the sales: adds, subtracts (credit notes) or listed only
+       * @enum {string}
+       */
+      effect: 'suma' | 'resta' | 'informativo';
+      /** @description Rate key (13, 4, 2, 1, 0_5, 0) or exentas, exoneradas, no_sujetas, sin_iva */
+      category: string;
+      /** @description CodigoTarifaIVA, null: no IVA */
+      rate_code: string | null;
+      exonerated: boolean;
+      lines: number;
+      /** @example 1130.00 */
+      monto_total: string;
+      /** @example 1130.00 */
+      discounts: string;
+      /** @example 1130.00 */
+      sub_total: string;
+      /** @example 1130.00 */
+      iva: string;
+      /** @example 1130.00 */
+      iva_exonerated: string;
+      /** @example 1130.00 */
+      iva_net: string;
     };
     /** RollKeyRequest */
     RollKeyRequest: {
@@ -5038,6 +5516,9 @@ export type AnswerReceivedDocumentRequest = components['schemas']['AnswerReceive
 export type ApiKey = components['schemas']['ApiKey'];
 export type ApiKeyList = components['schemas']['ApiKeyList'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
+export type AuditActor = components['schemas']['AuditActor'];
+export type AuditEvent = components['schemas']['AuditEvent'];
+export type AuditEventList = components['schemas']['AuditEventList'];
 export type Batch = components['schemas']['Batch'];
 export type BatchItem = components['schemas']['BatchItem'];
 export type Cabys = components['schemas']['Cabys'];
@@ -5066,7 +5547,10 @@ export type InvoiceEmail = components['schemas']['InvoiceEmail'];
 export type InvoiceLine = components['schemas']['InvoiceLine'];
 export type InvoiceLineInput = components['schemas']['InvoiceLineInput'];
 export type InvoiceList = components['schemas']['InvoiceList'];
+export type InvoicePreview = components['schemas']['InvoicePreview'];
+export type InvoicePreviewWarning = components['schemas']['InvoicePreviewWarning'];
 export type LineDiscountInput = components['schemas']['LineDiscountInput'];
+export type MonthlyReport = components['schemas']['MonthlyReport'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
 export type Problem = components['schemas']['Problem'];
@@ -5077,6 +5561,11 @@ export type RedeliverRequest = components['schemas']['RedeliverRequest'];
 export type Redelivery = components['schemas']['Redelivery'];
 export type RejectionItem = components['schemas']['RejectionItem'];
 export type RejectionReason = components['schemas']['RejectionReason'];
+export type ReportDocumentsRow = components['schemas']['ReportDocumentsRow'];
+export type ReportLine = components['schemas']['ReportLine'];
+export type ReportOtherTaxRow = components['schemas']['ReportOtherTaxRow'];
+export type ReportReceivedRow = components['schemas']['ReportReceivedRow'];
+export type ReportSalesRow = components['schemas']['ReportSalesRow'];
 export type RollKeyRequest = components['schemas']['RollKeyRequest'];
 export type Service = components['schemas']['Service'];
 export type ServiceList = components['schemas']['ServiceList'];

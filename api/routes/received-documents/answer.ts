@@ -4,7 +4,8 @@
 // domain/received-answer.ts (422 validation_failed, naming the field). The answer is recorded once
 // with its job (through the outbox) and answered 202; the worker signs, sends and polls it
 // (jobs/received-answers/answer.ts) and `received_document.answered` tells the verdict. A second answer
-// request, whatever it says, is 409 already_answered and changes nothing.
+// request, whatever it says, is 409 already_answered and changes nothing. Scope write:invoices or
+// answer:received (a role that answers received documents without issuing, e.g. an accountant).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requestAnswer } from '../../../db/queries/received-documents.ts';
@@ -25,7 +26,7 @@ export default async function answerReceivedDocumentRoute(
   app.post(
     '/api/v1/received_documents/:id/answer',
     {
-      config: { scope: 'write:invoices' },
+      config: { anyScope: ['write:invoices', 'answer:received'] },
       schema: {
         tags: ['received documents'],
         summary: 'Answer a received document (MensajeReceptor to Hacienda)',

@@ -67,6 +67,7 @@ import companyProfileRoute from './routes/company/profile.ts';
 import webAppRoutes from './routes/web-app.ts';
 import reportRoutes from './routes/reports/index.ts';
 import auditRoutes from './routes/audit/index.ts';
+import companyCredentialRoutes from './routes/company/credentials.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -260,6 +261,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   companyProfileRoute,
   reportRoutes,
   auditRoutes,
+  companyCredentialRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

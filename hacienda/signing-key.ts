@@ -34,7 +34,8 @@ export type SigningKeyErrorCode =
   | 'unsupported_key'
   | 'no_certificate'
   | 'certificate_expired'
-  | 'certificate_not_yet_valid';
+  | 'certificate_not_yet_valid'
+  | 'certificate_other_taxpayer';
 
 /** A .p12 or certificate that cannot be used for signing; `code` is stable for API/CLI messages. */
 export class SigningKeyError extends Error {
@@ -387,4 +388,26 @@ function escapeDnValue(value: string): string {
     .replace(/[\\,+"<>;=]/g, (c) => `\\${c}`)
     .replace(/^[ #]/, (c) => `\\${c}`)
     .replace(/ $/, '\\ ');
+}
+
+/**
+ * A company's .p12 checked as it is handed in (the API and the command-line tool): it opens with
+ * the PIN, its certificate is current at `at`, and it carries the company's identification (a
+ * certificate of another taxpayer would have every document rejected). Throws SigningKeyError.
+ */
+export function openCompanyP12(
+  p12: Buffer,
+  pin: string,
+  company: { idType: string; idNumber: string },
+  at: Date = new Date(),
+): { material: SigningMaterial; info: CertificateInfo } {
+  const material = readP12(p12, pin);
+  const cert = material.certificateChain[0]!;
+  assertCertificateCurrent(cert, at);
+  if (!certificateBelongsTo(cert, company))
+    throw new SigningKeyError(
+      'certificate_other_taxpayer',
+      `The certificate does not belong to ${company.idNumber}; Hacienda would reject every document`,
+    );
+  return { material, info: certificateInfo(cert) };
 }

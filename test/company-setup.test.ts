@@ -2,14 +2,30 @@
 // Hacienda API user (tested against an in-process Hacienda simulator's IDP), its logo, its
 // branches and terminals, and the go-live checklist. Every refused input changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createTestCertificate } from '../hacienda/test-certificates.ts';
+import { buildSimulator } from '../simulator/app.ts';
 import { call, createTestCompany, createTestKey, startTestApp, type TestApp } from './helpers/app.ts';
 
 let t: TestApp;
 let companyId: number;
 let key: string;
+/** Hacienda's IDP for both modes: a simulator that knows two users. */
+let idp: FastifyInstance;
+const SANDBOX_USER = 'cpj-3-101-123456@stag.comprobanteselectronicos.go.cr';
+const LIVE_USER = 'cpj-3-101-123456@prod.comprobanteselectronicos.go.cr';
 
 beforeAll(async () => {
-  t = await startTestApp();
+  idp = await buildSimulator({
+    admin: false,
+    logger: false,
+    users: { [SANDBOX_USER]: 'clave-sandbox', [LIVE_USER]: 'clave-produccion' },
+  });
+  const idpUrl = await idp.listen({ port: 0, host: '127.0.0.1' });
+  t = await startTestApp({
+    HACIENDA_SANDBOX_IDP_URL: `${idpUrl}/auth/realms/rut-stag/protocol/openid-connect/token`,
+    HACIENDA_PROD_IDP_URL: `${idpUrl}/auth/realms/rut/protocol/openid-connect/token`,
+  });
   companyId = (await createTestCompany(t.db, { idNumber: '3101123456', legalName: 'Servicios Ejemplo S.A.' }))
     .id;
   key = (await createTestKey(t.db, companyId)).secret;
@@ -17,7 +33,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
+  await idp?.close();
 });
+
+const credentialsRow = (livemode: boolean) =>
+  t.db('company_credentials').where({ companyId, livemode }).first();
 
 const companyRow = () => t.db('companies').where({ id: companyId }).first();
 
@@ -109,5 +129,123 @@ describe('PATCH /api/v1/company', () => {
     const empty = await call(t.app, 'PATCH', '/api/v1/company', { key, body: {} });
     expect(empty.statusCode).toBe(422);
     expect(await companyRow()).toEqual(before);
+  });
+});
+
+describe('PUT /api/v1/company/certificate', () => {
+  const put = (body: unknown) => call(t.app, 'PUT', '/api/v1/company/certificate', { key, body });
+  const b64 = (b: Buffer) => b.toString('base64');
+  const company = { idType: '02', idNumber: '3101123456', name: 'SERVICIOS EJEMPLO SOCIEDAD ANONIMA' };
+
+  it('stores a current .p12 of the company, sealed, and answers its subject and expiry', async () => {
+    const cert = await createTestCertificate({ ...company, pin: '4321' });
+    const res = await put({ mode: 'live', p12_base64: b64(cert.p12), pin: '4321' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ mode: 'live', subject: expect.stringContaining('CPJ-3-101-123456') });
+    expect(new Date(res.json().not_after).getTime()).toBeGreaterThan(Date.now());
+    const row = await credentialsRow(true);
+    expect(row.signingKeyEnc.length).toBeGreaterThan(1000);
+    expect(row.signingKeyEnc.includes(cert.material.privateKeyPkcs8.subarray(0, 64))).toBe(false);
+    const shown = (await call(t.app, 'GET', '/api/v1/company', { key })).json();
+    expect(shown.certificate).toBeNull(); // a sandbox key sees its own mode
+    expect(res.body).not.toContain(b64(cert.p12).slice(0, 40));
+  });
+
+  it('refuses garbage, a wrong PIN, an expired certificate and another taxpayer’s, storing nothing', async () => {
+    const before = await credentialsRow(false);
+    const now = Date.now();
+    const good = await createTestCertificate({ ...company, pin: '1111' });
+    const expired = await createTestCertificate({
+      ...company,
+      pin: '1111',
+      notBefore: new Date(now - 800 * 86_400_000),
+      notAfter: new Date(now - 86_400_000),
+    });
+    const future = await createTestCertificate({
+      ...company,
+      pin: '1111',
+      notBefore: new Date(now + 86_400_000),
+      notAfter: new Date(now + 700 * 86_400_000),
+    });
+    const other = await createTestCertificate({ ...company, idNumber: '3101654321', pin: '1111' });
+    const cases: [unknown, string, string][] = [
+      [
+        { mode: 'test', p12_base64: b64(Buffer.from('esto no es un p12')), pin: '1111' },
+        'p12_unreadable',
+        '/p12_base64',
+      ],
+      [{ mode: 'test', p12_base64: '@@@ no base64', pin: '1111' }, 'p12_unreadable', '/p12_base64'],
+      [{ mode: 'test', p12_base64: b64(good.p12), pin: '9999' }, 'p12_wrong_pin', '/pin'],
+      [{ mode: 'test', p12_base64: b64(expired.p12), pin: '1111' }, 'certificate_expired', '/p12_base64'],
+      [
+        { mode: 'test', p12_base64: b64(future.p12), pin: '1111' },
+        'certificate_not_yet_valid',
+        '/p12_base64',
+      ],
+      [
+        { mode: 'test', p12_base64: b64(other.p12), pin: '1111' },
+        'certificate_other_taxpayer',
+        '/p12_base64',
+      ],
+    ];
+    for (const [body, code, path] of cases) {
+      const res = await put(body);
+      expect(res.statusCode, `${code}: ${res.body}`).toBe(422);
+      expect(res.json().code).toBe(code);
+      expect(res.json().errors[0].path).toBe(path);
+      expect(res.json().detail).toMatch(/no se guardó nada/);
+    }
+    expect(await credentialsRow(false)).toEqual(before);
+    const reader = (await createTestKey(t.db, companyId, { scopes: ['read:company', 'manage:keys'] })).secret;
+    const refused = await call(t.app, 'PUT', '/api/v1/company/certificate', {
+      key: reader,
+      body: { mode: 'test', p12_base64: b64(good.p12), pin: '1111' },
+    });
+    expect(refused.statusCode).toBe(403);
+  });
+});
+
+describe('Hacienda credentials', () => {
+  const put = (body: unknown) => call(t.app, 'PUT', '/api/v1/company/hacienda_credentials', { key, body });
+  const retest = (mode: string) =>
+    call(t.app, 'POST', '/api/v1/company/hacienda_credentials/test', { key, body: { mode } });
+
+  it('stores them once Hacienda’s IDP of the mode accepts them, the password sealed', async () => {
+    const res = await put({ mode: 'live', username: LIVE_USER, password: 'clave-produccion' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ mode: 'live', username: LIVE_USER });
+    const row = await credentialsRow(true);
+    expect(row.haciendaUsername).toBe(LIVE_USER);
+    expect(row.haciendaPasswordEnc.toString('latin1')).not.toContain('clave-produccion');
+    expect(row.haciendaVerifiedAt.toISOString()).toBe(res.json().verified_at);
+    const again = await retest('live');
+    expect(again.statusCode, again.body).toBe(200);
+    expect(new Date(again.json().verified_at).getTime()).toBeGreaterThanOrEqual(
+      row.haciendaVerifiedAt.getTime(),
+    );
+  });
+
+  it('a refused password is 422 and stores nothing; a missing user cannot be re-tested', async () => {
+    const before = await credentialsRow(true);
+    const res = await put({ mode: 'live', username: LIVE_USER, password: 'otra-clave' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'hacienda_credentials_rejected', idp_error: 'invalid_grant' });
+    expect(res.json().errors[0].path).toBe('/password');
+    expect(await credentialsRow(true)).toEqual(before);
+    const missing = await retest('test');
+    expect(missing.statusCode).toBe(409);
+    expect(missing.json().code).toBe('hacienda_credentials_missing');
+  });
+
+  it('an unreachable IDP is 503 and stores nothing', async () => {
+    await idp.close();
+    const before = await credentialsRow(true);
+    const res = await put({ mode: 'live', username: LIVE_USER, password: 'nueva-clave' });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json().code).toBe('hacienda_unavailable');
+    expect(res.headers['retry-after']).toBeDefined();
+    const again = await retest('live');
+    expect(again.statusCode).toBe(503);
+    expect(await credentialsRow(true)).toEqual(before);
   });
 });

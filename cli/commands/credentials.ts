@@ -5,33 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { saveHaciendaCredentials, saveSigningKey } from '../../db/queries/credentials.ts';
 import { getCompany } from '../../db/queries/companies.ts';
 import { createService } from '../../db/queries/services.ts';
-import { seal, sealSigningMaterial } from '../../hacienda/secret-box.ts';
-import {
-  certificateBelongsTo,
-  certificateInfo,
-  readP12,
-  SigningKeyError,
-  type SigningMaterial,
-} from '../../hacienda/signing-key.ts';
+import { openCompanyP12, SigningKeyError, type SigningMaterial } from '../../hacienda/signing-key.ts';
+import { storeHaciendaCredentials, storeSigningMaterial } from '../../operations/company-credentials.ts';
 import { createTestCertificate } from '../../hacienda/test-certificates.ts';
 import { CliError, output, parseIdArg, parseMode, withContext, type CliContext } from '../context.ts';
 
-async function storeMaterial(
-  ctx: CliContext,
-  companyId: number,
-  livemode: boolean,
-  material: SigningMaterial,
-) {
-  const cert = material.certificateChain[0]!;
-  const info = certificateInfo(cert);
-  await saveSigningKey(ctx.db, companyId, livemode, sealSigningMaterial(ctx.config.secretsKey, material), {
-    subject: info.subject,
-    notAfter: info.notAfter,
-  });
-  return info;
+function storeMaterial(ctx: CliContext, companyId: number, livemode: boolean, material: SigningMaterial) {
+  return storeSigningMaterial(ctx.db, ctx.config.secretsKey, companyId, livemode, material);
 }
 
 /** Sandbox-ready demo data for a company created with --demo. */
@@ -43,13 +25,11 @@ export async function setUpDemoCompany(ctx: CliContext, companyId: number): Prom
     name: company.legalName,
   });
   await storeMaterial(ctx, companyId, false, cert.material);
-  await saveHaciendaCredentials(
-    ctx.db,
-    companyId,
-    false,
-    `cpj-${company.idNumber}@stag.comprobanteselectronicos.go.cr`,
-    seal(ctx.config.secretsKey, Buffer.from(randomBytes(18).toString('base64url'))),
-  );
+  await storeHaciendaCredentials(ctx.db, ctx.config.secretsKey, companyId, false, {
+    username: `cpj-${company.idNumber}@stag.comprobanteselectronicos.go.cr`,
+    password: randomBytes(18).toString('base64url'),
+    verifiedAt: null,
+  });
   const tenant = { companyId, livemode: false };
   await createService(ctx.db, tenant, {
     cabys: '8314100000200',
@@ -80,23 +60,23 @@ export function registerCredentialCommands(company: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { company: string; p12: string; pin: string; mode: string; json?: boolean }) => {
       const livemode = parseMode(opts.mode);
-      let material: SigningMaterial;
-      try {
-        material = readP12(readFileSync(opts.p12), opts.pin);
-      } catch (err) {
-        if (err instanceof SigningKeyError) throw new CliError(`--p12: ${err.message}`);
-        throw new CliError(`--p12: cannot read ${opts.p12}: ${(err as Error).message}`);
-      }
+      const p12 = (() => {
+        try {
+          return readFileSync(opts.p12);
+        } catch (err) {
+          throw new CliError(`--p12: cannot read ${opts.p12}: ${(err as Error).message}`);
+        }
+      })();
       await withContext(async (ctx) => {
         const companyId = parseIdArg('company', opts.company, '--company');
         const c = await getCompany(ctx.db, companyId);
         if (!c) throw new CliError(`--company: no company ${opts.company}`);
-        if (
-          !certificateBelongsTo(material.certificateChain[0]!, { idType: c.idType, idNumber: c.idNumber })
-        ) {
-          throw new CliError(
-            `--p12: the certificate does not belong to ${c.idNumber}; Hacienda would reject every document`,
-          );
+        let material: SigningMaterial;
+        try {
+          material = openCompanyP12(p12, opts.pin, c).material;
+        } catch (err) {
+          if (err instanceof SigningKeyError) throw new CliError(`--p12: ${err.message}`);
+          throw err;
         }
         const info = await storeMaterial(ctx, companyId, livemode, material);
         const out = {
@@ -129,13 +109,11 @@ export function registerCredentialCommands(company: Command): void {
           const companyId = parseIdArg('company', opts.company, '--company');
           if (!(await getCompany(ctx.db, companyId)))
             throw new CliError(`--company: no company ${opts.company}`);
-          await saveHaciendaCredentials(
-            ctx.db,
-            companyId,
-            livemode,
-            opts.username,
-            seal(ctx.config.secretsKey, Buffer.from(opts.password, 'utf8')),
-          );
+          await storeHaciendaCredentials(ctx.db, ctx.config.secretsKey, companyId, livemode, {
+            username: opts.username,
+            password: opts.password,
+            verifiedAt: null,
+          });
           output(
             opts.json,
             { company: opts.company, livemode, username: opts.username },

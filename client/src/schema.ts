@@ -3124,6 +3124,184 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/company/certificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Store the company's signing certificate (.p12) for a mode
+     * @description Checked on the spot: it opens with the PIN (422 p12_unreadable, p12_wrong_pin), it is current (certificate_expired, certificate_not_yet_valid) and it carries the company's identification (certificate_other_taxpayer). Stored encrypted; replaces the one the mode had. Requires the `manage:company` scope.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+            /** @description The .p12 (llave criptográfica) Hacienda issued, base64 */
+            p12_base64: string;
+            /** @description Its PIN */
+            pin: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CompanyCertificate'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/hacienda_credentials': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Store the company's Hacienda API user for a mode, once Hacienda's IDP accepts it
+     * @description Tried first on Hacienda's IDP of the mode (the sandbox simulator's for test): 422 hacienda_credentials_rejected when refused, 503 hacienda_unavailable when it cannot be reached; nothing is stored in both cases. The password is stored encrypted and never shown. Requires the `manage:company` scope.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+            /** @example cpj-3-101-123456@prod.comprobanteselectronicos.go.cr */
+            username: string;
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HaciendaCredentials'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/hacienda_credentials/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Try the stored Hacienda API user of a mode on Hacienda's IDP again
+     * @description 200 when accepted (verified_at renewed); 422 hacienda_credentials_rejected when refused (the credentials count as unverified); 503 when the IDP cannot be reached (nothing changes); 409 hacienda_credentials_missing when none are stored. Requires the `manage:company` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HaciendaCredentials'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -3592,6 +3770,14 @@ export interface components {
       live_enabled: boolean;
       /** Format: date-time */
       created_at: string;
+    };
+    /** CompanyCertificate */
+    CompanyCertificate: {
+      /** @description test: the sandbox (the Hacienda simulator); live: production */
+      mode: 'test' | 'live';
+      subject: string;
+      /** Format: date-time */
+      not_after: string;
     };
     /** CreateClientRequest */
     CreateClientRequest: {
@@ -4197,6 +4383,17 @@ export interface components {
       /** @example must be number,string */
       message: string;
     };
+    /** HaciendaCredentials */
+    HaciendaCredentials: {
+      /** @description test: the sandbox (the Hacienda simulator); live: production */
+      mode: 'test' | 'live';
+      username: string;
+      /**
+       * Format: date-time
+       * @description When Hacienda's IDP accepted them
+       */
+      verified_at: string;
+    };
     /**
      * HaciendaWarning
      * @example {
@@ -4798,6 +4995,17 @@ export interface components {
         | 'receptor_mismatch'
         | 'webhook_endpoint_limit'
         | 'activity_not_registered'
+        | 'p12_unreadable'
+        | 'p12_wrong_pin'
+        | 'certificate_expired'
+        | 'certificate_not_yet_valid'
+        | 'certificate_other_taxpayer'
+        | 'hacienda_credentials_rejected'
+        | 'logo_invalid'
+        | 'logo_too_large'
+        | 'hacienda_credentials_missing'
+        | 'branch_exists'
+        | 'go_live_checklist_incomplete'
         | 'rate_limited'
         | 'too_many_attempts'
         | 'auth_rate_limited'
@@ -5527,6 +5735,7 @@ export type CabysSearchResult = components['schemas']['CabysSearchResult'];
 export type Client = components['schemas']['Client'];
 export type ClientList = components['schemas']['ClientList'];
 export type Company = components['schemas']['Company'];
+export type CompanyCertificate = components['schemas']['CompanyCertificate'];
 export type CreateClientRequest = components['schemas']['CreateClientRequest'];
 export type CreateInvoiceRequest = components['schemas']['CreateInvoiceRequest'];
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
@@ -5541,6 +5750,7 @@ export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
 export type ExchangeRate = components['schemas']['ExchangeRate'];
 export type FieldError = components['schemas']['FieldError'];
+export type HaciendaCredentials = components['schemas']['HaciendaCredentials'];
 export type HaciendaWarning = components['schemas']['HaciendaWarning'];
 export type Invoice = components['schemas']['Invoice'];
 export type InvoiceEmail = components['schemas']['InvoiceEmail'];

@@ -28,15 +28,35 @@ export async function saveHaciendaCredentials(
   livemode: boolean,
   username: string,
   sealedPassword: Buffer,
+  /** When Hacienda's IDP accepted them (null: stored untested, as the command-line tool does). */
+  verifiedAt: Date | null = null,
 ): Promise<void> {
   await db('company_credentials')
-    .insert({ companyId, livemode, haciendaUsername: username, haciendaPasswordEnc: sealedPassword })
+    .insert({
+      companyId,
+      livemode,
+      haciendaUsername: username,
+      haciendaPasswordEnc: sealedPassword,
+      haciendaVerifiedAt: verifiedAt,
+    })
     .onConflict(['company_id', 'livemode'])
-    .merge(['hacienda_username', 'hacienda_password_enc', 'updated_at']);
+    .merge(['hacienda_username', 'hacienda_password_enc', 'hacienda_verified_at', 'updated_at']);
+}
+
+/** The stored credentials of the mode were tested: accepted (now) or refused (null). */
+export async function setHaciendaVerified(
+  db: Knex,
+  companyId: number,
+  livemode: boolean,
+  verifiedAt: Date | null,
+): Promise<void> {
+  await db('company_credentials').where({ companyId, livemode }).update({ haciendaVerifiedAt: verifiedAt });
 }
 
 export interface CredentialsRow {
   signingKeyEnc: Buffer | null;
+  certificateNotAfter: Date | null;
+  haciendaVerifiedAt: Date | null;
   haciendaUsername: string | null;
   haciendaPasswordEnc: Buffer | null;
   updatedAt: Date;

@@ -16,6 +16,8 @@ export type {
   SubmitResult,
 } from './reception-client.ts';
 export { submitAndConfirm } from './submit-and-confirm.ts';
+export { checkHaciendaCredentials } from './credentials-check.ts';
+export type { CredentialsCheckOptions } from './credentials-check.ts';
 export type { Confirmed, SubmitAndConfirmOptions } from './submit-and-confirm.ts';
 export { systemClock } from './http.ts';
 export type { Clock, FetchLike, RateLimitInfo } from './http.ts';

@@ -56,6 +56,11 @@ export function Status({ kind, children }: { kind: 'error' | 'info' | 'success';
   );
 }
 
+/** A refusal of the page itself (a file not chosen…): its message is shown as it is. */
+export class FormError extends Error {
+  override readonly name = 'FormError';
+}
+
 /** The readable message of a failure: the API's explanation, or a network message. */
 export function useErrorText(): (err: unknown) => string {
   const { t } = useTranslation();
@@ -66,6 +71,7 @@ export function useErrorText(): (err: unknown) => string {
         return known || err.detail;
       }
       if (err instanceof NetworkError) return t('errors.network');
+      if (err instanceof FormError) return err.message;
       return t('errors.unexpected');
     },
     [t],

@@ -28,7 +28,9 @@ import keyRoutes from './routes/keys/index.ts';
 import companyRoutes from './routes/company/index.ts';
 import createClientRoute from './routes/clients/create.ts';
 import readClientRoutes from './routes/clients/read.ts';
+import updateClientRoutes from './routes/clients/update.ts';
 import serviceRoutes from './routes/services/index.ts';
+import updateServiceRoutes from './routes/services/update.ts';
 import cabysRoutes from './routes/cabys/index.ts';
 import createInvoiceRoute from './routes/invoices/create.ts';
 import previewInvoiceRoute from './routes/invoices/preview.ts';
@@ -234,8 +236,10 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   keyRoutes,
   companyRoutes,
   createClientRoute,
+  updateClientRoutes,
   readClientRoutes,
   serviceRoutes,
+  updateServiceRoutes,
   cabysRoutes,
   createInvoiceRoute,
   previewInvoiceRoute,

@@ -27,6 +27,9 @@ export const EVENT_KINDS = [
   // Hacienda (received_document.answered, with the result sent and Hacienda's verdict).
   'received_document.created',
   'received_document.answered',
+  // A test sent on request to one endpoint (POST /api/v1/webhook_endpoints/{id}/test), to that
+  // endpoint only: never fanned out to the others, whatever they subscribe to.
+  'webhook_endpoint.test',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -6,6 +6,7 @@ import dns from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { open } from '../hacienda/secret-box.ts';
 import { call, createTestCompany, createTestKey, startTestApp, type TestApp } from './helpers/app.ts';
+import { startReceiver } from './helpers/webhook-receiver.ts';
 
 let t: TestApp;
 let companyId: number;
@@ -376,5 +377,83 @@ describe('events', () => {
     expect(
       (await call(t.app, 'POST', `/api/v1/events/${ids[0]}/redeliver`, { key: otherKey })).statusCode,
     ).toBe(404);
+  });
+});
+
+describe('POST /api/v1/webhook_endpoints/{id}/test', () => {
+  it('sends a signed webhook_endpoint.test now, answers its delivery and lists it, reaching no other endpoint', async () => {
+    const r = await startReceiver();
+    const bystander = await startReceiver();
+    try {
+      const ep = (await create(key, { url: `${r.url}/hooks`, events: ['invoice.paid'] })).json();
+      r.secrets.push(ep.secret);
+      await create(key, { url: `${bystander.url}/all`, events: ['*'] });
+      const outbox = Number((await t.db('outbox').count('* as n'))[0]!.n);
+
+      const res = await call(t.app, 'POST', `/api/v1/webhook_endpoints/${ep.id}/test`, { key });
+      expect(res.statusCode, res.body).toBe(200);
+      const d = res.json();
+      expect(d).toMatchObject({
+        object: 'webhook_delivery',
+        event: 'webhook_endpoint.test',
+        endpoint_id: ep.id,
+        status: 'delivered',
+        attempt_count: 1,
+        last_status_code: 200,
+      });
+      expect(d.attempts).toHaveLength(1);
+      expect(d.attempts[0]).toMatchObject({ status_code: 200 });
+      expect(typeof d.attempts[0].duration_ms).toBe('number');
+
+      expect(r.received).toHaveLength(1);
+      const got = r.received[0]!;
+      expect(got.verified.ok).toBe(true);
+      expect(got.body).toMatchObject({ id: d.event_id, event: 'webhook_endpoint.test' });
+      expect(got.body.data).toMatchObject({ endpoint_id: ep.id });
+      expect(got.headers['service-delivery-id']).toBe(d.id);
+      expect(got.headers['service-event-id']).toBe(d.event_id);
+      expect(got.headers['service-delivery-attempt']).toBe('1');
+
+      const listed = await call(t.app, 'GET', `/api/v1/webhook_endpoints/${ep.id}/deliveries`, { key });
+      expect(listed.json().data[0]).toEqual(d);
+      // Never dispatched: no outbox row, nothing to the endpoint subscribed to everything.
+      expect(Number((await t.db('outbox').count('* as n'))[0]!.n)).toBe(outbox);
+      expect(bystander.received).toHaveLength(0);
+    } finally {
+      await r.close();
+      await bystander.close();
+    }
+  });
+
+  it('records a refused test as a failed delivery with the receiver status, without retrying it', async () => {
+    const r = await startReceiver();
+    try {
+      r.respond = () => 503;
+      const ep = (await create(key, { url: `${r.url}/down`, events: ['invoice.paid'] })).json();
+      const res = await call(t.app, 'POST', `/api/v1/webhook_endpoints/${ep.id}/test`, { key });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({
+        status: 'failed',
+        last_status_code: 503,
+        attempt_count: 1,
+        next_attempt_at: null,
+      });
+      await r.stop();
+      const refused = await call(t.app, 'POST', `/api/v1/webhook_endpoints/${ep.id}/test`, { key });
+      expect(refused.json()).toMatchObject({ status: 'failed', last_status_code: null });
+      expect(refused.json().last_error).toBeTruthy();
+      expect(r.received).toHaveLength(1);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("is 404 for another company's endpoint and 403 without manage:webhooks", async () => {
+    const ep = (await create(key, { url: 'http://localhost:9999/x', events: ['invoice.paid'] })).json();
+    const other = await call(t.app, 'POST', `/api/v1/webhook_endpoints/${ep.id}/test`, { key: otherKey });
+    expect(other.statusCode).toBe(404);
+    const reader = (await createTestKey(t.db, companyId, { scopes: ['read:invoices'] })).secret;
+    const denied = await call(t.app, 'POST', `/api/v1/webhook_endpoints/${ep.id}/test`, { key: reader });
+    expect(denied.statusCode).toBe(403);
   });
 });

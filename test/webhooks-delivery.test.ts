@@ -83,9 +83,11 @@ const deliveries = async (endpointId: string) =>
 // receptor-email events, which need a company with email delivery on and an SMTP server
 // (test/invoice-email.test.ts delivers those), and invoice.retried, which needs a flow stopped
 // before Hacienda (test/invoice-retry.test.ts), and received_document.*, which need a supplier's
-// signed document (test/received-documents.test.ts delivers those).
+// signed document (test/received-documents.test.ts delivers those), and webhook_endpoint.test, sent
+// only on request to one endpoint (test/webhooks-api.test.ts).
 const PRODUCED = EVENT_KINDS.filter(
   (k) =>
+    k !== 'webhook_endpoint.test' &&
     k !== 'invoice.emailed' &&
     k !== 'email.failed' &&
     k !== 'invoice.retried' &&

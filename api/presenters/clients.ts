@@ -31,6 +31,7 @@ export function clientObject(c: Client): ClientJson {
     foreign_address: c.foreignAddress ?? null,
     balance: money2(c.balance),
     metadata: c.metadata,
+    archived: Boolean(c.archivedAt),
     livemode: c.livemode,
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),

@@ -36,6 +36,7 @@ export function serviceObject(s: Service): ServiceJson {
     ),
     price: servicePrice(s.price),
     commercial_code: s.commercialCode,
+    archived: Boolean(s.archivedAt),
     livemode: s.livemode,
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),

@@ -1,5 +1,5 @@
 // Client resource schemas (request and response). Lengths follow Hacienda v4.4.
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { Decimal2, Limit, Timestamp, nameSchemas } from './common.ts';
 
 export const AddressInput = Type.Object(
@@ -76,6 +76,31 @@ export const CreateClientBody = Type.Object(
   },
 );
 
+const nullable = <T extends TSchema>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
+const C = CreateClientBody.properties;
+
+/**
+ * PATCH /api/v1/clients/{id}: any of the create's fields; those given replace the client's (null
+ * clears an optional one; `addresses` replaces them all), the result checked like a create.
+ */
+export const UpdateClientBody = Type.Object(
+  {
+    cedula: Type.Optional(C.cedula),
+    identification_type: C.identification_type,
+    lookup: C.lookup,
+    name: C.name,
+    commercial_name: nullable(Type.String({ minLength: 3, maxLength: 80 })),
+    email: nullable(Type.String({ format: 'email', maxLength: 160 })),
+    phone: nullable(Type.String({ pattern: '^\\d{8,20}$', description: '8 to 20 digits' })),
+    phone_country_code: Type.Optional(Type.String({ pattern: '^\\d{1,3}$' })),
+    activity_code: nullable(Type.String({ pattern: '^\\d{6}$' })),
+    addresses: C.addresses,
+    foreign_address: nullable(Type.String({ minLength: 5, maxLength: 300 })),
+    metadata: C.metadata,
+  },
+  { additionalProperties: false, examples: [{ email: 'cuentas@valle.example', phone: '22223333' }] },
+);
+
 export const Address = Type.Object({
   provincia: Type.String(),
   canton: Type.String(),
@@ -100,6 +125,11 @@ export const ClientObject = Type.Object({
   foreign_address: Type.Union([Type.String(), Type.Null()]),
   balance: Decimal2,
   metadata: Type.Record(Type.String(), Type.String()),
+  archived: Type.Boolean({
+    description:
+      'Archived: left out of lists and searches (unless include_archived=true) and refused for new ' +
+      'documents (422 client_archived); the documents already issued keep naming it',
+  }),
   livemode: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -113,6 +143,9 @@ export const ListClientsQuery = Type.Object(
     balance_lte: Type.Optional(Type.String({ pattern: '^-?\\d{1,13}(\\.\\d{1,5})?$' })),
     limit: Type.Optional(Limit),
     starting_after: Type.Optional(Type.String({ pattern: '^cli_\\d{12}$' })),
+    include_archived: Type.Optional(
+      Type.Boolean({ default: false, description: 'List archived ones too (left out by default)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -121,6 +154,7 @@ export const ListClientsQuery = Type.Object(
 nameSchemas({
   AddressInput,
   CreateClientRequest: CreateClientBody,
+  UpdateClientRequest: UpdateClientBody,
   Address,
   Client: ClientObject,
 });

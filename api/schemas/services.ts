@@ -54,6 +54,27 @@ export const CreateServiceBody = Type.Object(
   },
 );
 
+const S = CreateServiceBody.properties;
+
+/**
+ * PATCH /api/v1/services/{id}: any of the create's fields; those given replace the service's
+ * (`commercial_code: null` clears it, `taxes: []` removes the default taxes), checked like a create.
+ * Documents already issued keep the lines they were issued with.
+ */
+export const UpdateServiceBody = Type.Object(
+  {
+    cabys: Type.Optional(S.cabys),
+    description: Type.Optional(S.description),
+    unit: Type.Optional(S.unit),
+    tax_code: Type.Optional(Type.String({ enum: [...IVA_TAX_CODES] })),
+    iva_rate_code: Type.Optional(S.iva_rate_code),
+    price: Type.Optional(S.price),
+    commercial_code: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 20 }), Type.Null()])),
+    taxes: S.taxes,
+  },
+  { additionalProperties: false, examples: [{ price: '55000.00' }] },
+);
+
 export const ServiceObject = Type.Object({
   id: Type.String({ examples: ['srv_000000000001'] }),
   object: Type.Literal('service'),
@@ -75,6 +96,11 @@ export const ServiceObject = Type.Object({
     examples: ['50000.00', '1234.56789'],
   }),
   commercial_code: Type.Union([Type.String(), Type.Null()]),
+  archived: Type.Boolean({
+    description:
+      'Archived: left out of lists and searches (unless include_archived=true) and refused for new ' +
+      'documents (422 service_archived); the documents already issued keep naming it',
+  }),
   livemode: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -85,6 +111,9 @@ export const ListServicesQuery = Type.Object(
     cabys: Type.Optional(Type.String({ pattern: '^\\d{13}$' })),
     limit: Type.Optional(Limit),
     starting_after: Type.Optional(Type.String({ pattern: '^srv_\\d{12}$' })),
+    include_archived: Type.Optional(
+      Type.Boolean({ default: false, description: 'List archived ones too (left out by default)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -92,5 +121,6 @@ export const ListServicesQuery = Type.Object(
 // Their names in the OpenAPI document and the generated client (api/openapi-components.ts).
 nameSchemas({
   CreateServiceRequest: CreateServiceBody,
+  UpdateServiceRequest: UpdateServiceBody,
   Service: ServiceObject,
 });

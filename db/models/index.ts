@@ -101,6 +101,8 @@ export class Client extends BaseModel {
   foreignAddress!: string | null;
   balance!: string;
   metadata!: Record<string, string>;
+  /** When it was archived (null: in use): left out of lists, refused for new documents. */
+  archivedAt?: Date | string | null;
   createdAt!: Date;
   updatedAt!: Date;
   addresses?: ClientAddress[];
@@ -131,6 +133,8 @@ export class Service extends BaseModel {
   commercialCode!: string | null;
   /** Taxes beside the IVA a line of this service carries unless it states its own (jsonb). */
   otherTaxes?: OtherTaxInput[] | null;
+  /** When it was archived (null: in use): left out of lists, refused for new documents. */
+  archivedAt?: Date | string | null;
   createdAt!: Date;
   updatedAt!: Date;
 }

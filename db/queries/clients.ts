@@ -108,6 +108,8 @@ export interface ClientFilters {
   balanceGte?: string;
   balanceLte?: string;
   startingAfter?: number;
+  /** Archived clients too (left out by default). */
+  includeArchived?: boolean;
   limit: number;
 }
 
@@ -138,8 +140,55 @@ export async function listClients(
   if (f.balanceGte !== undefined) q.where('balance', '>=', f.balanceGte);
   if (f.balanceLte !== undefined) q.where('balance', '<=', f.balanceLte);
   if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);
+  if (!f.includeArchived) q.whereNull('archivedAt');
   const rows = await q;
   return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
+}
+
+/**
+ * Writes a client's fields (all of them, as the caller merged them) and, when given, replaces its
+ * addresses, in one transaction; its identification taken by another client → DuplicateClientError.
+ * Undefined: no such client in the tenant.
+ */
+export async function updateClient(
+  db: Knex,
+  tenant: Tenant,
+  id: number,
+  input: Omit<ClientInput, 'addresses'> & { addresses?: ClientInput['addresses'] },
+): Promise<Client | undefined> {
+  const { addresses, ...fields } = input;
+  return withDuplicateCheck(db, tenant, input, () =>
+    db.transaction(async (trx) => {
+      const n = await trx('clients')
+        .where({ ...tenantOnly(tenant), id })
+        .update({ ...fields, metadata: JSON.stringify(fields.metadata ?? {}), updatedAt: trx.fn.now() });
+      if (!n) return undefined;
+      if (addresses) {
+        await trx('client_addresses').where({ clientId: id }).delete();
+        if (addresses.length)
+          await trx('client_addresses').insert(
+            addresses.map((a, i) => ({ ...a, clientId: id, position: i + 1 })),
+          );
+      }
+      return getClient(trx, tenant, { id });
+    }),
+  );
+}
+
+/** Archives (or brings back) a client; undefined: no such client in the tenant. */
+export async function setClientArchived(
+  db: Knex,
+  tenant: Tenant,
+  id: number,
+  archived: boolean,
+): Promise<Client | undefined> {
+  const n = await db('clients')
+    .where({ ...tenantOnly(tenant), id })
+    .update({
+      archivedAt: archived ? db.raw('coalesce(archived_at, now())') : null,
+      updatedAt: db.fn.now(),
+    });
+  return n ? getClient(db, tenant, { id }) : undefined;
 }
 
 /** Normalises a name search the same way the search_name column is computed. */

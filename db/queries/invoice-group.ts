@@ -13,7 +13,13 @@ export interface ReadResult {
   locks: { k: string; ok: boolean }[];
   done: { key: string; route: string; hash: string; status: number | null; body: Record<string, unknown> }[];
   /** What preparing needs of a receptor: its identity, and an export's foreign data. */
-  clients: { id: number; uuid: string; idType: string; foreignAddress: string | null }[];
+  clients: {
+    id: number;
+    uuid: string;
+    idType: string;
+    foreignAddress: string | null;
+    archivedAt: string | null;
+  }[];
   services: {
     id: number;
     uuid: string;
@@ -25,6 +31,7 @@ export interface ReadResult {
     price: string;
     commercialCode: string | null;
     otherTaxes: OtherTaxInput[] | null;
+    archivedAt: string | null;
   }[];
   taken: { id: number; externalId: string }[];
   /** The rejected invoices the requests replace (any status: checked after the read). */
@@ -84,12 +91,13 @@ export async function readGroup(
            and created_at > now() - interval '24 hours'
          limit 1) i),
      c as (
-       select id, uuid::text as uuid, id_type as "idType", foreign_address as "foreignAddress" from clients
+       select id, uuid::text as uuid, id_type as "idType", foreign_address as "foreignAddress",
+              archived_at as "archivedAt" from clients
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
      s as (
        select id, uuid::text as uuid, cabys, description, unit, tax_code as "taxCode",
               iva_rate_code as "ivaRateCode", price::text as price, commercial_code as "commercialCode",
-              other_taxes as "otherTaxes"
+              other_taxes as "otherTaxes", archived_at as "archivedAt"
        from services
        where company_id = ? and livemode = ? and (id = any(?::bigint[]) or uuid = any(?::uuid[]))),
      x as (

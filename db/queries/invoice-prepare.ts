@@ -195,6 +195,14 @@ function clientOf(req: InvoiceRequest, cat: Catalogue, errors: FieldError[]): Cl
       code: 'unknown_client',
       message: 'no such client in this company and mode',
     });
+  // An archived client is kept for the documents that name it, and refused for new ones.
+  if (client?.archivedAt)
+    errors.push({
+      path: req.clientPath,
+      code: 'client_archived',
+      message:
+        'el cliente está archivado; desarchívelo para emitirle (the client is archived; unarchive it to issue to it)',
+    });
   // A type with a foreign receptor (the factura de exportación): foreign client, IVA at 0% only.
   if (client && hasForeignReceptor(req)) errors.push(...foreignReceptorProblems(client, req.clientPath));
   return client;
@@ -214,6 +222,15 @@ function catalogueLines(req: InvoiceRequest, cat: Catalogue, errors: FieldError[
         path: l.servicePath,
         code: 'unknown_service',
         message: 'no such service in this company and mode',
+      });
+      return;
+    }
+    if (s.archivedAt) {
+      errors.push({
+        path: l.servicePath,
+        code: 'service_archived',
+        message:
+          'el servicio está archivado; desarchívelo para facturarlo (the service is archived; unarchive it to invoice it)',
       });
       return;
     }

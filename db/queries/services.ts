@@ -30,6 +30,40 @@ export async function createService(db: Knex, tenant: Tenant, input: ServiceInpu
   return created;
 }
 
+/** Writes a service's fields (all of them, as the caller merged them); undefined: no such service. */
+export async function updateService(
+  db: Knex,
+  tenant: Tenant,
+  id: number,
+  input: ServiceInput,
+): Promise<Service | undefined> {
+  const { otherTaxes, ...rest } = input;
+  const n = await db('services')
+    .where({ ...tenantOnly(tenant), id })
+    .update({
+      ...rest,
+      otherTaxes: otherTaxes?.length ? JSON.stringify(otherTaxes) : null,
+      updatedAt: db.fn.now(),
+    });
+  return n ? getService(db, tenant, { id }) : undefined;
+}
+
+/** Archives (or brings back) a service; undefined: no such service in the tenant. */
+export async function setServiceArchived(
+  db: Knex,
+  tenant: Tenant,
+  id: number,
+  archived: boolean,
+): Promise<Service | undefined> {
+  const n = await db('services')
+    .where({ ...tenantOnly(tenant), id })
+    .update({
+      archivedAt: archived ? db.raw('coalesce(archived_at, now())') : null,
+      updatedAt: db.fn.now(),
+    });
+  return n ? getService(db, tenant, { id }) : undefined;
+}
+
 export async function getService(db: Knex, tenant: Tenant, ref: ResourceRef): Promise<Service | undefined> {
   const q = Service.query(db).where(tenantOnly(tenant));
   if ('id' in ref) q.where('id', ref.id);
@@ -40,7 +74,7 @@ export async function getService(db: Knex, tenant: Tenant, ref: ResourceRef): Pr
 export async function listServices(
   db: Knex,
   tenant: Tenant,
-  f: { cabys?: string; startingAfter?: number; limit: number },
+  f: { cabys?: string; startingAfter?: number; includeArchived?: boolean; limit: number },
 ): Promise<{ rows: Service[]; hasMore: boolean }> {
   const q = Service.query(db)
     .where(tenantOnly(tenant))
@@ -54,6 +88,7 @@ export async function listServices(
     .limit(f.limit + 1);
   if (f.cabys !== undefined) q.where('cabys', f.cabys);
   if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);
+  if (!f.includeArchived) q.whereNull('archivedAt');
   const rows = await q;
   return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
 }

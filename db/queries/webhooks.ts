@@ -449,6 +449,49 @@ export async function recordAttempts(trx: Knex.Transaction, outcomes: AttemptOut
   );
 }
 
+/**
+ * The event of a test sent to one endpoint (type webhook_endpoint.test): recorded like any event,
+ * but with no dispatch row, so it goes to no other endpoint.
+ */
+export async function recordTestEvent(
+  db: Knex,
+  tenant: Tenant,
+  data: Record<string, unknown>,
+  requestId: string | null,
+): Promise<DeliveryEvent> {
+  const [row] = await db('events')
+    .insert({ ...tenantOnly(tenant), type: 'webhook_endpoint.test', data, requestId })
+    .returning(['id', 'type', 'data', 'createdAt']);
+  return { ...(row as DeliveryEvent), id: Number((row as DeliveryEvent).id) };
+}
+
+/** A delivery id taken before its row is written (the test delivery's header names it). */
+export async function reserveDeliveryId(db: Knex): Promise<number> {
+  const res = await db.raw(`select nextval(pg_get_serial_sequence('webhook_deliveries', 'id')) as id`);
+  return Number((res.rows[0] as { id: string }).id);
+}
+
+/**
+ * A test delivery written once its one POST has ended: the delivery (under its reserved id) and
+ * its attempt, in one transaction, so it is never seen pending (no reconciler sends it again).
+ */
+export async function recordTestDelivery(
+  db: Knex,
+  tenant: Tenant,
+  d: { deliveryId: number; eventId: number; endpointId: number },
+  attempt: Omit<AttemptOutcome, 'deliveryId' | 'round' | 'nextAttemptAt'>,
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('webhook_deliveries').insert({
+      id: d.deliveryId,
+      eventId: d.eventId,
+      endpointId: d.endpointId,
+      ...tenantOnly(tenant),
+    });
+    await recordAttempts(trx, [{ ...attempt, deliveryId: d.deliveryId, round: 0, nextAttemptAt: null }]);
+  });
+}
+
 /** Marks deliveries failed without an attempt (their endpoint was disabled or deleted meanwhile). */
 export async function abandonDeliveries(
   trx: Knex.Transaction,

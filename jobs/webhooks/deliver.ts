@@ -94,7 +94,11 @@ function openSecret(key: Buffer, sealed: Buffer): string {
   return plain;
 }
 
-function signingSecrets(ctx: WebhookContext, endpoint: DeliveryEndpoint): string[] {
+/** The secrets an endpoint's deliveries are signed with: its own, and a rotated one while it lasts. */
+export function signingSecrets(
+  ctx: Pick<WebhookContext, 'config' | 'now'>,
+  endpoint: Pick<DeliveryEndpoint, 'secretEnc' | 'previousSecretEnc' | 'previousSecretExpiresAt'>,
+): string[] {
   const secrets = [openSecret(ctx.config.secretsKey, endpoint.secretEnc)];
   if (
     endpoint.previousSecretEnc &&

@@ -7,15 +7,12 @@
 // Idempotent-Replayed: true), another body under the key → 422, while the first runs → 409.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { createClient, DuplicateClientError } from '../../../db/queries/clients.ts';
+import { createClient } from '../../../db/queries/clients.ts';
 import { createClientOnce } from '../../../db/queries/client-create.ts';
 import type { Client } from '../../../db/models/index.ts';
 import { recordEvents } from '../../../db/queries/events.ts';
-import { formatId } from '../../../domain/ids.ts';
-import { resolveIdentification } from '../../../domain/identification.ts';
-import { validateClientFields } from '../../../domain/party-rules.ts';
 import { tenantOf } from '../../auth.ts';
-import { ApiError, validationError } from '../../errors.ts';
+import { clientInput, duplicateClientProblem } from '../../client-fields.ts';
 import { clientBodyWithLookup } from '../../public-data.ts';
 import { sendReplay } from '../../plugins/idempotency.ts';
 import { clientObject } from '../../presenters/clients.ts';
@@ -45,31 +42,8 @@ export default async function createClientRoute(
       const auth = tenantOf(request);
       const body = await clientBodyWithLookup(db, config, request.body);
       const idem = request.idempotency;
-      const ident = resolveIdentification(body.cedula, body.identification_type);
-      if (!ident.ok) throw validationError([{ path: '/cedula', code: ident.code, message: ident.message }]);
-      // The Receptor's XSD facets and the territorial division (domain/party-rules.ts).
-      const problems = validateClientFields(body);
-      if (problems.length) throw validationError(problems);
+      const input = clientInput(body);
       const tenant = { companyId: auth.companyId, livemode: auth.livemode };
-      const input = {
-        idType: ident.type,
-        idNumber: ident.number,
-        name: (body.name ?? '').trim(),
-        commercialName: body.commercial_name?.trim() ?? null,
-        email: body.email ?? null,
-        phone: body.phone ?? null,
-        phoneCountry: body.phone ? (body.phone_country_code ?? '506') : null,
-        activityCode: body.activity_code ?? null,
-        foreignAddress: body.foreign_address?.trim() ?? null,
-        metadata: body.metadata ?? {},
-        addresses: (body.addresses ?? []).map((a) => ({
-          provincia: a.provincia,
-          canton: a.canton,
-          distrito: a.distrito,
-          barrio: a.barrio?.trim() ?? null,
-          otrasSenas: a.otras_senas.trim(),
-        })),
-      };
       const onCreated = async (trx: Knex.Transaction, created: Client) => {
         created.addresses = (created.addresses ?? []).sort((a, b) => a.position - b.position);
         await recordEvents(trx, [
@@ -88,16 +62,7 @@ export default async function createClientRoute(
         if (outcome.kind === 'replay') return sendReplay(reply, outcome.response);
         return reply.code(201).send(clientObject(outcome.client));
       } catch (err) {
-        if (err instanceof DuplicateClientError) {
-          throw new ApiError(
-            'duplicate_client',
-            `A client with identification ${ident.number} already exists`,
-            {
-              fields: { existing_client_id: formatId('client', err.existingId) },
-            },
-          );
-        }
-        throw err;
+        throw duplicateClientProblem(err, input.idNumber);
       }
     },
   );

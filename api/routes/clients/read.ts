@@ -1,6 +1,7 @@
 // GET /api/v1/clients/{id} (cli_ id or UUID) and GET /api/v1/clients with filters: cedula
 // (exact after separators are removed; a física written with a leading zero, 01-0456-0789, also
-// finds 104560789), name (case- and accent-insensitive contains), balance range, cursor pagination.
+// finds 104560789), name (case- and accent-insensitive contains), balance range, cursor pagination;
+// archived clients only with include_archived=true.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getClient, listClients, normalizeNameSearch } from '../../../db/queries/clients.ts';
@@ -57,6 +58,7 @@ export default async function readClientRoutes(fastify: FastifyInstance, { db }:
         balanceGte: q.balance_gte,
         balanceLte: q.balance_lte,
         startingAfter: q.starting_after ? (parseId('client', q.starting_after) ?? undefined) : undefined,
+        includeArchived: q.include_archived === true,
         limit: q.limit ?? 20,
       });
       return { object: 'list' as const, data: rows.map(clientObject), has_more: hasMore };

@@ -86,6 +86,7 @@ export default async function serviceRoutes(fastify: FastifyInstance, { db }: Ap
       const { rows, hasMore } = await listServices(db, auth, {
         cabys: q.cabys,
         startingAfter: q.starting_after ? (parseId('service', q.starting_after) ?? undefined) : undefined,
+        includeArchived: q.include_archived === true,
         limit: q.limit ?? 20,
       });
       return { object: 'list' as const, data: rows.map(serviceObject), has_more: hasMore };

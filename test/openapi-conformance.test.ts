@@ -359,6 +359,9 @@ describe('real responses match the documented schemas', () => {
     await drive('GET', '/api/v1/usage', '/api/v1/usage?granularity=minute');
     await drive('GET', '/api/v1/usage', '/api/v1/usage?granularity=week');
     await drive('GET', '/api/v1/usage/keys', '/api/v1/usage/keys');
+    await drive('GET', '/api/v1/reports/monthly', '/api/v1/reports/monthly?month=2026-03');
+    await drive('GET', '/api/v1/reports/monthly', '/api/v1/reports/monthly?month=2026-3');
+    await drive('GET', '/api/v1/reports/monthly/archive', '/api/v1/reports/monthly/archive?month=2026-03');
 
     // Batches, payments, webhooks and events, where this build has them.
     if (operation('POST', '/api/v1/invoices/batch')) {

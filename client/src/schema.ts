@@ -329,8 +329,8 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change the company's profile (emisor data, defaults, email delivery)
-     * @description Only the fields given change. The emisor data is checked as Hacienda checks an Emisor; activity_code against Hacienda's register (503 when it cannot be reached); default_branch and default_terminal against the defined branches, once there are any. Requires the `manage:company or manage:keys` scope.
+     * Change the company's economic activity (checked against Hacienda's register)
+     * @description Requires the `manage:keys` scope.
      */
     patch: {
       parameters: {
@@ -343,33 +343,7 @@ export interface paths {
         content: {
           'application/json': {
             /** @description One of the company's active activities in Hacienda's register (6 digits) */
-            activity_code?: string;
-            /** @description Display name */
-            name?: string;
-            /** @description Emisor/Nombre, 5 to 100 characters */
-            legal_name?: string;
-            commercial_name?: string | null;
-            phone?: {
-              country_code?: string;
-              number: string;
-            } | null;
-            /** @description The emisor email (same as emails: [email]) */
-            email?: string;
-            emails?: string[];
-            location?: {
-              provincia: string;
-              canton: string;
-              distrito: string;
-              barrio?: string | null;
-              otras_senas: string;
-            };
-            default_branch?: string;
-            default_terminal?: string;
-            email_delivery?: {
-              enabled?: boolean;
-              reply_to?: string | null;
-              bcc?: string[];
-            };
+            activity_code: string;
           };
         };
       };
@@ -911,61 +885,6 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['Invoice'];
-          };
-        };
-        400: components['responses']['BadRequest'];
-        401: components['responses']['Unauthorized'];
-        403: components['responses']['Forbidden'];
-        404: components['responses']['NotFound'];
-        409: components['responses']['Conflict'];
-        422: components['responses']['UnprocessableContent'];
-        429: components['responses']['TooManyRequests'];
-        503: components['responses']['ServiceUnavailable'];
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/invoices/preview': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Preview an invoice: its lines and totals, nothing recorded
-     * @description Computes what POST /api/v1/invoices would record for the same body, without recording it: the same validation (the same 422 codes and fields), the same catalogue look-ups and the same totals, answered with `lines`, `totals` and the other figures in the invoice object’s shapes. No consecutivo is taken and nothing is stored (no invoice, event, outbox row or Idempotency-Key record). Previews every document type the create takes in its body: 01 factura, 04 tiquete, 09 factura de exportación and 08 factura electrónica de compra (with `supplier`). Debit and credit notes (POST /api/v1/invoices/{id}/notes, /api/v1/credit_notes) and payment receipts (10, issued by POST /api/v1/payments) have bodies of their own and are not previewed here. Checked only by the create: an `external_id` already used, the invoice `replaces` names, and (409) whether the company may issue, which the preview reports in `warnings` instead. Requires the `write:invoices or write:drafts` scope.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['CreateInvoiceRequest'];
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
-            'RateLimit-Policy'?: string;
-            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
-            RateLimit?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['InvoicePreview'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -2797,7 +2716,7 @@ export interface paths {
     put?: never;
     /**
      * Answer a received document (MensajeReceptor to Hacienda)
-     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices or answer:received` scope.
+     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices` scope.
      */
     post: {
       parameters: {
@@ -3061,247 +2980,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/audit_events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the audit log: who changed what, newest first
-     * @description Every successful write (POST, PUT, PATCH, DELETE answered 2xx) by a key or a person of the company in the caller's mode, plus sign-ins and sign-outs. Recorded just after the answer. Requires the `read:audit` scope.
-     */
-    get: {
-      parameters: {
-        query?: {
-          /** @example invoices.create */
-          action?: string;
-          actor_type?: 'key' | 'user';
-          /** @description At or after this time */
-          since?: string;
-          /** @description Before this time */
-          until?: string;
-          /** @description Page size (1-100) */
-          limit?: number;
-          /** @description The next page: events older than this one */
-          starting_after?: string;
-          /** @description The previous page: events newer than this one (not with starting_after) */
-          ending_before?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
-            'RateLimit-Policy'?: string;
-            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
-            RateLimit?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['AuditEventList'];
-          };
-        };
-        400: components['responses']['BadRequest'];
-        401: components['responses']['Unauthorized'];
-        403: components['responses']['Forbidden'];
-        422: components['responses']['UnprocessableContent'];
-        429: components['responses']['TooManyRequests'];
-        503: components['responses']['ServiceUnavailable'];
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/company/certificate': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Store the company's signing certificate (.p12) for a mode
-     * @description Checked on the spot: it opens with the PIN (422 p12_unreadable, p12_wrong_pin), it is current (certificate_expired, certificate_not_yet_valid) and it carries the company's identification (certificate_other_taxpayer). Stored encrypted; replaces the one the mode had. Requires the `manage:company` scope.
-     */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description test: the sandbox (the Hacienda simulator); live: production */
-            mode: 'test' | 'live';
-            /** @description The .p12 (llave criptográfica) Hacienda issued, base64 */
-            p12_base64: string;
-            /** @description Its PIN */
-            pin: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
-            'RateLimit-Policy'?: string;
-            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
-            RateLimit?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['CompanyCertificate'];
-          };
-        };
-        400: components['responses']['BadRequest'];
-        401: components['responses']['Unauthorized'];
-        403: components['responses']['Forbidden'];
-        404: components['responses']['NotFound'];
-        422: components['responses']['UnprocessableContent'];
-        429: components['responses']['TooManyRequests'];
-        503: components['responses']['ServiceUnavailable'];
-      };
-    };
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/company/hacienda_credentials': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Store the company's Hacienda API user for a mode, once Hacienda's IDP accepts it
-     * @description Tried first on Hacienda's IDP of the mode (the sandbox simulator's for test): 422 hacienda_credentials_rejected when refused, 503 hacienda_unavailable when it cannot be reached; nothing is stored in both cases. The password is stored encrypted and never shown. Requires the `manage:company` scope.
-     */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description test: the sandbox (the Hacienda simulator); live: production */
-            mode: 'test' | 'live';
-            /** @example cpj-3-101-123456@prod.comprobanteselectronicos.go.cr */
-            username: string;
-            password: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
-            'RateLimit-Policy'?: string;
-            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
-            RateLimit?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['HaciendaCredentials'];
-          };
-        };
-        400: components['responses']['BadRequest'];
-        401: components['responses']['Unauthorized'];
-        403: components['responses']['Forbidden'];
-        404: components['responses']['NotFound'];
-        422: components['responses']['UnprocessableContent'];
-        429: components['responses']['TooManyRequests'];
-        503: components['responses']['ServiceUnavailable'];
-      };
-    };
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/company/hacienda_credentials/test': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Try the stored Hacienda API user of a mode on Hacienda's IDP again
-     * @description 200 when accepted (verified_at renewed); 422 hacienda_credentials_rejected when refused (the credentials count as unverified); 503 when the IDP cannot be reached (nothing changes); 409 hacienda_credentials_missing when none are stored. Requires the `manage:company` scope.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description test: the sandbox (the Hacienda simulator); live: production */
-            mode: 'test' | 'live';
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
-            'RateLimit-Policy'?: string;
-            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
-            RateLimit?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['HaciendaCredentials'];
-          };
-        };
-        400: components['responses']['BadRequest'];
-        401: components['responses']['Unauthorized'];
-        403: components['responses']['Forbidden'];
-        409: components['responses']['Conflict'];
-        422: components['responses']['UnprocessableContent'];
-        429: components['responses']['TooManyRequests'];
-        503: components['responses']['ServiceUnavailable'];
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/v1/usage': {
     parameters: {
       query?: never;
@@ -3491,52 +3169,6 @@ export interface components {
     /** ApiKeyWithSecret */
     ApiKeyWithSecret: components['schemas']['ApiKey'] & {
       secret: string;
-    };
-    /** AuditActor */
-    AuditActor: {
-      /** @enum {string} */
-      type: 'key' | 'user';
-      /**
-       * @description The API key (key_…) or the person (usr_…)
-       * @example key_000000000001
-       */
-      id: string | null;
-      /** @description The key's or the person's name at the time */
-      name: string | null;
-    };
-    /** AuditEvent */
-    AuditEvent: {
-      /** @example aud_000000000001 */
-      id: string;
-      /** @enum {string} */
-      object: 'audit_event';
-      /** Format: date-time */
-      at: string;
-      livemode: boolean;
-      actor: components['schemas']['AuditActor'];
-      /**
-       * @description `<resource>.<verb>`: invoices.create, clients.update, webhook_endpoints.delete, invoices.send, keys.revoke, batches.create, session.create…
-       * @example invoices.create
-       */
-      action: string;
-      /** @description The resource acted on (null when there is none) */
-      target: {
-        /** @example invoice */
-        type: string;
-        /** @example inv_000000000042 */
-        id: string;
-      } | null;
-      ip: string | null;
-      /** @description The Request-Id of the request that did it */
-      request_id: string | null;
-    };
-    /** AuditEventList */
-    AuditEventList: {
-      /** @enum {string} */
-      object: 'list';
-      data: components['schemas']['AuditEvent'][];
-      /** @description More items follow: ask again with starting_after = the last id */
-      has_more: boolean;
     };
     /** Batch */
     Batch: {
@@ -3766,18 +3398,8 @@ export interface components {
         not_after: string | null;
       } | null;
       hacienda_credentials_configured: boolean;
-      /** @description The company passed the go-live checklist (POST /api/v1/company/go_live) */
-      live_enabled: boolean;
       /** Format: date-time */
       created_at: string;
-    };
-    /** CompanyCertificate */
-    CompanyCertificate: {
-      /** @description test: the sandbox (the Hacienda simulator); live: production */
-      mode: 'test' | 'live';
-      subject: string;
-      /** Format: date-time */
-      not_after: string;
     };
     /** CreateClientRequest */
     CreateClientRequest: {
@@ -4383,17 +4005,6 @@ export interface components {
       /** @example must be number,string */
       message: string;
     };
-    /** HaciendaCredentials */
-    HaciendaCredentials: {
-      /** @description test: the sandbox (the Hacienda simulator); live: production */
-      mode: 'test' | 'live';
-      username: string;
-      /**
-       * Format: date-time
-       * @description When Hacienda's IDP accepted them
-       */
-      verified_at: string;
-    };
     /**
      * HaciendaWarning
      * @example {
@@ -4749,68 +4360,6 @@ export interface components {
       /** @description More items follow: ask again with starting_after = the last id */
       has_more: boolean;
     };
-    /** InvoicePreview */
-    InvoicePreview: {
-      /** @enum {string} */
-      object: 'invoice_preview';
-      livemode: boolean;
-      /**
-       * @description 01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, 08 factura electrónica de compra, 09 factura electrónica de exportación, 10 recibo electrónico de pago
-       * @enum {string}
-       */
-      document_type: '01' | '02' | '03' | '04' | '08' | '09' | '10';
-      /** @description The receptor; null on a tiquete sold to no one in particular and on a factura electrónica de compra (whose emisor is `supplier`) */
-      client_id: string | null;
-      currency: string;
-      exchange_rate: string;
-      /** @description Where exchange_rate came from: request (given), hacienda_bccr (a dollar invoice without one took the BCCR's reference sell rate of its Costa Rica issue day, as Hacienda publishes it); null for CRC */
-      exchange_rate_source: string | null;
-      condition: string;
-      credit_days: number | null;
-      payment_methods: string[];
-      /** @description MedioPago: the payment methods and their amounts */
-      payments: {
-        method: string;
-        /** @description TotalMedioPago (2 decimals); null for a single payment stated without amount */
-        amount: string | null;
-        other: string | null;
-      }[];
-      /** @description OtrosCargos with their amounts (5 decimals) */
-      other_charges: {
-        code: string;
-        code_other: string | null;
-        detail: string;
-        percent: string | null;
-        amount: string;
-        third_party: {
-          id_type: string;
-          id_number: string;
-          name: string | null;
-        } | null;
-      }[];
-      lines: components['schemas']['InvoiceLine'][];
-      tax_breakdown: components['schemas']['TaxLine'][];
-      /** @example 1130.00 */
-      subtotal: string;
-      /** @example 1130.00 */
-      total_discount: string;
-      /** @example 1130.00 */
-      total_tax: string;
-      /** @example 1130.00 */
-      total: string;
-      totals: components['schemas']['DocumentSummary'];
-      /** @description What would not stop this preview but would stop or change the create: `company_incomplete` (the company cannot issue yet in this mode; a draft, send: false, can still be recorded). [] when there is nothing to say. */
-      warnings: components['schemas']['InvoicePreviewWarning'][];
-    };
-    /** InvoicePreviewWarning */
-    InvoicePreviewWarning: {
-      /** @example company_incomplete */
-      code: string;
-      message: {
-        es: string;
-        en: string;
-      };
-    };
     /**
      * LineDiscountInput
      * @example {
@@ -4942,24 +4491,6 @@ export interface components {
         | 'api_key_revoked'
         | 'insufficient_scope'
         | 'plan_not_included'
-        | 'session_invalid'
-        | 'invalid_credentials'
-        | 'totp_required'
-        | 'invalid_totp'
-        | 'session_required'
-        | 'not_a_member'
-        | 'live_not_enabled'
-        | 'csrf_invalid'
-        | 'email_unconfirmed'
-        | 'owner_required'
-        | 'company_required'
-        | 'token_invalid'
-        | 'email_taken'
-        | 'last_owner'
-        | 'already_member'
-        | 'totp_already_enabled'
-        | 'totp_not_pending'
-        | 'company_exists'
         | 'admin_credentials_required'
         | 'resource_not_found'
         | 'route_not_found'
@@ -4995,19 +4526,7 @@ export interface components {
         | 'receptor_mismatch'
         | 'webhook_endpoint_limit'
         | 'activity_not_registered'
-        | 'p12_unreadable'
-        | 'p12_wrong_pin'
-        | 'certificate_expired'
-        | 'certificate_not_yet_valid'
-        | 'certificate_other_taxpayer'
-        | 'hacienda_credentials_rejected'
-        | 'logo_invalid'
-        | 'logo_too_large'
-        | 'hacienda_credentials_missing'
-        | 'branch_exists'
-        | 'go_live_checklist_incomplete'
         | 'rate_limited'
-        | 'too_many_attempts'
         | 'auth_rate_limited'
         | 'headers_too_large'
         | 'internal_error'
@@ -5724,9 +5243,6 @@ export type AnswerReceivedDocumentRequest = components['schemas']['AnswerReceive
 export type ApiKey = components['schemas']['ApiKey'];
 export type ApiKeyList = components['schemas']['ApiKeyList'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
-export type AuditActor = components['schemas']['AuditActor'];
-export type AuditEvent = components['schemas']['AuditEvent'];
-export type AuditEventList = components['schemas']['AuditEventList'];
 export type Batch = components['schemas']['Batch'];
 export type BatchItem = components['schemas']['BatchItem'];
 export type Cabys = components['schemas']['Cabys'];
@@ -5735,7 +5251,6 @@ export type CabysSearchResult = components['schemas']['CabysSearchResult'];
 export type Client = components['schemas']['Client'];
 export type ClientList = components['schemas']['ClientList'];
 export type Company = components['schemas']['Company'];
-export type CompanyCertificate = components['schemas']['CompanyCertificate'];
 export type CreateClientRequest = components['schemas']['CreateClientRequest'];
 export type CreateInvoiceRequest = components['schemas']['CreateInvoiceRequest'];
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
@@ -5750,15 +5265,12 @@ export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
 export type ExchangeRate = components['schemas']['ExchangeRate'];
 export type FieldError = components['schemas']['FieldError'];
-export type HaciendaCredentials = components['schemas']['HaciendaCredentials'];
 export type HaciendaWarning = components['schemas']['HaciendaWarning'];
 export type Invoice = components['schemas']['Invoice'];
 export type InvoiceEmail = components['schemas']['InvoiceEmail'];
 export type InvoiceLine = components['schemas']['InvoiceLine'];
 export type InvoiceLineInput = components['schemas']['InvoiceLineInput'];
 export type InvoiceList = components['schemas']['InvoiceList'];
-export type InvoicePreview = components['schemas']['InvoicePreview'];
-export type InvoicePreviewWarning = components['schemas']['InvoicePreviewWarning'];
 export type LineDiscountInput = components['schemas']['LineDiscountInput'];
 export type MonthlyReport = components['schemas']['MonthlyReport'];
 export type Payment = components['schemas']['Payment'];

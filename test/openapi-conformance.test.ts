@@ -460,6 +460,23 @@ describe('real responses match the documented schemas', () => {
       await drive('POST', '/api/v1/events/{id}/redeliver', `/api/v1/events/${event.id}/redeliver`, {});
       await drive('GET', '/api/v1/events/{id}', '/api/v1/events/evt_000000999999');
       await drive('DELETE', '/api/v1/webhook_endpoints/{id}', `/api/v1/webhook_endpoints/${ep.id}`);
+      // The audit log holds the writes above (each recorded just after its answer).
+      let audit: Res | undefined;
+      await waitFor(
+        async () => {
+          audit = await drive('GET', '/api/v1/audit_events', '/api/v1/audit_events?limit=2');
+          return audit.json.data.length === 2;
+        },
+        10_000,
+        100,
+        'audit events',
+      );
+      await drive(
+        'GET',
+        '/api/v1/audit_events',
+        `/api/v1/audit_events?action=clients.create&actor_type=key&starting_after=${audit!.json.data[1].id}`,
+      );
+      await drive('GET', '/api/v1/audit_events', '/api/v1/audit_events?since=not-a-time');
     }
 
     // Without a key every /api operation answers a documented 401.

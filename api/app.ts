@@ -70,6 +70,7 @@ import webAppRoutes from './routes/web-app.ts';
 import reportRoutes from './routes/reports/index.ts';
 import auditRoutes from './routes/audit/index.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
+import companyLogoRoutes from './routes/company/logo.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -266,6 +267,7 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   reportRoutes,
   auditRoutes,
   companyCredentialRoutes,
+  companyLogoRoutes,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

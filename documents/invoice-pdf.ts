@@ -22,6 +22,8 @@ export interface InvoicePdfInput {
   /** The service's state of the document, and Hacienda's own word for it (`aceptado`, …). */
   status: InvoiceState;
   haciendaStatus: string | null;
+  /** The emisor's logo (PNG or JPEG), drawn at the top of the header when there is one. */
+  logo?: { data: Buffer; width: number; height: number } | null;
 }
 
 export { PDF_LAYOUT_VERSION } from './layout-version.ts';
@@ -79,11 +81,23 @@ function label(doc: PDFKit.PDFDocument, text: string, x: number, y: number, widt
   return doc.y + 1;
 }
 
+/** The logo fitted in a box at the header's top left; answers where the emisor's name starts. */
+function logo(doc: PDFKit.PDFDocument, input: InvoicePdfInput): number {
+  if (!input.logo) return MARGIN;
+  const maxW = 160;
+  const maxH = 56;
+  const { data, width, height } = input.logo;
+  const scale = Math.min(maxW / width, maxH / height, 1);
+  doc.image(data, MARGIN, MARGIN, { width: width * scale, height: height * scale });
+  return MARGIN + height * scale + 6;
+}
+
 function header(doc: PDFKit.PDFDocument, input: InvoicePdfInput): number {
   const d = input.document;
   const e = d.emisor;
   const leftW = 300;
-  doc.font('bold').fontSize(14).fillColor('#111827').text(e.name, MARGIN, MARGIN, { width: leftW });
+  const top = logo(doc, input);
+  doc.font('bold').fontSize(14).fillColor('#111827').text(e.name, MARGIN, top, { width: leftW });
   doc.font('regular').fontSize(8.5).fillColor('#374151');
   if (e.commercialName) doc.text(e.commercialName, { width: leftW });
   doc.text(identificationText(e.idType, e.idNumber), { width: leftW });

@@ -6,6 +6,7 @@
 // or never renders, does not hold it.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.ts';
+import { companyLogoDigest, getCompanyLogo } from '../db/queries/company-logos.ts';
 import { getCachedPdf, storeCachedPdf } from '../db/queries/invoice-pdfs.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import { isDocumentTypeCode } from '../domain/document-types/index.ts';
@@ -13,9 +14,16 @@ import type { InvoiceState } from '../domain/invoice-states.ts';
 import { PDF_LAYOUT_VERSION } from '../documents/layout-version.ts';
 import { DocumentDataError, loadFacturaDocument } from './invoice-document.ts';
 
-/** What a cached copy must have been rendered for to be served. */
-export function pdfStateKey(invoice: Pick<InvoiceRow, 'status' | 'haciendaStatus'>): string {
-  return `v${PDF_LAYOUT_VERSION}:${invoice.status}:${invoice.haciendaStatus ?? ''}`;
+/**
+ * What a cached copy must have been rendered for to be served: the layout, the states and the
+ * company's logo (its digest; nothing without one, so copies made before logos stay valid).
+ */
+export function pdfStateKey(
+  invoice: Pick<InvoiceRow, 'status' | 'haciendaStatus'>,
+  logoSha256: string | null = null,
+): string {
+  const logo = logoSha256 ? `:logo-${logoSha256.slice(0, 16)}` : '';
+  return `v${PDF_LAYOUT_VERSION}:${invoice.status}:${invoice.haciendaStatus ?? ''}${logo}`;
 }
 
 export interface InvoicePdf {
@@ -28,9 +36,10 @@ export interface InvoicePdf {
 export async function invoicePdf(db: Knex, config: Config, invoice: InvoiceRow): Promise<InvoicePdf> {
   if (invoice.status === 'borrador' || !invoice.clave)
     throw new DocumentDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
-  const key = pdfStateKey(invoice);
+  const key = pdfStateKey(invoice, await companyLogoDigest(db, invoice.companyId));
   const cached = await getCachedPdf(db, invoice.id, key);
   if (cached) return { pdf: cached, cached: true };
+  const logo = await getCompanyLogo(db, invoice.companyId);
   const document = await loadFacturaDocument(db, config, invoice);
   if (!isDocumentTypeCode(invoice.docType))
     throw new DocumentDataError(`invoice ${invoice.id} has an unknown document type ${invoice.docType}`);
@@ -41,6 +50,7 @@ export async function invoicePdf(db: Knex, config: Config, invoice: InvoiceRow):
     livemode: invoice.livemode,
     status: invoice.status as InvoiceState,
     haciendaStatus: invoice.haciendaStatus,
+    logo: logo ? { data: logo.data, width: logo.width, height: logo.height } : null,
   });
   await storeCachedPdf(db, invoice.id, key, pdf);
   return { pdf, cached: false };

@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createTestCertificate } from '../hacienda/test-certificates.ts';
+import { pdfStateKey } from '../jobs/invoice-pdf.ts';
+import { testLogoPng } from './helpers/logo.ts';
 import { buildSimulator } from '../simulator/app.ts';
 import { call, createTestCompany, createTestKey, startTestApp, type TestApp } from './helpers/app.ts';
 
@@ -247,5 +249,60 @@ describe('Hacienda credentials', () => {
     const again = await retest('live');
     expect(again.statusCode).toBe(503);
     expect(await credentialsRow(true)).toEqual(before);
+  });
+});
+
+describe('the logo', () => {
+  const put = (body: unknown) => call(t.app, 'PUT', '/api/v1/company/logo', { key, body });
+  const logoRow = () => t.db('company_logos').where({ companyId }).first();
+
+  it('stores a real PNG, serves its bytes and removes it', async () => {
+    const png = testLogoPng(300, 100);
+    const res = await put({ content_type: 'image/png', data_base64: png.toString('base64') });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      content_type: 'image/png',
+      size: png.length,
+      width: 300,
+      height: 100,
+    });
+    const got = await call(t.app, 'GET', '/api/v1/company/logo', { key });
+    expect(got.statusCode).toBe(200);
+    expect(got.headers['content-type']).toBe('image/png');
+    expect(got.rawPayload.equals(png)).toBe(true);
+    // The PDF cache key carries the logo, so cached PDFs are drawn again with it.
+    const state = { status: 'aceptada', haciendaStatus: 'aceptado' };
+    expect(pdfStateKey(state, res.json().sha256)).not.toBe(pdfStateKey(state));
+    const gone = await call(t.app, 'DELETE', '/api/v1/company/logo', { key });
+    expect(gone.statusCode).toBe(204);
+    expect((await call(t.app, 'GET', '/api/v1/company/logo', { key })).statusCode).toBe(404);
+  });
+
+  it('refuses what is not an image of the type given, or is over 256 KB, keeping the logo it had', async () => {
+    const png = testLogoPng(60, 20);
+    expect((await put({ content_type: 'image/png', data_base64: png.toString('base64') })).statusCode).toBe(
+      200,
+    );
+    const before = await logoRow();
+    const big = Buffer.concat([png, Buffer.alloc(300 * 1024)]);
+    const jpegHeaderOnly = Buffer.from([
+      0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0,
+    ]);
+    const cases: [string, Buffer, string][] = [
+      ['image/jpeg', png, 'logo_invalid'],
+      ['image/png', png.subarray(0, png.length - 20), 'logo_invalid'],
+      ['image/png', Buffer.from('GIF89a not a png at all'), 'logo_invalid'],
+      ['image/jpeg', jpegHeaderOnly, 'logo_invalid'],
+      ['image/png', big, 'logo_too_large'],
+    ];
+    for (const [type, bytes, code] of cases) {
+      const res = await put({ content_type: type, data_base64: bytes.toString('base64') });
+      expect(res.statusCode, `${type} ${code}: ${res.body}`).toBe(422);
+      expect(res.json().code).toBe(code);
+      expect(res.json().errors[0].path).toBe('/data_base64');
+    }
+    const gif = await put({ content_type: 'image/gif', data_base64: png.toString('base64') });
+    expect(gif.statusCode).toBe(422);
+    expect(await logoRow()).toEqual(before);
   });
 });

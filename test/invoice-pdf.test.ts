@@ -10,7 +10,16 @@ import { projectRoot } from '../config/index.ts';
 import { formatMoney, formatNumber, formatQuantity } from '../documents/format.ts';
 import { renderInvoicePdf } from '../documents/invoice-pdf.ts';
 import { pdfFixture, PDF_LINES } from './helpers/pdf-fixture.ts';
-import { pdfFonts, pdfInfo, pdfPageToPng, pdfText, pngDifference } from './helpers/pdf-tools.ts';
+import { checkLogo } from '../domain/logo-image.ts';
+import { testLogoPng } from './helpers/logo.ts';
+import {
+  pdfFonts,
+  pdfInfo,
+  pdfPageToJpeg,
+  pdfPageToPng,
+  pdfText,
+  pngDifference,
+} from './helpers/pdf-tools.ts';
 import { testDocument } from './helpers/documents.ts';
 
 const REFERENCE = join(projectRoot, 'test/fixtures/invoice-pdf.png');
@@ -61,6 +70,26 @@ describe('the invoice PDF', () => {
     // The comparison sees a change as small as the state box.
     const rejected = pdfPageToPng(await renderInvoicePdf(pdfFixture({ status: 'rechazada' })), DPI);
     expect(pngDifference(rejected, readFileSync(REFERENCE)).ratio).toBeGreaterThan(MAX_DIFFERENCE);
+  });
+
+  it('draws the emisor’s logo (PNG or JPEG) in the header when there is one, and still renders', async () => {
+    const plainPng = pdfPageToPng(await renderInvoicePdf(pdfFixture()), DPI);
+    const png = testLogoPng();
+    const withPng = await renderInvoicePdf(pdfFixture({ logo: { data: png, width: 240, height: 80 } }));
+    expect(pdfInfo(withPng)).toMatch(/Pages:\s+1\n/);
+    const pngPage = pdfPageToPng(withPng, DPI);
+    const { ratio, sameSize } = pngDifference(pngPage, plainPng);
+    expect(sameSize).toBe(true);
+    expect(ratio).toBeGreaterThan(MAX_DIFFERENCE * 5);
+    expect(plain(pdfText(withPng))).toContain('Servicios Contables del Valle S.A.');
+    // A JPEG (a page rendered by pdftoppm), checked by its SOF marker, then drawn.
+    const jpeg = pdfPageToJpeg(withPng, 8);
+    const size = checkLogo(jpeg, 'image/jpeg', '/data_base64');
+    expect(size.ok).toBe(true);
+    if (!size.ok) return;
+    const withJpeg = await renderInvoicePdf(pdfFixture({ logo: { data: jpeg, ...size } }));
+    expect(pdfInfo(withJpeg)).toMatch(/Pages:\s+1\n/);
+    expect(pngDifference(pdfPageToPng(withJpeg, DPI), plainPng).ratio).toBeGreaterThan(MAX_DIFFERENCE * 5);
   });
 
   it('says the clave, consecutivo, parties, lines, exoneration, totals and state in Spanish', async () => {

@@ -65,8 +65,8 @@ export const LogoBody = Type.Object(
     content_type: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg')]),
     data_base64: Type.String({
       minLength: 1,
-      maxLength: 360_000,
-      description: 'The image, base64 (at most 256 KB)',
+      maxLength: 700_000,
+      description: 'The image, base64 (at most 256 KB once decoded)',
     }),
   },
   { additionalProperties: false, examples: [{ content_type: 'image/png', data_base64: 'iVBORw0KGgo…' }] },

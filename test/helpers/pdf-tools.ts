@@ -45,6 +45,26 @@ export function pdfPageToPng(pdf: Buffer, dpi: number, page = 1): Buffer {
   });
 }
 
+/** Page 1 as a JPEG at `dpi` (a real JPEG for the tests of logos). */
+export function pdfPageToJpeg(pdf: Buffer, dpi: number): Buffer {
+  return withPdf(pdf, (file, dir) => {
+    const out = join(dir, 'page');
+    execFileSync(tool('pdftoppm'), [
+      '-jpeg',
+      '-r',
+      String(dpi),
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      file,
+      out,
+    ]);
+    return readFileSync(`${out}.jpg`);
+  });
+}
+
 export function pdfText(pdf: Buffer): string {
   return withPdf(pdf, (file) =>
     execFileSync(tool('pdftotext'), ['-layout', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }),

@@ -371,6 +371,8 @@ describe('companies and modes', () => {
       'POST /api/v1/keys/:id/roll': { grace_period_seconds: 60 },
       'POST /api/v1/invoices/:id/payments': { amount: '1.00', method: 'efectivo' },
       'POST /api/v1/webhook_endpoints/:id': { description: 'moved' },
+      'PATCH /api/v1/clients/:id': { name: 'Otro Nombre' },
+      'PATCH /api/v1/services/:id': { price: '1.00' },
       'POST /api/v1/events/:id/redeliver': {},
       'POST /api/v1/invoices/:id/credit_notes': { reason: 'Devolución de mercadería' },
       'POST /api/v1/received_documents/:id/answer': { result: 'accepted' },

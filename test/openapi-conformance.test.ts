@@ -252,6 +252,20 @@ describe('real responses match the documented schemas', () => {
     await drive('GET', '/api/v1/services/{id}', `/api/v1/services/${service.id}`);
     await drive('GET', '/api/v1/services/{id}', '/api/v1/services/srv_000000999999');
     await drive('GET', '/api/v1/services', '/api/v1/services');
+    // Editing and archiving clients and services.
+    await drive('PATCH', '/api/v1/clients/{id}', `/api/v1/clients/${client.id}`, { phone: '22223333' });
+    await drive('PATCH', '/api/v1/clients/{id}', `/api/v1/clients/${client.id}`, { name: 'x' });
+    await drive('PATCH', '/api/v1/clients/{id}', '/api/v1/clients/cli_000000999999', { phone: '22223333' });
+    await drive('POST', '/api/v1/clients/{id}/archive', `/api/v1/clients/${client.id}/archive`);
+    await drive('POST', '/api/v1/clients/{id}/unarchive', `/api/v1/clients/${client.id}/unarchive`);
+    await drive('GET', '/api/v1/clients', '/api/v1/clients?include_archived=true');
+    await drive('PATCH', '/api/v1/services/{id}', `/api/v1/services/${service.id}`, { price: '16000.00' });
+    await drive('PATCH', '/api/v1/services/{id}', `/api/v1/services/${service.id}`, {
+      cabys: '0000000000000',
+    });
+    await drive('POST', '/api/v1/services/{id}/archive', `/api/v1/services/${service.id}/archive`);
+    await drive('POST', '/api/v1/services/{id}/unarchive', `/api/v1/services/${service.id}/unarchive`);
+    await drive('POST', '/api/v1/services/{id}/archive', '/api/v1/services/srv_000000999999/archive');
     // The official CABYS catalogue.
     expect((await drive('GET', '/api/v1/cabys', '/api/v1/cabys?q=desarrollo%20aplicaciones')).status).toBe(
       200,
@@ -272,6 +286,14 @@ describe('real responses match the documented schemas', () => {
       })
     ).json;
     await drive('POST', '/api/v1/invoices', '/api/v1/invoices', { client_id: cli, lines: [] });
+    await drive('POST', '/api/v1/invoices/preview', '/api/v1/invoices/preview', {
+      client_id: cli,
+      lines: [{ service_id: srv, qty: 2, unit_price: '1500.00' }],
+    });
+    await drive('POST', '/api/v1/invoices/preview', '/api/v1/invoices/preview', {
+      client_id: cli,
+      lines: [],
+    });
     const draft = (
       await drive('POST', '/api/v1/invoices', '/api/v1/invoices', {
         client_id: cli,
@@ -448,6 +470,7 @@ describe('real responses match the documented schemas', () => {
         cedula: '1-1111-1111',
         name: 'Evento Uno',
       });
+      await drive('POST', '/api/v1/webhook_endpoints/{id}/test', `/api/v1/webhook_endpoints/${ep.id}/test`);
       await drive(
         'GET',
         '/api/v1/webhook_endpoints/{id}/deliveries',

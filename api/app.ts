@@ -71,6 +71,9 @@ import reportRoutes from './routes/reports/index.ts';
 import auditRoutes from './routes/audit/index.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
 import companyLogoRoutes from './routes/company/logo.ts';
+import signUpRoutes from './routes/account/sign-up.ts';
+import sessionRoutes from './routes/session/index.ts';
+import createCompanyRoute from './routes/companies/create.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -268,6 +271,9 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   auditRoutes,
   companyCredentialRoutes,
   companyLogoRoutes,
+  signUpRoutes,
+  sessionRoutes,
+  createCompanyRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

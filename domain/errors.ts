@@ -19,6 +19,7 @@ export const ERROR_CATALOGUE = {
   live_not_enabled: { status: 403, title: 'The company has not gone live' },
   csrf_invalid: { status: 403, title: 'Missing or wrong CSRF token' },
   email_unconfirmed: { status: 403, title: 'Email address not confirmed' },
+  invitation_other_email: { status: 403, title: 'The invitation was sent to another email address' },
   owner_required: { status: 403, title: 'Only an owner may do this' },
   company_required: { status: 400, title: 'Factura-Company header required' },
   token_invalid: { status: 400, title: 'Link invalid, expired or already used' },

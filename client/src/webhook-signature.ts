@@ -115,6 +115,13 @@ export interface InvoicePaidData {
   paid_at: string;
 }
 
+/** `data` of `webhook_endpoint.test`, sent on request to one endpoint. */
+export interface WebhookEndpointTestData {
+  object: 'webhook_endpoint_test';
+  endpoint_id: string;
+  message: { es: string; en: string };
+}
+
 /** The object each event kind carries in `data`. */
 export interface EventDataByKind {
   'invoice.created': Schemas['Invoice'];
@@ -133,6 +140,7 @@ export interface EventDataByKind {
   'client.created': Schemas['Client'];
   'received_document.created': Schemas['ReceivedDocument'];
   'received_document.answered': Schemas['ReceivedDocument'];
+  'webhook_endpoint.test': WebhookEndpointTestData;
 }
 
 // Fails to compile when the document gains an event kind that EventDataByKind does not map.

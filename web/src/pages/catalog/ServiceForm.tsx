@@ -69,6 +69,7 @@ export function ServiceForm({ onSaved }: { onSaved(s: Service): void }) {
   const action = useAction();
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    e.stopPropagation(); // inside a dialog of another form: that form is not submitted
     void action.run(async () => {
       const body = { cabys, description, unit, iva_rate_code: rate, price: price.replace(',', '.') } as Body;
       onSaved(await unwrap(api.POST('/api/v1/services', { body })));

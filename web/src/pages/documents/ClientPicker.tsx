@@ -88,6 +88,7 @@ function NewClientForm({ onCreated }: { onCreated(c: PickedClient): void }) {
   const action = useAction();
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    e.stopPropagation(); // inside a dialog of another form: that form is not submitted
     void action.run(async () => {
       const body = { cedula, ...(name ? { name } : { lookup: true }), ...(email ? { email } : {}) };
       const c = await unwrap(api.POST('/api/v1/clients', { body }));

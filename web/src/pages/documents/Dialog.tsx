@@ -1,5 +1,7 @@
-// A modal dialog (native <dialog>: focus stays inside, Escape closes it) with a title.
+// A modal dialog (native <dialog>: focus stays inside, Escape closes it) with a title, rendered
+// at the end of <body> so a form inside it is never nested in the page's own form.
 import { useEffect, useRef, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
 
 export function Dialog({
@@ -21,7 +23,7 @@ export function Dialog({
     if (open && !d.open) d.showModal?.();
     if (!open && d.open) d.close();
   }, [open]);
-  return (
+  return createPortal(
     <dialog ref={ref} className="dialog" onClose={onClose} aria-label={title}>
       <div className="dialog-head">
         <h2>{title}</h2>
@@ -30,6 +32,7 @@ export function Dialog({
         </button>
       </div>
       {open ? children : null}
-    </dialog>
+    </dialog>,
+    document.body,
   );
 }

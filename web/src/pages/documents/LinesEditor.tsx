@@ -18,7 +18,7 @@ type PreviewLine = components['schemas']['InvoiceLine'];
 
 let nextKey = 1;
 export function lineFor(service: Service): DraftLine {
-  return { key: nextKey++, service, qty: '1', price: service.price, discount: '' };
+  return { key: nextKey++, service, qty: '1', price: service.price.replace('.', ','), discount: '' };
 }
 
 /** The body's lines (decimal comma accepted as typed). */

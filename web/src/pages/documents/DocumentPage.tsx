@@ -85,7 +85,7 @@ function Facts({ inv }: { inv: Invoice }) {
           </dd>
         </>
       ) : null}
-      {inv.condition === '02' ? (
+      {inv.payment_status !== 'not_applicable' ? (
         <>
           <dt>{t('doc.balanceDueLabel')}</dt>
           <dd>{formatMoney(inv.balance_due, inv.currency)}</dd>

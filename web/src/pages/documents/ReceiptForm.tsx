@@ -42,7 +42,7 @@ export function ReceiptForm() {
       <DocumentPicker
         value={doc}
         onChange={setDoc}
-        filter={(i) => i.condition === '02' && i.payment_status !== 'paid'}
+        filter={(i) => i.payment_status === 'unpaid' || i.payment_status === 'partial'}
       />
       {doc ? <p>{t('doc.balanceDue', { amount: formatMoney(doc.balance_due, doc.currency) })}</p> : null}
       <Field

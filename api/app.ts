@@ -72,8 +72,12 @@ import auditRoutes from './routes/audit/index.ts';
 import companyCredentialRoutes from './routes/company/credentials.ts';
 import companyLogoRoutes from './routes/company/logo.ts';
 import signUpRoutes from './routes/account/sign-up.ts';
+import passwordRoutes from './routes/account/password.ts';
+import securityRoutes from './routes/account/security.ts';
 import sessionRoutes from './routes/session/index.ts';
 import createCompanyRoute from './routes/companies/create.ts';
+import memberRoutes from './routes/members/index.ts';
+import acceptInvitationRoute from './routes/account/invitations.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -272,8 +276,12 @@ const ROUTES: FastifyPluginAsync<AppDeps>[] = [
   companyCredentialRoutes,
   companyLogoRoutes,
   signUpRoutes,
+  passwordRoutes,
+  securityRoutes,
   sessionRoutes,
   createCompanyRoute,
+  memberRoutes,
+  acceptInvitationRoute,
 ];
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {

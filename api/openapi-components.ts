@@ -80,7 +80,9 @@ export function hoistErrorResponses<T extends object>(doc: T): T {
         const o = op as Json;
         if (!o || typeof o !== 'object' || !o.responses) return [method, op];
         const answers = Object.entries(o.responses as Record<string, Json>).map(([status, r]) => {
-          const name = ERROR_RESPONSE_NAMES[status] ?? `Error${status}`;
+          // Public routes (signing in, up) answer without the rate-limit headers: their own components.
+          const base = ERROR_RESPONSE_NAMES[status] ?? `Error${status}`;
+          const name = r.headers ? base : `Public${base}`;
           if (Number(status) < 400 || !(r.content as Json | undefined)?.['application/problem+json'])
             return [status, r];
           const text = JSON.stringify(r);

@@ -11,6 +11,7 @@
 //   - plans: pyme and pro keys (both modes) get 403 plan_not_included on every route;
 //   - admin: every Bull Board route and /metrics want the admin credentials (an API key is not
 //     one); the dashboard page carries no tenant data.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { supplierInvoice } from './helpers/supplier-documents.ts';
 import type { LightMyRequestResponse } from 'fastify';
@@ -79,13 +80,18 @@ const ID_KINDS: Record<string, IdKind> = {
   webhook_endpoints: 'webhookEndpoint',
   events: 'event',
   received_documents: 'receivedDocument',
+  members: 'user',
+  invitations: 'invitation',
 };
+/** Kinds that belong to a company in both modes (its people), not to one mode. */
+const COMPANY_WIDE = new Set<IdKind>(['user', 'invitation']);
 const ID_TOKEN =
   /\b(?:inv|cli|srv|pay|evt|we|whd|key|cmp|bat|rcv)_\d{12}\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 
 beforeAll(async () => {
   f = await startFullApp();
-  api = f.app.routeTable().filter((r) => r.url.startsWith('/api/') && !r.public);
+  // Routes for people signed in (no company, keys refused) are covered by test/sessions-security.test.ts.
+  api = f.app.routeTable().filter((r) => r.url.startsWith('/api/') && !r.public && !r.person);
   figures.routes = api.length;
   await seedTenants();
 }, 120_000);
@@ -139,6 +145,16 @@ async function dbIds(companyId: number, livemode: boolean): Promise<Map<IdKind, 
     );
   }
   out.set('company', [formatId('company', companyId)]);
+  const members = await f.database.db('memberships').where({ companyId }).orderBy('userId');
+  out.set(
+    'user',
+    members.map((m: { userId: number }) => formatId('user', Number(m.userId))),
+  );
+  const invitations = await f.database.db('invitations').where({ companyId }).orderBy('id');
+  out.set(
+    'invitation',
+    invitations.map((i: { id: number }) => formatId('invitation', Number(i.id))),
+  );
   return out;
 }
 
@@ -183,6 +199,7 @@ async function seedTenants(): Promise<void> {
       });
     }
   }
+  for (const s of [a, b]) await seedPeople(s.company.id);
   for (const t of tenants) t.ids = await dbIds(t.companyId, t.livemode);
   // One key per scope and one per missing scope, in A's sandbox.
   for (const s of SCOPES) {
@@ -196,6 +213,22 @@ async function seedTenants(): Promise<void> {
     scopeKeys.set(`only:${s}`, only.secret);
     scopeKeys.set(`allBut:${s}`, allBut.secret);
   }
+}
+
+/** A member (viewer) and an open invitation of the company, straight in the database. */
+async function seedPeople(companyId: number): Promise<void> {
+  const db = f.database.db;
+  const [user] = await db('users')
+    .insert({ email: `viewer-${companyId}@e.example`, name: 'Viewer', passwordHash: 'x' })
+    .returning('id');
+  await db('memberships').insert({ companyId, userId: user.id, role: 'viewer' });
+  await db('invitations').insert({
+    companyId,
+    email: `invited-${companyId}@e.example`,
+    role: 'issuer',
+    tokenHash: randomBytes(32),
+    expiresAt: new Date(Date.now() + 86_400_000),
+  });
 }
 
 async function seedResources(
@@ -376,6 +409,7 @@ describe('companies and modes', () => {
       'POST /api/v1/events/:id/redeliver': {},
       'POST /api/v1/invoices/:id/credit_notes': { reason: 'Devolución de mercadería' },
       'POST /api/v1/received_documents/:id/answer': { result: 'accepted' },
+      'PATCH /api/v1/members/:id': { role: 'viewer' },
       'POST /api/v1/invoices/:id/debit_notes': {
         reason: 'Intereses por atraso',
         lines: [{ line: 1, amount: '100.00' }],
@@ -387,7 +421,7 @@ describe('companies and modes', () => {
       const kind = idKindOf(r)!;
       for (const x of tenants) {
         for (const y of tenants) {
-          if (x === y) continue;
+          if (x === y || (COMPANY_WIDE.has(kind) && x.companyId === y.companyId)) continue;
           for (const id of y.ids.get(kind)!.slice(0, 2)) {
             const res = await call(
               r.method as Method,

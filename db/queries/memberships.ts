@@ -51,3 +51,43 @@ export async function membershipOf(
 export async function addMembership(db: Knex, companyId: number, userId: number, role: Role): Promise<void> {
   await db('memberships').insert({ companyId, userId, role }).onConflict(['company_id', 'user_id']).ignore();
 }
+
+export interface MemberRow {
+  userId: number;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+}
+
+/** A company's members with their names, oldest first. */
+export async function listMembers(db: Knex, companyId: number): Promise<MemberRow[]> {
+  return db('memberships as m')
+    .join('users as u', 'u.id', 'm.user_id')
+    .where('m.company_id', companyId)
+    .orderBy('m.created_at')
+    .select('m.user_id', 'u.email', 'u.name', 'm.role', 'm.created_at');
+}
+
+/**
+ * The company's memberships, locked for a change of roles (so two changes cannot each leave the
+ * other's owner as the last one and both go through).
+ */
+export async function lockMemberships(
+  trx: Knex,
+  companyId: number,
+): Promise<{ userId: number; role: Role }[]> {
+  const rows = await trx('memberships').where({ companyId }).forUpdate().select('userId', 'role');
+  return rows.map((r: { userId: string | number; role: Role }) => ({
+    userId: Number(r.userId),
+    role: r.role,
+  }));
+}
+
+export async function setMemberRole(trx: Knex, companyId: number, userId: number, role: Role): Promise<void> {
+  await trx('memberships').where({ companyId, userId }).update({ role });
+}
+
+export async function removeMember(trx: Knex, companyId: number, userId: number): Promise<void> {
+  await trx('memberships').where({ companyId, userId }).delete();
+}

@@ -94,3 +94,17 @@ export async function useUserToken(db: Knex, kind: UserTokenKind, tokenHash: Buf
     .returning('userId');
   return row ? Number(row.userId) : null;
 }
+
+/** The person an unused, unexpired token of this kind belongs to (without using it). */
+export async function userTokenOwner(
+  db: Knex,
+  kind: UserTokenKind,
+  tokenHash: Buffer,
+): Promise<number | null> {
+  const row = await db('user_tokens')
+    .where({ kind, tokenHash })
+    .whereNull('usedAt')
+    .where('expiresAt', '>', db.fn.now())
+    .first('userId');
+  return row ? Number(row.userId) : null;
+}

@@ -329,8 +329,8 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change the company's economic activity (checked against Hacienda's register)
-     * @description Requires the `manage:keys` scope.
+     * Change the company's profile (emisor data, defaults, email delivery)
+     * @description Only the fields given change. The emisor data is checked as Hacienda checks an Emisor; activity_code against Hacienda's register (503 when it cannot be reached); default_branch and default_terminal against the defined branches, once there are any. Requires the `manage:company or manage:keys` scope.
      */
     patch: {
       parameters: {
@@ -343,7 +343,33 @@ export interface paths {
         content: {
           'application/json': {
             /** @description One of the company's active activities in Hacienda's register (6 digits) */
-            activity_code: string;
+            activity_code?: string;
+            /** @description Display name */
+            name?: string;
+            /** @description Emisor/Nombre, 5 to 100 characters */
+            legal_name?: string;
+            commercial_name?: string | null;
+            phone?: {
+              country_code?: string;
+              number: string;
+            } | null;
+            /** @description The emisor email (same as emails: [email]) */
+            email?: string;
+            emails?: string[];
+            location?: {
+              provincia: string;
+              canton: string;
+              distrito: string;
+              barrio?: string | null;
+              otras_senas: string;
+            };
+            default_branch?: string;
+            default_terminal?: string;
+            email_delivery?: {
+              enabled?: boolean;
+              reply_to?: string | null;
+              bcc?: string[];
+            };
           };
         };
       };
@@ -393,6 +419,8 @@ export interface paths {
           /** @description Page size (1-100) */
           limit?: number;
           starting_after?: string;
+          /** @description List archived ones too (left out by default) */
+          include_archived?: boolean;
         };
         header?: never;
         path?: never;
@@ -521,6 +549,149 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
+    /**
+     * Update a client
+     * @description Changes the fields given (null clears an optional one; `addresses` replaces them all) and checks the result like a create: a new `cedula` is read again from its shape unless `identification_type` (or `lookup: true`) says its type; its identification taken by another client is 409 duplicate_client. A document already signed keeps the receptor of its XML; its PDF and emails show the client as it is when they are made. Requires the `write:clients` scope.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UpdateClientRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Client'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    trace?: never;
+  };
+  '/api/v1/clients/{id}/archive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Archive a client
+     * @description Leaves the client out of lists (unless include_archived=true) and refuses new documents to it (422 client_archived); its documents and balance stay. Archiving twice is harmless. Requires the `write:clients` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Client'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/clients/{id}/unarchive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Unarchive a client
+     * @description Brings an archived client back into the lists and to new documents. Requires the `write:clients` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Client'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -542,6 +713,8 @@ export interface paths {
           /** @description Page size (1-100) */
           limit?: number;
           starting_after?: string;
+          /** @description List archived ones too (left out by default) */
+          include_archived?: boolean;
         };
         header?: never;
         path?: never;
@@ -660,6 +833,148 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a service
+     * @description Changes the fields given (`commercial_code: null` clears it, `taxes: []` removes the default taxes) and checks the result like a create. New documents take the new values; documents already recorded keep their lines. Requires the `write:services` scope.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UpdateServiceRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Service'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    trace?: never;
+  };
+  '/api/v1/services/{id}/archive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Archive a service
+     * @description Leaves the service out of lists (unless include_archived=true) and refuses it on new documents (422 service_archived); documents that carry it stay. Archiving twice is harmless. Requires the `write:services` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Service'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/services/{id}/unarchive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Unarchive a service
+     * @description Brings an archived service back into the lists and to new documents. Requires the `write:services` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Service'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -885,6 +1200,61 @@ export interface paths {
           };
           content: {
             'application/json': components['schemas']['Invoice'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/invoices/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Preview an invoice: its lines and totals, nothing recorded
+     * @description Computes what POST /api/v1/invoices would record for the same body, without recording it: the same validation (the same 422 codes and fields), the same catalogue look-ups and the same totals, answered with `lines`, `totals` and the other figures in the invoice object’s shapes. No consecutivo is taken and nothing is stored (no invoice, event, outbox row or Idempotency-Key record). Previews every document type the create takes in its body: 01 factura, 04 tiquete, 09 factura de exportación and 08 factura electrónica de compra (with `supplier`). Debit and credit notes (POST /api/v1/invoices/{id}/notes, /api/v1/credit_notes) and payment receipts (10, issued by POST /api/v1/payments) have bodies of their own and are not previewed here. Checked only by the create: an `external_id` already used, the invoice `replaces` names, and (409) whether the company may issue, which the preview reports in `warnings` instead. Requires the `write:invoices or write:drafts` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['CreateInvoiceRequest'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['InvoicePreview'];
           };
         };
         400: components['responses']['BadRequest'];
@@ -2211,6 +2581,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/webhook_endpoints/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event to an endpoint now
+     * @description Sends one `webhook_endpoint.test` event to this endpoint now, signed and with the headers of every delivery (`Service-Signature` with the current secret, and the previous one while a rotation lasts), even if the endpoint is disabled, and answers its delivery: `status` delivered (2xx) or failed, with the attempt (HTTP status, duration, error, start of the answer). One attempt, no retries; the event goes to no other endpoint. The delivery is listed with the others. Requires the `manage:webhooks` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WebhookDelivery'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/webhook_endpoints/{id}/deliveries': {
     parameters: {
       query?: never;
@@ -2299,7 +2720,8 @@ export interface paths {
             | 'debit_note.created'
             | 'invoice.annulled'
             | 'received_document.created'
-            | 'received_document.answered';
+            | 'received_document.answered'
+            | 'webhook_endpoint.test';
           created_gte?: string;
           created_lt?: string;
           /** @description Page size (1-100) */
@@ -2716,7 +3138,7 @@ export interface paths {
     put?: never;
     /**
      * Answer a received document (MensajeReceptor to Hacienda)
-     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices` scope.
+     * @description Accept, partially accept or reject the document. Answered once: the message is signed, sent to Hacienda and polled by the worker; `answer.status` follows it and `received_document.answered` carries the verdict. A second request is 409 already_answered. Requires the `write:invoices or answer:received` scope.
      */
     post: {
       parameters: {
@@ -2863,6 +3285,479 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reports/monthly': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The month's figures for the IVA return (D-104)
+     * @description Accepted documents whose issue date falls in the month in Costa Rica time, in colones (each foreign-currency document at its own exchange rate): ResumenFactura totals per document type, sales per IVA rate (gravadas, exentas, exoneradas, no sujetas) with their IVA, credit notes subtracting, other taxes, the IVA credited on received documents (the amount the company declared creditable in its accepted or partially accepted answer) and the D-104 lines with the balance. `format=csv` (or `Accept: text/csv`): text/csv in es-CR (`;`, decimal comma, UTF-8 BOM); `format=xlsx`: a workbook with a sheet per section and numeric colón cells. Requires the `read:reports` scope.
+     */
+    get: {
+      parameters: {
+        query: {
+          /**
+           * @description The month, `YYYY-MM`, in Costa Rica time (America/Costa_Rica, UTC-6)
+           * @example 2026-03
+           */
+          month: string;
+          /** @description json (default; `Accept: text/csv` also asks for csv), csv (es-CR: `;`, decimal comma, UTF-8 BOM) or xlsx */
+          format?: 'json' | 'csv' | 'xlsx';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MonthlyReport'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/reports/monthly/archive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The month's documents in one ZIP
+     * @description Streamed as it is made: for every accepted document of the month (Costa Rica time) its signed XML, Hacienda's answer and its PDF (`emitidos/<clave>.xml`, `-respuesta.xml`, `.pdf`); every received document's XML and the company's answer with Hacienda's verdict (`recibidos/<clave>.xml`, `-mensaje-receptor.xml`, `-respuesta.xml`); and the month's report as `resumen.csv`. Requires the `read:reports` scope.
+     */
+    get: {
+      parameters: {
+        query: {
+          /**
+           * @description The month, `YYYY-MM`, in Costa Rica time (America/Costa_Rica, UTC-6)
+           * @example 2026-03
+           */
+          month: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description application/zip */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/zip': string;
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/audit_events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the audit log: who changed what, newest first
+     * @description Every successful write (POST, PUT, PATCH, DELETE answered 2xx) by a key or a person of the company in the caller's mode, plus sign-ins and sign-outs. Recorded just after the answer. Requires the `read:audit` scope.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @example invoices.create */
+          action?: string;
+          actor_type?: 'key' | 'user';
+          /** @description At or after this time */
+          since?: string;
+          /** @description Before this time */
+          until?: string;
+          /** @description Page size (1-100) */
+          limit?: number;
+          /** @description The next page: events older than this one */
+          starting_after?: string;
+          /** @description The previous page: events newer than this one (not with starting_after) */
+          ending_before?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AuditEventList'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/certificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Store the company's signing certificate (.p12) for a mode
+     * @description Checked on the spot: it opens with the PIN (422 p12_unreadable, p12_wrong_pin), it is current (certificate_expired, certificate_not_yet_valid) and it carries the company's identification (certificate_other_taxpayer). Stored encrypted; replaces the one the mode had. Requires the `manage:company` scope.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+            /** @description The .p12 (llave criptográfica) Hacienda issued, base64 */
+            p12_base64: string;
+            /** @description Its PIN */
+            pin: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CompanyCertificate'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/hacienda_credentials': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Store the company's Hacienda API user for a mode, once Hacienda's IDP accepts it
+     * @description Tried first on Hacienda's IDP of the mode (the sandbox simulator's for test): 422 hacienda_credentials_rejected when refused, 503 hacienda_unavailable when it cannot be reached; nothing is stored in both cases. The password is stored encrypted and never shown. Requires the `manage:company` scope.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+            /** @example cpj-3-101-123456@prod.comprobanteselectronicos.go.cr */
+            username: string;
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HaciendaCredentials'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/hacienda_credentials/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Try the stored Hacienda API user of a mode on Hacienda's IDP again
+     * @description 200 when accepted (verified_at renewed); 422 hacienda_credentials_rejected when refused (the credentials count as unverified); 503 when the IDP cannot be reached (nothing changes); 409 hacienda_credentials_missing when none are stored. Requires the `manage:company` scope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description test: the sandbox (the Hacienda simulator); live: production */
+            mode: 'test' | 'live';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HaciendaCredentials'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        409: components['responses']['Conflict'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/company/logo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The company's logo (its bytes, image/png or image/jpeg)
+     * @description Requires the `read:company` scope.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description image/png or image/jpeg */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': string;
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        404: components['responses']['NotFound'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    /**
+     * Set the company's logo (PNG or JPEG, at most 256 KB), drawn on its PDFs
+     * @description Requires the `manage:company` scope.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            content_type: 'image/png' | 'image/jpeg';
+            /** @description The image, base64 (at most 256 KB once decoded) */
+            data_base64: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CompanyLogo'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    post?: never;
+    /**
+     * Remove the company's logo
+     * @description Requires the `manage:company` scope.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Removed (or there was none) */
+        204: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -3963,6 +4858,52 @@ export interface components {
     ApiKeyWithSecret: components['schemas']['ApiKey'] & {
       secret: string;
     };
+    /** AuditActor */
+    AuditActor: {
+      /** @enum {string} */
+      type: 'key' | 'user';
+      /**
+       * @description The API key (key_…) or the person (usr_…)
+       * @example key_000000000001
+       */
+      id: string | null;
+      /** @description The key's or the person's name at the time */
+      name: string | null;
+    };
+    /** AuditEvent */
+    AuditEvent: {
+      /** @example aud_000000000001 */
+      id: string;
+      /** @enum {string} */
+      object: 'audit_event';
+      /** Format: date-time */
+      at: string;
+      livemode: boolean;
+      actor: components['schemas']['AuditActor'];
+      /**
+       * @description `<resource>.<verb>`: invoices.create, clients.update, webhook_endpoints.delete, invoices.send, keys.revoke, batches.create, session.create…
+       * @example invoices.create
+       */
+      action: string;
+      /** @description The resource acted on (null when there is none) */
+      target: {
+        /** @example invoice */
+        type: string;
+        /** @example inv_000000000042 */
+        id: string;
+      } | null;
+      ip: string | null;
+      /** @description The Request-Id of the request that did it */
+      request_id: string | null;
+    };
+    /** AuditEventList */
+    AuditEventList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['AuditEvent'][];
+      /** @description More items follow: ask again with starting_after = the last id */
+      has_more: boolean;
+    };
     /** Batch */
     Batch: {
       /** @example bat_000000000001 */
@@ -4119,6 +5060,8 @@ export interface components {
       metadata: {
         [key: string]: string;
       };
+      /** @description Archived: left out of lists and searches (unless include_archived=true) and refused for new documents (422 client_archived); the documents already issued keep naming it */
+      archived: boolean;
       livemode: boolean;
       /** Format: date-time */
       created_at: string;
@@ -4191,8 +5134,27 @@ export interface components {
         not_after: string | null;
       } | null;
       hacienda_credentials_configured: boolean;
+      /** @description The company passed the go-live checklist (POST /api/v1/company/go_live) */
+      live_enabled: boolean;
       /** Format: date-time */
       created_at: string;
+    };
+    /** CompanyCertificate */
+    CompanyCertificate: {
+      /** @description test: the sandbox (the Hacienda simulator); live: production */
+      mode: 'test' | 'live';
+      subject: string;
+      /** Format: date-time */
+      not_after: string;
+    };
+    /** CompanyLogo */
+    CompanyLogo: {
+      content_type: string;
+      /** @description Bytes */
+      size: number;
+      width: number;
+      height: number;
+      sha256: string;
     };
     /** CreateClientRequest */
     CreateClientRequest: {
@@ -4649,6 +5611,7 @@ export interface components {
         | 'invoice.annulled'
         | 'received_document.created'
         | 'received_document.answered'
+        | 'webhook_endpoint.test'
       )[];
       description?: string;
     };
@@ -4797,6 +5760,17 @@ export interface components {
       code: string;
       /** @example must be number,string */
       message: string;
+    };
+    /** HaciendaCredentials */
+    HaciendaCredentials: {
+      /** @description test: the sandbox (the Hacienda simulator); live: production */
+      mode: 'test' | 'live';
+      username: string;
+      /**
+       * Format: date-time
+       * @description When Hacienda's IDP accepted them
+       */
+      verified_at: string;
     };
     /**
      * HaciendaWarning
@@ -5173,6 +6147,68 @@ export interface components {
       /** @description More items follow: ask again with starting_after = the last id */
       has_more: boolean;
     };
+    /** InvoicePreview */
+    InvoicePreview: {
+      /** @enum {string} */
+      object: 'invoice_preview';
+      livemode: boolean;
+      /**
+       * @description 01 factura electrónica, 02 nota de débito, 03 nota de crédito, 04 tiquete electrónico, 08 factura electrónica de compra, 09 factura electrónica de exportación, 10 recibo electrónico de pago
+       * @enum {string}
+       */
+      document_type: '01' | '02' | '03' | '04' | '08' | '09' | '10';
+      /** @description The receptor; null on a tiquete sold to no one in particular and on a factura electrónica de compra (whose emisor is `supplier`) */
+      client_id: string | null;
+      currency: string;
+      exchange_rate: string;
+      /** @description Where exchange_rate came from: request (given), hacienda_bccr (a dollar invoice without one took the BCCR's reference sell rate of its Costa Rica issue day, as Hacienda publishes it); null for CRC */
+      exchange_rate_source: string | null;
+      condition: string;
+      credit_days: number | null;
+      payment_methods: string[];
+      /** @description MedioPago: the payment methods and their amounts */
+      payments: {
+        method: string;
+        /** @description TotalMedioPago (2 decimals); null for a single payment stated without amount */
+        amount: string | null;
+        other: string | null;
+      }[];
+      /** @description OtrosCargos with their amounts (5 decimals) */
+      other_charges: {
+        code: string;
+        code_other: string | null;
+        detail: string;
+        percent: string | null;
+        amount: string;
+        third_party: {
+          id_type: string;
+          id_number: string;
+          name: string | null;
+        } | null;
+      }[];
+      lines: components['schemas']['InvoiceLine'][];
+      tax_breakdown: components['schemas']['TaxLine'][];
+      /** @example 1130.00 */
+      subtotal: string;
+      /** @example 1130.00 */
+      total_discount: string;
+      /** @example 1130.00 */
+      total_tax: string;
+      /** @example 1130.00 */
+      total: string;
+      totals: components['schemas']['DocumentSummary'];
+      /** @description What would not stop this preview but would stop or change the create: `company_incomplete` (the company cannot issue yet in this mode; a draft, send: false, can still be recorded). [] when there is nothing to say. */
+      warnings: components['schemas']['InvoicePreviewWarning'][];
+    };
+    /** InvoicePreviewWarning */
+    InvoicePreviewWarning: {
+      /** @example company_incomplete */
+      code: string;
+      message: {
+        es: string;
+        en: string;
+      };
+    };
     /**
      * LineDiscountInput
      * @example {
@@ -5229,6 +6265,34 @@ export interface components {
       /** @description One of owner, administrator, accountant, issuer, viewer */
       role: 'owner' | 'administrator' | 'accountant' | 'issuer' | 'viewer';
       scopes: string[];
+    };
+    /** MonthlyReport */
+    MonthlyReport: {
+      /** @enum {string} */
+      object: 'monthly_report';
+      livemode: boolean;
+      month: string;
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      /** @enum {string} */
+      currency: 'CRC';
+      documents: components['schemas']['ReportDocumentsRow'][];
+      sales: components['schemas']['ReportSalesRow'][];
+      other_taxes: components['schemas']['ReportOtherTaxRow'][];
+      received: components['schemas']['ReportReceivedRow'][];
+      d104: components['schemas']['ReportLine'][];
+      totals: {
+        /** @example 1130.00 */
+        ventas: string;
+        /** @example 1130.00 */
+        iva_devengado: string;
+        /** @example 1130.00 */
+        iva_acreditable: string;
+        /** @example 1130.00 */
+        saldo: string;
+      };
     };
     /** Payment */
     Payment: {
@@ -5361,6 +6425,17 @@ export interface components {
         | 'receptor_mismatch'
         | 'webhook_endpoint_limit'
         | 'activity_not_registered'
+        | 'p12_unreadable'
+        | 'p12_wrong_pin'
+        | 'certificate_expired'
+        | 'certificate_not_yet_valid'
+        | 'certificate_other_taxpayer'
+        | 'hacienda_credentials_rejected'
+        | 'logo_invalid'
+        | 'logo_too_large'
+        | 'hacienda_credentials_missing'
+        | 'branch_exists'
+        | 'go_live_checklist_incomplete'
         | 'rate_limited'
         | 'too_many_attempts'
         | 'auth_rate_limited'
@@ -5532,6 +6607,99 @@ export interface components {
       items: components['schemas']['RejectionItem'][];
       raw: string | null;
     };
+    /** ReportDocumentsRow */
+    ReportDocumentsRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /**
+       * @description How the document type moves the sales: adds, subtracts (credit notes) or listed only
+       * @enum {string}
+       */
+      effect: 'suma' | 'resta' | 'informativo';
+      documents: number;
+      /** @example 1130.00 */
+      total_gravado: string;
+      /** @example 1130.00 */
+      total_exento: string;
+      /** @example 1130.00 */
+      total_exonerado: string;
+      /** @example 1130.00 */
+      total_no_sujeto: string;
+      /** @example 1130.00 */
+      total_venta: string;
+      /** @example 1130.00 */
+      total_descuentos: string;
+      /** @example 1130.00 */
+      total_venta_neta: string;
+      /** @example 1130.00 */
+      total_impuesto: string;
+      /** @example 1130.00 */
+      total_iva_devuelto: string;
+      /** @example 1130.00 */
+      total_otros_cargos: string;
+      /** @example 1130.00 */
+      total_comprobante: string;
+    };
+    /** ReportLine */
+    ReportLine: {
+      /** @description ventas_13, iva_13, iva_devengado, iva_acreditable, saldo, … */
+      key: string;
+      label_es: string;
+      label_en: string;
+      /** @example 1130.00 */
+      amount: string;
+    };
+    /** ReportOtherTaxRow */
+    ReportOtherTaxRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /** @description CodigoImpuesto of the tax beside the IVA */
+      code: string;
+      /** @example 1130.00 */
+      amount: string;
+    };
+    /** ReportReceivedRow */
+    ReportReceivedRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /** @enum {string} */
+      answer: 'accepted' | 'partially_accepted' | 'rejected';
+      documents: number;
+      /** @example 1130.00 */
+      total: string;
+      /** @example 1130.00 */
+      total_tax: string;
+      /** @example 1130.00 */
+      iva_credit: string;
+    };
+    /** ReportSalesRow */
+    ReportSalesRow: {
+      /** @description Document type code (01 factura, …) */
+      document_type: string;
+      /**
+       * @description How the document type moves the sales: adds, subtracts (credit notes) or listed only
+       * @enum {string}
+       */
+      effect: 'suma' | 'resta' | 'informativo';
+      /** @description Rate key (13, 4, 2, 1, 0_5, 0) or exentas, exoneradas, no_sujetas, sin_iva */
+      category: string;
+      /** @description CodigoTarifaIVA, null: no IVA */
+      rate_code: string | null;
+      exonerated: boolean;
+      lines: number;
+      /** @example 1130.00 */
+      monto_total: string;
+      /** @example 1130.00 */
+      discounts: string;
+      /** @example 1130.00 */
+      sub_total: string;
+      /** @example 1130.00 */
+      iva: string;
+      /** @example 1130.00 */
+      iva_exonerated: string;
+      /** @example 1130.00 */
+      iva_net: string;
+    };
     /** RollKeyRequest */
     RollKeyRequest: {
       /**
@@ -5569,6 +6737,8 @@ export interface components {
        */
       price: string;
       commercial_code: string | null;
+      /** @description Archived: left out of lists and searches (unless include_archived=true) and refused for new documents (422 service_archived); the documents already issued keep naming it */
+      archived: boolean;
       livemode: boolean;
       /** Format: date-time */
       created_at: string;
@@ -5756,6 +6926,173 @@ export interface components {
       /** @description otpauth://totp/… for a QR code */
       otpauth_url: string;
     };
+    /** UpdateClientRequest */
+    UpdateClientRequest: {
+      /** @description Identification number; spaces, dots and dashes are ignored. A física written with a leading zero (0104560789, 01-0456-0789) is the física 104560789 */
+      cedula?: string;
+      /**
+       * @description Nota 4 type: 01 física (9 digits), 02 jurídica (10 characters), 03 DIMEX (11-12 digits), 04 NITE (10 digits), 05 extranjero no domiciliado, 06 no contribuyente. When absent it is read from the number only where one type alone has its shape (9 digits: 01; 10 characters with a letter: 02; 11-12 digits: 03); a 10-digit number may be 02 or 04 and without this field (or lookup: true) is refused (422 ambiguous_identification)
+       * @enum {string}
+       */
+      identification_type?: '01' | '02' | '03' | '04' | '05' | '06';
+      /** @description Take the identification type, and the name when none is given, from Hacienda's taxpayer register (422 taxpayer_not_found if it does not know the number; 503 when it cannot be reached) */
+      lookup?: boolean;
+      /** @description Required unless lookup: true */
+      name?: string;
+      commercial_name?: string | null;
+      email?: string | null;
+      phone?: string | null;
+      phone_country_code?: string;
+      activity_code?: string | null;
+      addresses?: components['schemas']['AddressInput'][];
+      foreign_address?: string | null;
+      metadata?: {
+        [key: string]: string;
+      };
+    };
+    /** UpdateServiceRequest */
+    UpdateServiceRequest: {
+      /** @description CABYS code, 13 digits */
+      cabys?: string;
+      description?: string;
+      /**
+       * @description UnidadMedida code from the v4.4 schema (Unid, Sp, Kg, …); service units make the line a service
+       * @enum {string}
+       */
+      unit?:
+        | '1'
+        | '´'
+        | '´´'
+        | '°C'
+        | '1/m'
+        | 'A'
+        | 'A/m'
+        | 'A/m²'
+        | 'Acv'
+        | 'Al'
+        | 'Alc'
+        | 'B'
+        | 'Bq'
+        | 'C'
+        | 'C/kg'
+        | 'C/m²'
+        | 'C/m³'
+        | 'Cc'
+        | 'Cd'
+        | 'cd/m²'
+        | 'Cm'
+        | 'cm'
+        | 'Cu'
+        | 'D'
+        | 'eV'
+        | 'F'
+        | 'F/m'
+        | 'Fa'
+        | 'G'
+        | 'Gal'
+        | 'Gy'
+        | 'Gy/s'
+        | 'h'
+        | 'H'
+        | 'H/m'
+        | 'Hz'
+        | 'I'
+        | 'J'
+        | 'J/(kg·K)'
+        | 'J/(mol·K)'
+        | 'J/K'
+        | 'J/kg'
+        | 'J/m³'
+        | 'J/mol'
+        | 'K'
+        | 'Kat'
+        | 'kat/m³'
+        | 'Kg'
+        | 'kg/m³'
+        | 'Km'
+        | 'Kw'
+        | 'kWh'
+        | 'L'
+        | 'Lm'
+        | 'Ln'
+        | 'Lx'
+        | 'M'
+        | 'm/s'
+        | 'm/s²'
+        | 'm²'
+        | 'm³'
+        | 'Min'
+        | 'mL'
+        | 'Mm'
+        | 'Mol'
+        | 'mol/m³'
+        | 'N'
+        | 'N/m'
+        | 'N·m'
+        | 'Np'
+        | 'º'
+        | 'Os'
+        | 'Otros'
+        | 'Oz'
+        | 'Pa'
+        | 'Pa·s'
+        | 'Qq'
+        | 'Rad'
+        | 'rad/s'
+        | 'rad/s²'
+        | 'S'
+        | 's'
+        | 'Sp'
+        | 'Spe'
+        | 'Sr'
+        | 'St'
+        | 'Sv'
+        | 't'
+        | 'T'
+        | 'U'
+        | 'Ua'
+        | 'Unid'
+        | 'V'
+        | 'V/m'
+        | 'W'
+        | 'W/(m·K)'
+        | 'W/(m²·sr)'
+        | 'W/m²'
+        | 'W/sr'
+        | 'Wb'
+        | 'Ω';
+      /** @enum {string} */
+      tax_code?: '01' | '07' | '08';
+      /**
+       * @description CodigoTarifaIVA: 01 0%, 02 1%, 03 2%, 04 4%, 08 13%, 09 0.5%, 10 exento, 11 0% sin crédito
+       * @enum {string}
+       */
+      iva_rate_code?: '10' | '11' | '01' | '02' | '03' | '04' | '08' | '09';
+      /** @description Default unit price (decimal string, up to 13 integer digits and 5 decimals, like PrecioUnitario); kept and returned as given, with at least 2 decimals */
+      price?: string;
+      commercial_code?: string | null;
+      /** @description Taxes beside the IVA (Impuesto 02-06, 12, 99) its invoice lines carry unless a line gives its own `taxes` */
+      taxes?: ({
+        /** @description Required. Impuesto Codigo: 02 selectivo de consumo and 12 cemento (rate), 03 combustibles and 06 tabaco (unit_quantity, tax_per_unit), 04 bebidas alcohólicas (unit_quantity, alcohol_percent, tax_per_unit), 05 bebidas envasadas y jabones (unit_quantity, consumption_volume, tax_per_unit), 99 otros (code_other and rate or amount) */
+        code: string;
+        /** @description CodigoImpuestoOTRO (99), 5-100 characters */
+        code_other?: string;
+        /** @description Tarifa in percent of the line subtotal (02, 12, 99), up to 2 decimals */
+        rate?: string | number;
+        /** @description Monto stated (99 without a rate), up to 5 decimals */
+        amount?: string | number;
+        /** @description CantidadUnidadMedida: litres (03), millilitres (04, 05) or units (06) per item sold */
+        unit_quantity?: string | number;
+        /** @description Porcentaje: alcohol by volume (04) */
+        alcohol_percent?: string | number;
+        /** @description VolumenUnidadConsumo (05): millilitres or grams of one unit of consumption */
+        consumption_volume?: string | number;
+        /** @description ImpuestoUnidad: tax per litre (03), per millilitre of alcohol (04), per unit of consumption (05), per unit (06) */
+        tax_per_unit?: string | number;
+      } & {
+        [key: string]: unknown;
+      })[];
+    };
     /** UpdateWebhookEndpointRequest */
     UpdateWebhookEndpointRequest: {
       /**
@@ -5782,6 +7119,7 @@ export interface components {
         | 'invoice.annulled'
         | 'received_document.created'
         | 'received_document.answered'
+        | 'webhook_endpoint.test'
       )[];
       description?: string | null;
       /** @description true re-enables an endpoint disabled by a 410 */
@@ -6109,6 +7447,9 @@ export type AnswerReceivedDocumentRequest = components['schemas']['AnswerReceive
 export type ApiKey = components['schemas']['ApiKey'];
 export type ApiKeyList = components['schemas']['ApiKeyList'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
+export type AuditActor = components['schemas']['AuditActor'];
+export type AuditEvent = components['schemas']['AuditEvent'];
+export type AuditEventList = components['schemas']['AuditEventList'];
 export type Batch = components['schemas']['Batch'];
 export type BatchItem = components['schemas']['BatchItem'];
 export type Cabys = components['schemas']['Cabys'];
@@ -6117,6 +7458,8 @@ export type CabysSearchResult = components['schemas']['CabysSearchResult'];
 export type Client = components['schemas']['Client'];
 export type ClientList = components['schemas']['ClientList'];
 export type Company = components['schemas']['Company'];
+export type CompanyCertificate = components['schemas']['CompanyCertificate'];
+export type CompanyLogo = components['schemas']['CompanyLogo'];
 export type CreateClientRequest = components['schemas']['CreateClientRequest'];
 export type CreateInvoiceRequest = components['schemas']['CreateInvoiceRequest'];
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
@@ -6131,6 +7474,7 @@ export type Event = components['schemas']['Event'];
 export type EventList = components['schemas']['EventList'];
 export type ExchangeRate = components['schemas']['ExchangeRate'];
 export type FieldError = components['schemas']['FieldError'];
+export type HaciendaCredentials = components['schemas']['HaciendaCredentials'];
 export type HaciendaWarning = components['schemas']['HaciendaWarning'];
 export type Invitation = components['schemas']['Invitation'];
 export type InviteRequest = components['schemas']['InviteRequest'];
@@ -6139,10 +7483,13 @@ export type InvoiceEmail = components['schemas']['InvoiceEmail'];
 export type InvoiceLine = components['schemas']['InvoiceLine'];
 export type InvoiceLineInput = components['schemas']['InvoiceLineInput'];
 export type InvoiceList = components['schemas']['InvoiceList'];
+export type InvoicePreview = components['schemas']['InvoicePreview'];
+export type InvoicePreviewWarning = components['schemas']['InvoicePreviewWarning'];
 export type LineDiscountInput = components['schemas']['LineDiscountInput'];
 export type Member = components['schemas']['Member'];
 export type MemberList = components['schemas']['MemberList'];
 export type Membership = components['schemas']['Membership'];
+export type MonthlyReport = components['schemas']['MonthlyReport'];
 export type Payment = components['schemas']['Payment'];
 export type PaymentList = components['schemas']['PaymentList'];
 export type Problem = components['schemas']['Problem'];
@@ -6153,6 +7500,11 @@ export type RedeliverRequest = components['schemas']['RedeliverRequest'];
 export type Redelivery = components['schemas']['Redelivery'];
 export type RejectionItem = components['schemas']['RejectionItem'];
 export type RejectionReason = components['schemas']['RejectionReason'];
+export type ReportDocumentsRow = components['schemas']['ReportDocumentsRow'];
+export type ReportLine = components['schemas']['ReportLine'];
+export type ReportOtherTaxRow = components['schemas']['ReportOtherTaxRow'];
+export type ReportReceivedRow = components['schemas']['ReportReceivedRow'];
+export type ReportSalesRow = components['schemas']['ReportSalesRow'];
 export type RollKeyRequest = components['schemas']['RollKeyRequest'];
 export type Service = components['schemas']['Service'];
 export type ServiceList = components['schemas']['ServiceList'];
@@ -6166,6 +7518,8 @@ export type Taxpayer = components['schemas']['Taxpayer'];
 export type TimelineEntry = components['schemas']['TimelineEntry'];
 export type TimelineList = components['schemas']['TimelineList'];
 export type TotpSetup = components['schemas']['TotpSetup'];
+export type UpdateClientRequest = components['schemas']['UpdateClientRequest'];
+export type UpdateServiceRequest = components['schemas']['UpdateServiceRequest'];
 export type UpdateWebhookEndpointRequest = components['schemas']['UpdateWebhookEndpointRequest'];
 export type Usage = components['schemas']['Usage'];
 export type UsageBucket = components['schemas']['UsageBucket'];

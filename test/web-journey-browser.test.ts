@@ -2,6 +2,7 @@
 // service (API, workers, Hacienda simulator, mail catcher): sign up, confirm from the email, register
 // a company, upload its sandbox .p12 and Hacienda credentials, issue a factura through the form
 // (live totals from the server), watch it reach aceptada, issue a credit note of it; an accountant
+// invited by email (the link from the mail catcher) signs up and
 // downloads the month's report (CSV: the factura's total) and archive (ZIP: the factura's XML); a
 // viewer cannot issue (no button; the API answers 403 when forced); another company's document
 // answers "no encontrado". Leaves test/artifacts/web-*.png (web-issue-form.png: the README's).
@@ -214,10 +215,53 @@ describe('the journey through the application', () => {
     await page.locator('#list-body tr').nth(1).waitFor();
     await shot(page, 'documents');
 
-    // The company's people: an accountant and a viewer (given their roles straight in the
-    // database, as an accepted invitation does).
+    // The company's people: an accountant invited from the owner's session (the email read from
+    // the catcher, the link followed to sign up), and a viewer given the role in the database.
     const company = (await e.db('companies').where({ idNumber: '3101123456' }).first()) as { id: number };
-    const accountant = await createTestPerson(e.db, company.id, 'accountant', 'Carlos Contador');
+    const invited = await page.evaluate(async () => {
+      const s = (await (await fetch('/api/v1/session')).json()) as {
+        csrf_token: string;
+        memberships: { company: { id: string } }[];
+      };
+      const r = await fetch('/api/v1/members/invitations', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-csrf-token': s.csrf_token,
+          'factura-company': s.memberships[0]!.company.id,
+        },
+        body: JSON.stringify({ email: 'carlos@contadores.example', role: 'accountant' }),
+      });
+      return r.status;
+    });
+    expect(invited).toBe(201);
+    let mail = '';
+    await waitFor(
+      async () => {
+        mail = (await catcher.messages()).find((m) => m.to.includes('carlos@contadores.example'))?.text ?? '';
+        return mail !== '';
+      },
+      20_000,
+      200,
+      'the invitation email',
+    );
+    const token = /\/app\/invitacion\?token=([\w.~-]+)/.exec(mail)?.[1];
+    expect(token, mail).toBeTruthy();
+    const accountant = { id: 0, email: 'carlos@contadores.example', password: 'libros-contables-2026' };
+    const signUp = await browser.newPage();
+    await signUp.goto(`${e.apiUrl}/app/registro?invitacion=${token}`);
+    await signUp.getByLabel('Nombre').fill('Carlos Contador');
+    await signUp.getByLabel('Correo electrónico').fill(accountant.email);
+    await signUp.getByLabel('Contraseña', { exact: true }).fill(accountant.password);
+    await signUp.getByRole('button', { name: 'Crear cuenta' }).click();
+    await waitFor(
+      async () =>
+        Boolean(await e.db('memberships').where({ companyId: company.id, role: 'accountant' }).first()),
+      20_000,
+      200,
+      'the accountant’s membership',
+    );
+    await signUp.close();
     const acc = await signedInContext(browser, e.apiUrl, accountant);
     const accPage = await acc.newPage();
     await accPage.goto(`${e.apiUrl}/app/reportes`);

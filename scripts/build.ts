@@ -1,7 +1,7 @@
 // `npm run build`: the compiled build the Procfile runs with plain node. It empties the output
 // folder (dist/, or the one given: `tsx scripts/build.ts <dir>`), compiles with
-// tsconfig.build.json, then copies the files the API reads at run time beside its modules (the
-// dashboard's pages, styles and browser scripts). `npm run bench` builds into a folder of its own
+// tsconfig.build.json, then copies the files the API reads at run time beside its modules (none
+// today: add a folder to RUNTIME_ASSETS when the API reads one). `npm run bench` builds into a folder of its own
 // with the same function, so a bench never touches dist/. The application (web/) is built with
 // vite into web/dist and copied to <out>/web/dist, where the compiled API serves it.
 import { spawn } from 'node:child_process';
@@ -13,7 +13,7 @@ import { projectRoot } from '../config/index.ts';
 import { buildWeb, WEB_DIST } from './web-build.ts';
 
 /** Files the compiled API reads at run time, relative to the project root, by folder. */
-const RUNTIME_ASSETS: { dir: string; ext: RegExp }[] = [{ dir: 'api/dashboard', ext: /\.(html|css|js)$/ }];
+const RUNTIME_ASSETS: { dir: string; ext: RegExp }[] = [];
 
 /** Compiles the service into `outDir` (emptied first). Resolves once tsc has finished. */
 export async function buildService(outDir = join(projectRoot, 'dist')): Promise<void> {

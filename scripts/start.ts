@@ -273,8 +273,6 @@ if (!stopping) {
     `  Aplicación / Application: ${base}/app/`,
     `  API            ${base}/api/v1`,
     `  Docs           ${base}/docs   (OpenAPI 3.1: ${base}/openapi.json)`,
-    `  Dashboard      ${base}/dashboard   (paste a key with read:usage)`,
-    `  Documents      ${base}/dashboard/invoices   (paste a key with read:invoices)`,
     `  Bull Board     ${base}/admin/queues   ${bullBoard}`,
     `  Metrics        ${base}/metrics`,
     `  Health         ${base}/health  ${base}/ready`,

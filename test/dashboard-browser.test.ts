@@ -1,6 +1,7 @@
-// The usage dashboard in a real headless Chromium: paste a read:usage key, see the company's
-// keys and its consumption (requests, errors, 429s) charted, and nothing of another company.
-// Leaves test/artifacts/dashboard.png.
+// The usage dashboard, now on the application's start page, in a real headless Chromium: a signed-in
+// owner sees the company's keys and its consumption (requests, errors, 429s) charted, and nothing
+// of another company; a viewer's role has no read:usage, so no usage. The old /dashboard address
+// leads to /app/. Leaves test/artifacts/dashboard.png.
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
 import { call, createTestCompany, createTestKey, startTestApp, type TestApp } from './helpers/app.ts';
 import { findExecutable } from './helpers/executables.ts';
+import { createTestPerson, signedInContext } from './helpers/web-session.ts';
 
 const CHROMIUM = findExecutable(['chromium', 'chromium-browser', 'google-chrome']);
 const SCREENSHOT = join(projectRoot, 'test/artifacts/dashboard.png');
@@ -40,7 +42,7 @@ afterAll(async () => {
 });
 
 describe('dashboard', () => {
-  it('shows the keys and charts the consumption of the pasted key’s company only', async () => {
+  it('shows an owner the keys and charts the consumption of their company only', async () => {
     const mine = await createTestCompany(t.db, { rateLimitPerSecond: 8 });
     const theirs = await createTestCompany(t.db);
     const shop = await createTestKey(t.db, mine.id, { name: 'Tienda en línea' });
@@ -59,20 +61,19 @@ describe('dashboard', () => {
     const limited = burst.filter((r) => r.statusCode === 429).length;
     expect(limited).toBeGreaterThan(0);
     for (let i = 0; i < 5; i++) await call(t.app, 'GET', '/api/v1/services', { key: foreign.secret });
-    // The panel key shares the company's 8/s: let the burst's window pass, so the dashboard's
+    // The people's requests share the company's 8/s: let the burst's window pass, so the page's
     // own requests are not among the 429s counted below.
     await new Promise((resolve) => setTimeout(resolve, 1100));
 
-    const page = await browser.newPage({ viewport: { width: 1200, height: 1100 } });
-    const requested: string[] = [];
-    page.on('request', (r) => requested.push(r.url()));
+    const owner = await createTestPerson(t.db, mine.id, 'owner');
+    const context = await signedInContext(browser, baseUrl, owner, { width: 1200, height: 1100 });
+    const page = await context.newPage();
     await page.goto(`${baseUrl}/dashboard`);
-    await page.fill('#key', panel.secret);
-    await page.click('#connect-btn');
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 15_000 });
+    await page.waitForURL(`${baseUrl}/app/`);
+    await page.waitForSelector('#usage[data-loaded="true"]', { timeout: 15_000 });
 
     // Keys of this company and mode, redacted; none of the other company's.
-    const keyRows = await page.locator('#keys-body tr').allInnerTexts();
+    const keyRows = await page.locator('#usage #keys tbody tr').allInnerTexts();
     expect(keyRows.some((r) => r.includes('Tienda en línea'))).toBe(true);
     expect(keyRows.some((r) => r.includes('Panel de uso') && r.includes('read:usage'))).toBe(true);
     expect(keyRows.join('\n')).not.toContain('Otra empresa');
@@ -97,41 +98,39 @@ describe('dashboard', () => {
     expect(await page.locator('#chart polyline.series-errors').count()).toBe(1);
     expect(await page.locator('#chart polyline.series-limited').count()).toBe(1);
 
-    // The key stays in the tab: sessionStorage only, never in a URL or localStorage.
-    const storage = await page.evaluate(() => ({
-      session: Object.values(sessionStorage),
-      local: Object.keys(localStorage).length,
-    }));
-    expect(storage.session).toContain(panel.secret);
-    expect(storage.local).toBe(0);
-    expect(requested.some((u) => u.includes(panel.secret))).toBe(false);
-    expect(await page.inputValue('#key')).toBe('');
-
     // Filtering by key shows only that key's traffic.
-    await page.evaluate(() => document.body.removeAttribute('data-loaded'));
     await page.selectOption('#key-filter', `key_${String(panel.id).padStart(12, '0')}`);
-    await page.waitForSelector('body[data-loaded="true"]');
-    expect(await num('#t-429')).toBe(0);
+    await expect.poll(() => num('#t-429')).toBe(0);
+    expect(await num('#t-requests')).toBe(0);
 
     await page.selectOption('#key-filter', '');
-    await page.waitForSelector('body[data-loaded="true"]');
+    await expect.poll(() => num('#t-429')).toBe(limited);
     mkdirSync(join(projectRoot, 'test/artifacts'), { recursive: true });
     rmSync(SCREENSHOT, { force: true }); // an earlier run's picture proves nothing
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(statSync(SCREENSHOT).size).toBeGreaterThan(10_000);
-    await page.close();
+    await context.close();
   });
 
-  it('a key without read:usage gets a readable error on the page', async () => {
+  it('a viewer sees no usage: the page leaves it out and the API answers 403', async () => {
     const c = await createTestCompany(t.db);
-    const k = await createTestKey(t.db, c.id, { scopes: ['read:clients'] });
-    const page = await browser.newPage();
-    await page.goto(`${baseUrl}/dashboard`);
-    await page.fill('#key', k.secret);
-    await page.click('#connect-btn');
-    await page.waitForSelector('#error:not(.hidden)');
-    expect(await page.locator('#error').innerText()).toMatch(/read:usage/);
-    expect(await page.locator('#usage').isHidden()).toBe(true);
-    await page.close();
+    await createTestKey(t.db, c.id, { name: 'Llave de la tienda' });
+    const viewer = await createTestPerson(t.db, c.id, 'viewer');
+    const context = await signedInContext(browser, baseUrl, viewer);
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/app/`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.getByText('Consulta').first().waitFor();
+    expect(await page.locator('#usage').count()).toBe(0);
+    expect(await page.content()).not.toContain('Llave de la tienda');
+    const status = await page.evaluate(
+      async (id) => {
+        const r = await fetch('/api/v1/usage', { headers: { 'Factura-Company': id } });
+        return r.status;
+      },
+      `cmp_${String(c.id).padStart(12, '0')}`,
+    );
+    expect(status).toBe(403);
+    await context.close();
   });
 });

@@ -107,7 +107,7 @@ describe('first run', () => {
     const first = await start();
     const out = first.output();
     const base = `http://127.0.0.1:${port}`;
-    for (const path of ['/api/v1', '/docs', '/dashboard', '/admin/queues', '/metrics', '/openapi.json'])
+    for (const path of ['/app/', '/api/v1', '/docs', '/admin/queues', '/metrics', '/openapi.json'])
       expect(out).toContain(`${base}${path}`);
     expect(out).toMatch(/created database factura_t_/);
     expect(out).toMatch(/First run: created the demo company cmp_\d{12}/);
@@ -160,7 +160,7 @@ describe('first run', () => {
 
     // The printed pages answer.
     expect((await fetch(`${base}/docs`)).status).toBe(200);
-    expect((await fetch(`${base}/dashboard`)).status).toBe(200);
+    expect((await fetch(`${base}/app/`)).status).toBe(200);
     await stopProcess(first.child, 'SIGTERM');
 
     // A second start finds the company: no new demo, no key printed.

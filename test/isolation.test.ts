@@ -10,7 +10,7 @@
 //     secret works during its grace period and gets 401 everywhere once it is over;
 //   - plans: pyme and pro keys (both modes) get 403 plan_not_included on every route;
 //   - admin: every Bull Board route and /metrics want the admin credentials (an API key is not
-//     one); the dashboard page carries no tenant data.
+//     one); the old dashboard address carries no tenant data.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { supplierInvoice } from './helpers/supplier-documents.ts';
@@ -636,9 +636,10 @@ describe('admin pages', () => {
     }
   });
 
-  it('the dashboard page is public and carries no tenant data; its data needs read:usage', async () => {
+  it('the old dashboard address leads to the application and carries no tenant data; its data needs read:usage', async () => {
     const page = await call('GET', '/dashboard', undefined);
-    expect(page.statusCode).toBe(200);
+    expect(page.statusCode).toBe(301);
+    expect(page.headers.location).toBe('/app/');
     expect(page.body.match(ID_TOKEN) ?? []).toEqual([]);
     expect(page.body).not.toMatch(/Servicios Ejemplo|Cliente [AB]/);
     problem(

@@ -53,7 +53,7 @@ describe('the compiled build', () => {
       'cli/main.js',
     ])
       expect(existsSync(join(projectRoot, 'dist', entry)), entry).toBe(true);
-    expect(existsSync(join(projectRoot, 'dist/api/dashboard/page.html'))).toBe(true);
+    expect(existsSync(join(projectRoot, 'dist/web/dist/index.html'))).toBe(true);
   });
 
   it('its migration runner finds a database migrated from the sources up to date', async () => {
@@ -107,14 +107,14 @@ describe('the compiled build', () => {
       throw new Error(`${err.message}\n${worker.output()}`);
     });
 
-    const page = await fetch(`${apiUrl}/dashboard`);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('id="connect-btn"');
-    const browser = await fetch(`${apiUrl}/dashboard/invoices`);
-    expect(browser.status).toBe(200);
-    const html = await browser.text();
-    expect(html).toContain('id="filter-form"');
-    expect(html).toContain('window.Browser = {'); // the shared script, inlined
-    expect(html).not.toContain('<!--BROWSER_');
+    // The old dashboard addresses lead to the application, which the compiled API serves.
+    const page = await fetch(`${apiUrl}/dashboard`, { redirect: 'manual' });
+    expect(page.status).toBe(301);
+    expect(page.headers.get('location')).toBe('/app/');
+    const browser = await fetch(`${apiUrl}/dashboard/invoices`, { redirect: 'manual' });
+    expect(browser.headers.get('location')).toBe('/app/documentos');
+    const app = await fetch(`${apiUrl}/app/documentos`);
+    expect(app.status).toBe(200);
+    expect(await app.text()).toContain('<div id="root">');
   }, 180_000);
 });

@@ -9,8 +9,17 @@ import { ROLE_NAMES } from '../domain/roles.ts';
 type Tree = { [key: string]: string | Tree };
 const read = (name: string) =>
   JSON.parse(readFileSync(join(projectRoot, 'web/src/i18n', name), 'utf8')) as Tree;
-const es = read('es-CR.json');
-const en = read('en.json');
+/** The frame's strings with the pages' laid over, as web/src/i18n/index.ts merges them. */
+function merged(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = typeof v === 'object' && typeof b === 'object' ? merged(b, v) : v;
+  }
+  return out;
+}
+const es = merged(read('es-CR.json'), read('pages.es-CR.json'));
+const en = merged(read('en.json'), read('pages.en.json'));
 
 function keys(tree: Tree, prefix = ''): string[] {
   return Object.entries(tree).flatMap(([k, v]) =>

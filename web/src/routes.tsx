@@ -16,6 +16,16 @@ import { Account } from './pages/account/Account.tsx';
 import { NewCompany } from './pages/company/NewCompany.tsx';
 import { CompanySettings } from './pages/company/CompanySettings.tsx';
 import { People } from './pages/people/People.tsx';
+import { DocumentList } from './pages/documents/DocumentList.tsx';
+import { DocumentPage } from './pages/documents/DocumentPage.tsx';
+import { NewDocument } from './pages/documents/NewDocument.tsx';
+import { ReceivedPage } from './pages/received/Received.tsx';
+import { Clients } from './pages/catalog/Clients.tsx';
+import { Services } from './pages/catalog/Services.tsx';
+import { Developers } from './pages/developers/Developers.tsx';
+import { Reports } from './pages/reports/Reports.tsx';
+import { Audit } from './pages/audit/Audit.tsx';
+import './pages.css';
 
 export const routes: RouteObject[] = [
   {
@@ -40,6 +50,15 @@ export const routes: RouteObject[] = [
           { path: 'empresas/nueva', element: <NewCompany /> },
           { path: 'empresa', element: <CompanySettings /> },
           { path: 'personas', element: <People /> },
+          { path: 'documentos', element: <DocumentList /> },
+          { path: 'documentos/nuevo', element: <NewDocument /> },
+          { path: 'documentos/:id', element: <DocumentPage /> },
+          { path: 'recibidos', element: <ReceivedPage /> },
+          { path: 'clientes', element: <Clients /> },
+          { path: 'servicios', element: <Services /> },
+          { path: 'desarrolladores', element: <Developers /> },
+          { path: 'reportes', element: <Reports /> },
+          { path: 'auditoria', element: <Audit /> },
           { path: '*', element: <NotFound /> },
         ],
       },

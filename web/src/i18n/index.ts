@@ -5,6 +5,8 @@ import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import es from './es-CR.json';
 import en from './en.json';
+import esPages from './pages.es-CR.json';
+import enPages from './pages.en.json';
 
 export const LANGUAGES = ['es-CR', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -41,8 +43,23 @@ i18n.on('languageChanged', (lng) => {
   document.documentElement.lang = lng;
 });
 
+type Strings = { [key: string]: string | Strings };
+
+/** The frame's strings with the pages' (pages.*.json: documents, reports, developers…) laid over. */
+function merged(base: Strings, over: Strings): Strings {
+  const out: Strings = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = typeof v === 'object' && typeof b === 'object' ? merged(b, v) : v;
+  }
+  return out;
+}
+
 void i18n.use(initReactI18next).init({
-  resources: { 'es-CR': { translation: es }, en: { translation: en } },
+  resources: {
+    'es-CR': { translation: merged(es as Strings, esPages as Strings) },
+    en: { translation: merged(en as Strings, enPages as Strings) },
+  },
   lng: storedLanguage(),
   fallbackLng: 'es-CR',
   interpolation: { escapeValue: false },

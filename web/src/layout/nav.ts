@@ -9,7 +9,14 @@ export interface NavEntry {
 
 export const NAV: NavEntry[] = [
   { to: '/', label: 'nav.home' },
+  { to: '/documentos', label: 'nav.documents', scope: 'read:invoices' },
+  { to: '/recibidos', label: 'nav.received', scope: 'read:invoices' },
+  { to: '/clientes', label: 'nav.clients', scope: 'read:clients' },
+  { to: '/servicios', label: 'nav.services', scope: 'read:services' },
+  { to: '/reportes', label: 'nav.reports', scope: 'read:reports' },
   { to: '/empresa', label: 'nav.company', scope: 'manage:company' },
   { to: '/personas', label: 'nav.people', scope: 'manage:members' },
+  { to: '/desarrolladores', label: 'nav.developers', scope: 'manage:keys' },
+  { to: '/auditoria', label: 'nav.audit', scope: 'read:audit' },
   { to: '/cuenta', label: 'nav.account' },
 ];

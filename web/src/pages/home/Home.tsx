@@ -3,12 +3,14 @@ import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../session.tsx';
 import { Page } from '../../ui/page.tsx';
+import { MonthTotals } from './MonthTotals.tsx';
+import { Usage } from './Usage.tsx';
 
 export function Home() {
   const { t } = useTranslation();
-  const { user, current, mode } = useSession();
+  const { user, current, mode, can } = useSession();
   return (
-    <Page title={t('home.title', { name: user?.name ?? '' })}>
+    <Page title={t('home.title', { name: user?.name ?? '' })} wide>
       {current ? (
         <dl className="facts">
           <dt>{t('home.company')}</dt>
@@ -21,7 +23,14 @@ export function Home() {
           <dd>{t(`mode.${mode}`)}</dd>
         </dl>
       ) : null}
+      {can('read:reports') ? <MonthTotals /> : null}
+      {can('read:usage') ? <Usage /> : null}
       <ul className="links">
+        {can('write:invoices') ? (
+          <li>
+            <Link to="/documentos/nuevo?tipo=01">{t('docs.new')}</Link>
+          </li>
+        ) : null}
         <li>
           <Link to="/empresa">{t('home.settings')}</Link>
         </li>

@@ -1,5 +1,5 @@
-// The PDF of an issued invoice, for the API's `/pdf` route and the email job: rebuilt from the
-// same rows the signer used (jobs/invoice-document.ts), rendered by documents/, and cached in
+// The PDF of an issued invoice, for the API's `/pdf` route, the email job and the month's archive:
+// rebuilt with the parties it was signed with (jobs/invoice-document.ts), rendered by documents/, and cached in
 // Postgres under a key made of the layout version and the document's states, so a change of
 // Hacienda state (or of the layout) makes the next read render it again. The renderer (pdfkit,
 // fonts, QR encoder) is loaded on the first render, so a process that only serves cached copies,
@@ -13,9 +13,14 @@ import type { InvoiceState } from '../domain/invoice-states.ts';
 import { PDF_LAYOUT_VERSION } from '../documents/layout-version.ts';
 import { DocumentDataError, loadFacturaDocument } from './invoice-document.ts';
 
-/** What a cached copy must have been rendered for to be served. */
-export function pdfStateKey(invoice: Pick<InvoiceRow, 'status' | 'haciendaStatus'>): string {
-  return `v${PDF_LAYOUT_VERSION}:${invoice.status}:${invoice.haciendaStatus ?? ''}`;
+/**
+ * What a cached copy must have been rendered for to be served. A copy made before the document was
+ * signed (from the parties as they were then) is never served once it is: the signed one is
+ * rendered from the parties kept with the signature.
+ */
+export function pdfStateKey(invoice: Pick<InvoiceRow, 'status' | 'haciendaStatus' | 'signedAt'>): string {
+  const unsigned = invoice.signedAt === null ? ':unsigned' : '';
+  return `v${PDF_LAYOUT_VERSION}:${invoice.status}:${invoice.haciendaStatus ?? ''}${unsigned}`;
 }
 
 export interface InvoicePdf {

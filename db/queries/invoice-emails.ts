@@ -30,14 +30,19 @@ export interface InvoiceEmailRow {
   updatedAt: Date;
 }
 
-/** The receptor's address (if the client has one) and the invoice's extra recipients, deduplicated. */
+/**
+ * The receptor's address (if the client has one) and the invoice's extra recipients, deduplicated.
+ * The receptor's address is the one the document was signed with (`parties`), or the client's
+ * today for a document signed before the parties were kept with it.
+ */
 export async function defaultRecipients(
   trx: Knex,
-  invoice: { clientId: number | null; emailRecipients: string[] },
+  invoice: Pick<InvoiceRow, 'clientId' | 'emailRecipients' | 'parties'>,
   extra: string[] = [],
 ): Promise<string[]> {
-  const client =
-    invoice.clientId === null
+  const client = invoice.parties
+    ? invoice.parties.client
+    : invoice.clientId === null
       ? undefined
       : ((await trx('clients').where({ id: invoice.clientId }).first('email')) as
           { email: string | null } | undefined);
@@ -181,7 +186,7 @@ export async function scheduleAcceptanceEmails(
  */
 export async function resendInvoiceEmail(
   db: Knex,
-  invoice: { id: number; clientId: number | null; emailRecipients: string[] },
+  invoice: Pick<InvoiceRow, 'id' | 'clientId' | 'emailRecipients' | 'parties'>,
   extra: string[],
   requestId: string | null,
 ): Promise<{ kind: 'no_recipients' } | { kind: 'created'; email: InvoiceEmailRow }> {

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { InvoiceRow } from './invoices.ts';
 import { FLOW_STOPPED_SQL } from './processing-error.ts';
 import type { InvoiceState } from '../../domain/invoice-states.ts';
+import type { SignedParties } from '../../domain/signed-parties.ts';
 
 /**
  * Writes which chunk's flow carries each invoice (the callback and the reconciler read it), with the
@@ -73,23 +74,27 @@ export async function invoicesToSign(db: Knex, ids: number[]): Promise<InvoiceRo
     .select('i.*')) as InvoiceRow[];
 }
 
-/** The signed bytes of a chunk, with the invoices to store them on. */
+/**
+ * The signed bytes of a chunk, with the invoices to store them on and the parties each was signed
+ * with (`invoices.parties`, written in the statement that records `signed_at`: two statements for
+ * the chunk). The first writer wins both: the bytes through `coalesce`, the parties with
+ * `signed_at`, so a document's parties are always those of the XML stored for it.
+ */
 export async function storeSignedDocuments(
   trx: Knex.Transaction,
-  signed: { invoiceId: number; xml: string }[],
+  signed: { invoiceId: number; xml: string; parties: SignedParties }[],
 ): Promise<void> {
   if (!signed.length) return;
   await trx('invoice_documents')
     .insert(signed.map((s) => ({ invoiceId: s.invoiceId, signedXml: Buffer.from(s.xml, 'utf8') })))
     .onConflict('invoice_id')
     .merge({ signedXml: trx.raw('coalesce(invoice_documents.signed_xml, excluded.signed_xml)') });
-  await trx('invoices')
-    .whereIn(
-      'id',
-      signed.map((s) => s.invoiceId),
-    )
-    .whereNull('signed_at')
-    .update({ signedAt: trx.fn.now(), processingError: null });
+  await trx.raw(
+    `update invoices i set signed_at = now(), processing_error = null, parties = v.parties::jsonb
+       from (select * from unnest(?::bigint[], ?::text[]) as t(id, parties)) v
+      where i.id = v.id and i.signed_at is null`,
+    [signed.map((s) => s.invoiceId), signed.map((s) => JSON.stringify(s.parties))],
+  );
 }
 
 export interface SubmitWork {
@@ -100,7 +105,11 @@ export interface SubmitWork {
   receptor: { idType: string; idNumber: string } | null;
 }
 
-/** `pendiente` invoices of the chunk, with their signed bytes and both identifications: one query. */
+/**
+ * `pendiente` invoices of the chunk, with their signed bytes and both identifications: one query.
+ * The identifications are the signed document's (`invoices.parties`); a document signed before
+ * that column existed reads the company's and the client's rows.
+ */
 export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitWork[]> {
   const rows = (await db('invoices as i')
     .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
@@ -112,10 +121,14 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
     .select(
       'i.*',
       'd.signed_xml as doc_signed_xml',
-      'co.id_type as emisor_id_type',
-      'co.id_number as emisor_id_number',
-      'cl.id_type as receptor_id_type',
-      'cl.id_number as receptor_id_number',
+      db.raw(`coalesce(i.parties #>> '{company,idType}', co.id_type) as emisor_id_type`),
+      db.raw(`coalesce(i.parties #>> '{company,idNumber}', co.id_number) as emisor_id_number`),
+      db.raw(
+        `case when i.parties is null then cl.id_type else i.parties #>> '{client,idType}' end as receptor_id_type`,
+      ),
+      db.raw(
+        `case when i.parties is null then cl.id_number else i.parties #>> '{client,idNumber}' end as receptor_id_number`,
+      ),
     )) as (InvoiceRow & {
     docSignedXml: Buffer | null;
     emisorIdType: string;

@@ -9,6 +9,7 @@ import type { DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
 import type { DocumentReference } from '../../domain/document-notes.ts';
 import type { Supplier } from '../../domain/purchase-request.ts';
+import type { SignedParties } from '../../domain/signed-parties.ts';
 import { enqueueOutbox } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 
@@ -92,6 +93,11 @@ export interface InvoiceRow {
   emailedAt: Date | null;
   emailBounces: { address: string; code: number | null; response: string }[];
   signedAt: Date | null;
+  /**
+   * The emisor and receptor as the document was signed (written with `signedAt`); null before
+   * signing, and on documents signed before the column existed (they read the live rows).
+   */
+  parties?: SignedParties | null;
   submittedAt: Date | null;
   accountedAt: Date | null;
   acceptedAt: Date | null;

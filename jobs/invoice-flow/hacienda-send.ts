@@ -62,21 +62,28 @@ export interface SendOptions {
   askFirst: 'if-attempted' | 'never';
 }
 
-/** The reception request of an issued, signed invoice (its identifications read here). */
+/**
+ * The reception request of an issued, signed invoice: its identifications those of the signed XML
+ * (`invoice.parties`), read from the company's and the client's rows only for a document signed
+ * before the parties were kept with it.
+ */
 export async function buildSubmission(
   db: Knex,
   ctx: Pick<JobContext, 'config'>,
   invoice: InvoiceRow,
   signedXml: Buffer,
 ): Promise<SubmitDocument> {
-  const company = await companyIdentification(db, invoice.companyId);
+  const signed = invoice.parties;
+  const company = signed ? signed.company : await companyIdentification(db, invoice.companyId);
   // A factura de compra names its supplier on the row; a tiquete sold to no one has no receptor;
   // every other document names its client.
   const receptor = invoice.supplier
     ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
-    : invoice.clientId === null
-      ? null
-      : ((await clientIdentification(db, invoice.clientId)) ?? null);
+    : signed
+      ? signed.client
+      : invoice.clientId === null
+        ? null
+        : ((await clientIdentification(db, invoice.clientId)) ?? null);
   return submissionOf(ctx.config, invoice, company, receptor, signedXml);
 }
 

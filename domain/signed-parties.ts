@@ -1,7 +1,7 @@
 // The parties of an issued document as it was signed: the company (emisor of a sale, receptor of
 // a factura de compra) and the client (receptor), with exactly the fields the document builders
 // read (jobs/invoice-document.ts, jobs/purchase-receipt-document.ts) and the email's sender name.
-// Taken from the same rows the signature was built from and stored with it (invoices.parties), so
+// Taken from the same rows the signature was built from and stored with it (invoice_documents.parties), so
 // everything made of the document afterwards (the reception request, the PDF, the email) names
 // the parties of its signed XML, whatever the company or the client became since. Field names are
 // the rows' own (camelCase), so a company or client row is itself a party.

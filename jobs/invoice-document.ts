@@ -1,6 +1,6 @@
 // Rebuilds an issued document from Postgres, as its document type's descriptor says
 // (domain/document-types/): a sale (factura, tiquete, exportación, notes) has the emisor from the
-// company and the receptor from the client, as signed once it is (invoices.parties,
+// company and the receptor from the client, as signed once it is (invoice_documents.parties,
 // domain/signed-parties.ts), as they are now before (none on a tiquete sold to no one; a foreign
 // receptor's address as OtrasSenasExtranjero), the lines exactly as recorded, the totals
 // recomputed by the same pure code under the type's rules (and checked against the recorded
@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.ts';
 import { Client, Company } from '../db/models/index.ts';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { signedPartiesOf, type InvoiceRow } from '../db/queries/invoices.ts';
 import type { CondicionVenta, IdentificationType } from '../domain/codes.ts';
 import type { ClientParty, CompanyParty } from '../domain/signed-parties.ts';
 import { findDocumentType, type DocumentTypeDescriptor } from '../domain/document-types/index.ts';
@@ -29,7 +29,7 @@ export class DocumentDataError extends Error {}
 
 /**
  * The document as it was signed: its parties from the snapshot stored with the signature
- * (`invoice.parties`), or, for a document not signed yet or signed before snapshots were kept, from
+ * (`invoice_documents.parties`), or, for a document not signed yet or signed before snapshots were kept, from
  * the company's and the client's rows as they are now.
  */
 export async function loadFacturaDocument(
@@ -37,8 +37,8 @@ export async function loadFacturaDocument(
   config: Config,
   invoice: InvoiceRow,
 ): Promise<IssuedDocument> {
-  if (invoice.parties)
-    return facturaDocument(config, invoice, invoice.parties.company, invoice.parties.client);
+  const signed = invoice.signedAt === null ? null : await signedPartiesOf(db, invoice.id);
+  if (signed) return facturaDocument(config, invoice, signed.company, signed.client);
   const [company, client] = await Promise.all([
     Company.query(db).findById(invoice.companyId),
     invoice.clientId === null

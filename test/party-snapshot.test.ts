@@ -1,7 +1,7 @@
 // An issued document keeps the parties it was signed with. Once signed, the company and the client
 // may be edited, but the reception request sent to Hacienda, the PDF (from the API, the email and
 // the month's archive) and the email's recipient and sender name stay those of the signed XML
-// (invoices.parties). Edits before the signature take effect. A document signed before the
+// (invoice_documents.parties). Edits before the signature take effect. A document signed before the
 // parties were kept (parties null) reads the rows as they are, as it always did.
 // Hacienda is the simulator, reached through a recording proxy (the reception requests are read
 // back); the mail catcher is a real SMTP server; the signing or the sending is held by pausing
@@ -198,8 +198,8 @@ describe('an accepted document after its parties are edited', () => {
     expect(xml).not.toContain('Cambiada');
     // The parties kept with the signature are the XML's.
     const row = await e
-      .db('invoices')
-      .where({ id: Number(inv.id.slice(4)) })
+      .db('invoice_documents')
+      .where({ invoiceId: Number(inv.id.slice(4)) })
       .first('parties');
     expect(row.parties.client).toMatchObject({ name: 'Ana Firmada Rojas', idNumber: '105550666' });
     expect(row.parties.company).toMatchObject({ legalName: SIGNED_COMPANY, phone: '22223333' });
@@ -250,8 +250,8 @@ describe('an accepted document after its parties are edited', () => {
 
   it('a document signed before the parties were kept still shows the rows as they are', async () => {
     await e
-      .db('invoices')
-      .where({ id: Number(inv.id.slice(4)) })
+      .db('invoice_documents')
+      .where({ invoiceId: Number(inv.id.slice(4)) })
       .update({ parties: null });
     try {
       const text = await freshPdfText(inv.id);

@@ -93,11 +93,6 @@ export interface InvoiceRow {
   emailedAt: Date | null;
   emailBounces: { address: string; code: number | null; response: string }[];
   signedAt: Date | null;
-  /**
-   * The emisor and receptor as the document was signed (written with `signedAt`); null before
-   * signing, and on documents signed before the column existed (they read the live rows).
-   */
-  parties?: SignedParties | null;
   submittedAt: Date | null;
   accountedAt: Date | null;
   acceptedAt: Date | null;
@@ -340,11 +335,24 @@ function identifierMatch(w: Knex.QueryBuilder, text: string): void {
   if (c && Number(c[4]) > 0) w.orWhere({ branch: c[1], terminal: c[2], docType: c[3], number: Number(c[4]) });
 }
 
+/**
+ * The stored document of an issued invoice: its signed bytes, Hacienda's answer and the parties it
+ * was signed with (null: not signed yet, or signed before they were kept).
+ */
 export async function getInvoiceDocument(
   db: Knex,
   invoiceId: number,
-): Promise<{ signedXml: Buffer | null; responseXml: string | null } | undefined> {
-  return db('invoice_documents').where({ invoiceId }).first('signed_xml', 'response_xml');
+): Promise<
+  { signedXml: Buffer | null; responseXml: string | null; parties: SignedParties | null } | undefined
+> {
+  return db('invoice_documents').where({ invoiceId }).first('signed_xml', 'response_xml', 'parties');
+}
+
+/** The parties an invoice was signed with (domain/signed-parties.ts); null when none were kept. */
+export async function signedPartiesOf(db: Knex, invoiceId: number): Promise<SignedParties | null> {
+  const row = (await db('invoice_documents').where({ invoiceId }).first('parties')) as
+    { parties: SignedParties | null } | undefined;
+  return row?.parties ?? null;
 }
 
 /** An invoice by its id alone (a job's own invoice: no tenant to check). */

@@ -102,7 +102,7 @@ async function composeMessage(ctx: EmailContext, invoice: InvoiceRow) {
   const kind = findDocumentType(invoice.docType)?.name.es ?? 'Comprobante electrónico';
   // Sent under the name the document was signed with; where replies go and who gets a blind copy
   // are the company's settings of today.
-  const sender = senderName(invoice.parties?.company ?? company);
+  const sender = senderName(doc.parties?.company ?? company);
   const total = formatMoney(invoice.summary.total, invoice.currency);
   const text = [
     `Estimado cliente:`,

@@ -1,7 +1,7 @@
 // invoice.sign over a chunk: builds each FacturaElectronica and signs it with its company's key
 // (XAdES-EPES). The signed bytes are stored once and never re-serialised; invoices already signed
 // are not loaded at all, so a retried or re-created chunk signs only what is left. The parties the
-// document was built from are stored with it (invoices.parties, domain/signed-parties.ts). A
+// document was built from are stored with it (invoice_documents.parties, domain/signed-parties.ts). A
 // document that cannot be signed or stored is its own permanent processing error; the others go on.
 import { UnrecoverableError, type Job } from 'bullmq';
 import { invoicesToSign, storeSignedDocuments } from '../../db/queries/invoice-flow.ts';

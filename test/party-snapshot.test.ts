@@ -303,15 +303,42 @@ describe('a document signed and not yet sent', () => {
   }, 90_000);
 });
 
+/** The invoice's PDF through the API (its cache as it is), as text, and whether it was cached. */
+async function pdfNow(id: string): Promise<{ text: string; cache: string | null }> {
+  const res = await fetch(`${e.apiUrl}/api/v1/invoices/${id}/pdf`, {
+    headers: { authorization: `Bearer ${s.key}` },
+  });
+  expect(res.status).toBe(200);
+  return { text: pdfText(Buffer.from(await res.arrayBuffer())), cache: res.headers.get('x-cache') };
+}
+
 describe('an edit before the signature', () => {
-  it('takes effect: the document is signed and sent with the client as it is then', async () => {
+  it('takes effect: the document is signed, shown and sent with the client as it is then', async () => {
     const clientId = await newClient('1-0321-0654', 'Elena Antes Quesada', 'elena@antes.example');
-    const inv = await pausing('sign', async (resume) => {
-      const issued = await issue(clientId);
-      await editClient(clientId, '1-0321-0654', 'Elena Después Quesada', 'elena@despues.example');
-      await resume();
-      return issued;
-    });
+    const inv = await pausing('submit', (resumeSubmit) =>
+      pausing('sign', async (resumeSign) => {
+        const issued = await issue(clientId);
+        const id = Number(issued.id.slice(4));
+        // A PDF made before the signature shows the client as it was then, and is cached.
+        expect((await pdfNow(issued.id)).text).toContain('Elena Antes Quesada');
+        expect((await pdfNow(issued.id)).cache).toBe('hit');
+        await editClient(clientId, '1-0321-0654', 'Elena Después Quesada', 'elena@despues.example');
+        await resumeSign();
+        await waitFor(
+          async () => Boolean((await e.db('invoices').where({ id }).first('signed_at')).signedAt),
+          30_000,
+          100,
+          'the document signed',
+        );
+        // Still pendiente, now signed: that cached copy is not served, the signed one is rendered.
+        const signed = await pdfNow(issued.id);
+        expect(signed.cache).toBe('miss');
+        expect(signed.text).toContain('Elena Después Quesada');
+        expect(signed.text).not.toContain('Elena Antes');
+        await resumeSubmit();
+        return issued;
+      }),
+    );
     expect((await waitForDocumentStatus(e, s.key, inv.id, ['aceptada', 'rechazada'])).status).toBe(
       'aceptada',
     );

@@ -1,6 +1,7 @@
 // Rebuilds an issued document from Postgres, as its document type's descriptor says
 // (domain/document-types/): a sale (factura, tiquete, exportación, notes) has the emisor from the
-// company and the receptor from the client (none on a tiquete sold to no one; a foreign
+// company and the receptor from the client, as signed once it is (invoice_documents.parties,
+// domain/signed-parties.ts), as they are now before (none on a tiquete sold to no one; a foreign
 // receptor's address as OtrasSenasExtranjero), the lines exactly as recorded, the totals
 // recomputed by the same pure code under the type's rules (and checked against the recorded
 // total), and its reference as InformacionReferencia. A purchase and a receipt have parties of
@@ -8,8 +9,9 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.ts';
 import { Client, Company } from '../db/models/index.ts';
-import type { InvoiceRow } from '../db/queries/invoices.ts';
+import { signedPartiesOf, type InvoiceRow } from '../db/queries/invoices.ts';
 import type { CondicionVenta, IdentificationType } from '../domain/codes.ts';
+import type { ClientParty, CompanyParty } from '../domain/signed-parties.ts';
 import { findDocumentType, type DocumentTypeDescriptor } from '../domain/document-types/index.ts';
 import { PAYMENT_METHODS } from '../domain/sale-terms.ts';
 import { computeDocumentTotals, returnedIvaShare, type DocumentTotals } from '../domain/totals.ts';
@@ -25,11 +27,18 @@ export type { IssuedDocument } from '../hacienda/xml/types.ts';
 
 export class DocumentDataError extends Error {}
 
+/**
+ * The document as it was signed: its parties from the snapshot stored with the signature
+ * (`invoice_documents.parties`), or, for a document not signed yet or signed before snapshots were kept, from
+ * the company's and the client's rows as they are now.
+ */
 export async function loadFacturaDocument(
   db: Knex,
   config: Config,
   invoice: InvoiceRow,
 ): Promise<IssuedDocument> {
+  const signed = invoice.signedAt === null ? null : await signedPartiesOf(db, invoice.id);
+  if (signed) return facturaDocument(config, invoice, signed.company, signed.client);
   const [company, client] = await Promise.all([
     Company.query(db).findById(invoice.companyId),
     invoice.clientId === null
@@ -48,8 +57,8 @@ export async function loadFacturaDocument(
 type PartiesBuilder = (
   config: Config,
   invoice: InvoiceRow,
-  company: Company,
-  client: Client | null,
+  company: CompanyParty,
+  client: ClientParty | null,
   type: DocumentTypeDescriptor,
 ) => IssuedDocument;
 
@@ -67,8 +76,8 @@ const BUILDERS: Readonly<Record<DocumentTypeDescriptor['parties'], PartiesBuilde
 export function facturaDocument(
   config: Config,
   invoice: InvoiceRow,
-  company: Company,
-  client: Client | null,
+  company: CompanyParty,
+  client: ClientParty | null,
 ): IssuedDocument {
   const type = findDocumentType(invoice.docType);
   if (!type)
@@ -82,7 +91,7 @@ export function facturaDocument(
 }
 
 /** The company as the Emisor of a sale; it must have its activity and location. */
-function saleEmisor(company: Company): Emisor & { activityCode: string } {
+function saleEmisor(company: CompanyParty): Emisor & { activityCode: string } {
   if (
     !company.activityCode ||
     !company.provincia ||
@@ -156,8 +165,8 @@ function saleTotals(invoice: InvoiceRow, type: DocumentTypeDescriptor): Document
 function saleDocument(
   config: Config,
   invoice: InvoiceRow,
-  company: Company,
-  client: Client | null,
+  company: CompanyParty,
+  client: ClientParty | null,
   type: DocumentTypeDescriptor,
 ): IssuedDocument {
   if (!invoice.clave || !invoice.consecutivo || !invoice.issuedAt) {
@@ -210,7 +219,7 @@ function saleDocument(
  * A client as the Receptor. A foreign address is OtrasSenasExtranjero wherever the schema has it;
  * the FEE's ReceptorType has no Ubicacion, so a Costa Rican address is left out of an export.
  */
-function receptorOf(client: Client, exportacion: boolean): Receptor {
+function receptorOf(client: ClientParty, exportacion: boolean): Receptor {
   const address = exportacion ? undefined : client.addresses?.[0];
   return {
     name: client.name,
@@ -235,7 +244,7 @@ function receptorOf(client: Client, exportacion: boolean): Receptor {
 }
 
 /** The client a document must name (a receipt's, the factura's receptor). */
-function clientOf(invoice: InvoiceRow, client: Client | null): Client {
+function clientOf(invoice: InvoiceRow, client: ClientParty | null): ClientParty {
   if (!client) throw new DocumentDataError(`invoice ${invoice.id}: its client is missing`);
   return client;
 }

@@ -1,5 +1,5 @@
-// The PDF of an issued invoice, for the API's `/pdf` route and the email job: rebuilt from the
-// same rows the signer used (jobs/invoice-document.ts), rendered by documents/, and cached in
+// The PDF of an issued invoice, for the API's `/pdf` route, the email job and the month's archive:
+// rebuilt with the parties it was signed with (jobs/invoice-document.ts), rendered by documents/, and cached in
 // Postgres under a key made of the layout version and the document's states, so a change of
 // Hacienda state (or of the layout) makes the next read render it again. The renderer (pdfkit,
 // fonts, QR encoder) is loaded on the first render, so a process that only serves cached copies,
@@ -15,15 +15,19 @@ import { PDF_LAYOUT_VERSION } from '../documents/layout-version.ts';
 import { DocumentDataError, loadFacturaDocument } from './invoice-document.ts';
 
 /**
- * What a cached copy must have been rendered for to be served: the layout, the states and the
- * company's logo (its digest; nothing without one, so copies made before logos stay valid).
+ * What a cached copy must have been rendered for to be served: the layout, the states, the
+ * company's logo (its digest; nothing without one, so copies made before logos stay valid), and
+ * whether the document was signed: a copy made before it was (from the parties as they were then)
+ * is never served once it is, the signed one being rendered from the parties kept with the
+ * signature.
  */
 export function pdfStateKey(
-  invoice: Pick<InvoiceRow, 'status' | 'haciendaStatus'>,
+  invoice: Pick<InvoiceRow, 'status' | 'haciendaStatus' | 'signedAt'>,
   logoSha256: string | null = null,
 ): string {
   const logo = logoSha256 ? `:logo-${logoSha256.slice(0, 16)}` : '';
-  return `v${PDF_LAYOUT_VERSION}:${invoice.status}:${invoice.haciendaStatus ?? ''}${logo}`;
+  const unsigned = invoice.signedAt === null ? ':unsigned' : '';
+  return `v${PDF_LAYOUT_VERSION}:${invoice.status}:${invoice.haciendaStatus ?? ''}${logo}${unsigned}`;
 }
 
 export interface InvoicePdf {

@@ -8,7 +8,7 @@
 //   only; its lines the payment's share of the factura's taxes and charges (db/queries/receipts.ts),
 //   its reference the invoice it settles (Codigo 17).
 import type { Config } from '../config/index.ts';
-import type { Client, Company } from '../db/models/index.ts';
+import type { ClientParty, CompanyParty } from '../domain/signed-parties.ts';
 import type { InvoiceRow } from '../db/queries/invoices.ts';
 import type {
   CodigoReferencia,
@@ -63,7 +63,7 @@ function mediosPago(invoice: InvoiceRow, totals: DocumentTotals) {
   }));
 }
 
-function companyParty(company: Company): Receptor & { emails: readonly string[] } {
+function companyParty(company: CompanyParty): Receptor & { emails: readonly string[] } {
   return {
     name: company.legalName,
     idType: company.idType as IdentificationType,
@@ -88,7 +88,7 @@ function companyParty(company: Company): Receptor & { emails: readonly string[] 
   };
 }
 
-function common(config: Config, invoice: InvoiceRow, company: Company) {
+function common(config: Config, invoice: InvoiceRow, company: CompanyParty) {
   if (!invoice.clave || !invoice.consecutivo || !invoice.issuedAt)
     throw new PartyDataError(`invoice ${invoice.id} is a draft: it has no clave yet`);
   return {
@@ -104,7 +104,7 @@ function common(config: Config, invoice: InvoiceRow, company: Company) {
 export function purchaseDocument(
   config: Config,
   invoice: InvoiceRow,
-  company: Company,
+  company: CompanyParty,
   type: DocumentTypeDescriptor,
 ): IssuedDocument {
   const s = invoice.supplier;
@@ -164,8 +164,8 @@ export function purchaseDocument(
 export function receiptDocument(
   config: Config,
   invoice: InvoiceRow,
-  company: Company,
-  client: Client,
+  company: CompanyParty,
+  client: ClientParty,
   type: DocumentTypeDescriptor,
 ): IssuedDocument {
   const ref = invoice.reference;

@@ -271,7 +271,7 @@ describe('the logo', () => {
     expect(got.headers['content-type']).toBe('image/png');
     expect(got.rawPayload.equals(png)).toBe(true);
     // The PDF cache key carries the logo, so cached PDFs are drawn again with it.
-    const state = { status: 'aceptada', haciendaStatus: 'aceptado' };
+    const state = { status: 'aceptada', haciendaStatus: 'aceptado', signedAt: new Date() };
     expect(pdfStateKey(state, res.json().sha256)).not.toBe(pdfStateKey(state));
     const gone = await call(t.app, 'DELETE', '/api/v1/company/logo', { key });
     expect(gone.statusCode).toBe(204);

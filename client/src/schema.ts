@@ -551,7 +551,7 @@ export interface paths {
     head?: never;
     /**
      * Update a client
-     * @description Changes the fields given (null clears an optional one; `addresses` replaces them all) and checks the result like a create: a new `cedula` is read again from its shape unless `identification_type` (or `lookup: true`) says its type; its identification taken by another client is 409 duplicate_client. A document already signed keeps the receptor of its XML; its PDF and emails show the client as it is when they are made. Requires the `write:clients` scope.
+     * @description Changes the fields given (null clears an optional one; `addresses` replaces them all) and checks the result like a create: a new `cedula` is read again from its shape unless `identification_type` (or `lookup: true`) says its type; its identification taken by another client is 409 duplicate_client. A document already signed keeps the receptor it was signed with: its XML, the request sent to Hacienda, its PDF and its emails (to the address it was signed with) do not change; documents not signed yet take the change. Requires the `write:clients` scope.
      */
     patch: {
       parameters: {

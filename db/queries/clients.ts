@@ -198,12 +198,3 @@ export function normalizeNameSearch(value: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase();
 }
-
-/** A client's identification (the receptor of its documents). */
-export async function clientIdentification(
-  db: Knex,
-  id: number,
-): Promise<{ idType: string; idNumber: string } | undefined> {
-  return (await db('clients').where({ id }).first('id_type', 'id_number')) as
-    { idType: string; idNumber: string } | undefined;
-}

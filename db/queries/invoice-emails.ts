@@ -30,19 +30,25 @@ export interface InvoiceEmailRow {
   updatedAt: Date;
 }
 
-/** The receptor's address (if the client has one) and the invoice's extra recipients, deduplicated. */
+/**
+ * The receptor's address (if it has one) and the invoice's extra recipients, deduplicated. The
+ * receptor's address is the one the document was signed with (`invoice_documents.parties`), or
+ * the client's today for a document signed before the parties were kept: one query.
+ */
 export async function defaultRecipients(
   trx: Knex,
-  invoice: { clientId: number | null; emailRecipients: string[] },
+  invoice: { id: number; clientId: number | null; emailRecipients: string[] },
   extra: string[] = [],
 ): Promise<string[]> {
-  const client =
-    invoice.clientId === null
-      ? undefined
-      : ((await trx('clients').where({ id: invoice.clientId }).first('email')) as
-          { email: string | null } | undefined);
-  const all = [client?.email ?? null, ...(invoice.emailRecipients ?? []), ...extra].filter((a): a is string =>
-    Boolean(a),
+  const receptor = (await trx('invoices as i')
+    .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
+    .leftJoin('clients as c', 'c.id', 'i.client_id')
+    .where('i.id', invoice.id)
+    .first(
+      trx.raw(`case when d.parties is null then c.email else d.parties #>> '{client,email}' end as email`),
+    )) as { email: string | null } | undefined;
+  const all = [receptor?.email ?? null, ...(invoice.emailRecipients ?? []), ...extra].filter(
+    (a): a is string => Boolean(a),
   );
   const seen = new Set<string>();
   return all.filter((a) => (seen.has(a.toLowerCase()) ? false : (seen.add(a.toLowerCase()), true)));

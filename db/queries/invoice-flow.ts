@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { InvoiceRow } from './invoices.ts';
 import { FLOW_STOPPED_SQL } from './processing-error.ts';
 import type { InvoiceState } from '../../domain/invoice-states.ts';
+import type { SignedParties } from '../../domain/signed-parties.ts';
 
 /**
  * Writes which chunk's flow carries each invoice (the callback and the reconciler read it), with the
@@ -73,16 +74,31 @@ export async function invoicesToSign(db: Knex, ids: number[]): Promise<InvoiceRo
     .select('i.*')) as InvoiceRow[];
 }
 
-/** The signed bytes of a chunk, with the invoices to store them on. */
+/**
+ * The signed bytes of a chunk, each with the parties it was signed with
+ * (`invoice_documents.parties`, in the same row and statement), and the invoices to store them on.
+ * The first writer wins: a document already stored keeps its bytes and its parties.
+ */
 export async function storeSignedDocuments(
   trx: Knex.Transaction,
-  signed: { invoiceId: number; xml: string }[],
+  signed: { invoiceId: number; xml: string; parties: SignedParties }[],
 ): Promise<void> {
   if (!signed.length) return;
   await trx('invoice_documents')
-    .insert(signed.map((s) => ({ invoiceId: s.invoiceId, signedXml: Buffer.from(s.xml, 'utf8') })))
+    .insert(
+      signed.map((s) => ({
+        invoiceId: s.invoiceId,
+        signedXml: Buffer.from(s.xml, 'utf8'),
+        parties: JSON.stringify(s.parties),
+      })),
+    )
     .onConflict('invoice_id')
-    .merge({ signedXml: trx.raw('coalesce(invoice_documents.signed_xml, excluded.signed_xml)') });
+    .merge({
+      signedXml: trx.raw('coalesce(invoice_documents.signed_xml, excluded.signed_xml)'),
+      parties: trx.raw(
+        'case when invoice_documents.signed_xml is null then excluded.parties else invoice_documents.parties end',
+      ),
+    });
   await trx('invoices')
     .whereIn(
       'id',
@@ -92,12 +108,51 @@ export async function storeSignedDocuments(
     .update({ signedAt: trx.fn.now(), processingError: null });
 }
 
+/**
+ * Both identifications of the reception request (over `invoices i`, `invoice_documents d`,
+ * `companies co`, `clients cl`): the signed document's parties (`d.parties`); a document signed
+ * before they were kept reads the company's and the client's rows.
+ */
+const IDENTIFICATIONS = [
+  `coalesce(d.parties #>> '{company,idType}', co.id_type) as emisor_id_type`,
+  `coalesce(d.parties #>> '{company,idNumber}', co.id_number) as emisor_id_number`,
+  `case when d.parties is null then cl.id_type else d.parties #>> '{client,idType}' end as receptor_id_type`,
+  `case when d.parties is null then cl.id_number else d.parties #>> '{client,idNumber}' end as receptor_id_number`,
+].join(', ');
+
+type Identification = { idType: string; idNumber: string };
+
+interface IdentificationColumns {
+  emisorIdType: string;
+  emisorIdNumber: string;
+  receptorIdType: string | null;
+  receptorIdNumber: string | null;
+}
+
+/**
+ * The identifications a reception request names. A factura de compra is sent by the company (the
+ * buyer) about its supplier, who has no client row; a tiquete sold to no one names no receptor.
+ */
+function identificationsOf(
+  invoice: Pick<InvoiceRow, 'supplier'>,
+  c: IdentificationColumns,
+): { emisor: Identification; receptor: Identification | null } {
+  return {
+    emisor: { idType: c.emisorIdType, idNumber: c.emisorIdNumber },
+    receptor: invoice.supplier
+      ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
+      : c.receptorIdType === null || c.receptorIdNumber === null
+        ? null
+        : { idType: c.receptorIdType, idNumber: c.receptorIdNumber },
+  };
+}
+
 export interface SubmitWork {
   invoice: InvoiceRow;
   signedXml: Buffer | null;
-  emisor: { idType: string; idNumber: string };
+  emisor: Identification;
   /** Null for a tiquete sold to no one: the reception request then names no receptor. */
-  receptor: { idType: string; idNumber: string } | null;
+  receptor: Identification | null;
 }
 
 /** `pendiente` invoices of the chunk, with their signed bytes and both identifications: one query. */
@@ -109,34 +164,29 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
     .whereIn('i.id', ids)
     .where('i.status', 'pendiente')
     .orderBy('i.id')
-    .select(
-      'i.*',
-      'd.signed_xml as doc_signed_xml',
-      'co.id_type as emisor_id_type',
-      'co.id_number as emisor_id_number',
-      'cl.id_type as receptor_id_type',
-      'cl.id_number as receptor_id_number',
-    )) as (InvoiceRow & {
-    docSignedXml: Buffer | null;
-    emisorIdType: string;
-    emisorIdNumber: string;
-    receptorIdType: string | null;
-    receptorIdNumber: string | null;
-  })[];
+    .select('i.*', 'd.signed_xml as doc_signed_xml', db.raw(IDENTIFICATIONS))) as (InvoiceRow &
+    IdentificationColumns & { docSignedXml: Buffer | null })[];
   return rows.map(
     ({ docSignedXml, emisorIdType, emisorIdNumber, receptorIdType, receptorIdNumber, ...invoice }) => ({
       invoice: invoice as InvoiceRow,
       signedXml: docSignedXml,
-      emisor: { idType: emisorIdType, idNumber: emisorIdNumber },
-      // A factura de compra is sent by the company (the buyer) about its supplier, who has no client row;
-      // a tiquete sold to no one names no receptor.
-      receptor: invoice.supplier
-        ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
-        : receptorIdType === null || receptorIdNumber === null
-          ? null
-          : { idType: receptorIdType, idNumber: receptorIdNumber },
+      ...identificationsOf(invoice, { emisorIdType, emisorIdNumber, receptorIdType, receptorIdNumber }),
     }),
   );
+}
+
+/** The identifications of one invoice's reception request (a document sent again): one query. */
+export async function submissionIdentifications(
+  db: Knex,
+  invoice: Pick<InvoiceRow, 'id' | 'supplier'>,
+): Promise<{ emisor: Identification; receptor: Identification | null }> {
+  const row = (await db('invoices as i')
+    .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
+    .join('companies as co', 'co.id', 'i.company_id')
+    .leftJoin('clients as cl', 'cl.id', 'i.client_id')
+    .where('i.id', invoice.id)
+    .first(db.raw(IDENTIFICATIONS))) as IdentificationColumns;
+  return identificationsOf(invoice, row);
 }
 
 /** Invoices of the chunk in one of `statuses`, locked until the transaction ends (ordered: no deadlock). */

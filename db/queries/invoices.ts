@@ -9,6 +9,7 @@ import type { DocumentTotals } from '../../domain/totals.ts';
 import type { DocumentLine } from '../../domain/document-line.ts';
 import type { DocumentReference } from '../../domain/document-notes.ts';
 import type { Supplier } from '../../domain/purchase-request.ts';
+import type { SignedParties } from '../../domain/signed-parties.ts';
 import { enqueueOutbox } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
 
@@ -334,11 +335,24 @@ function identifierMatch(w: Knex.QueryBuilder, text: string): void {
   if (c && Number(c[4]) > 0) w.orWhere({ branch: c[1], terminal: c[2], docType: c[3], number: Number(c[4]) });
 }
 
+/**
+ * The stored document of an issued invoice: its signed bytes, Hacienda's answer and the parties it
+ * was signed with (null: not signed yet, or signed before they were kept).
+ */
 export async function getInvoiceDocument(
   db: Knex,
   invoiceId: number,
-): Promise<{ signedXml: Buffer | null; responseXml: string | null } | undefined> {
-  return db('invoice_documents').where({ invoiceId }).first('signed_xml', 'response_xml');
+): Promise<
+  { signedXml: Buffer | null; responseXml: string | null; parties: SignedParties | null } | undefined
+> {
+  return db('invoice_documents').where({ invoiceId }).first('signed_xml', 'response_xml', 'parties');
+}
+
+/** The parties an invoice was signed with (domain/signed-parties.ts); null when none were kept. */
+export async function signedPartiesOf(db: Knex, invoiceId: number): Promise<SignedParties | null> {
+  const row = (await db('invoice_documents').where({ invoiceId }).first('parties')) as
+    { parties: SignedParties | null } | undefined;
+  return row?.parties ?? null;
 }
 
 /** An invoice by its id alone (a job's own invoice: no tenant to check). */

@@ -24,6 +24,7 @@ import { getInvoiceDocument, invoiceById, type InvoiceRow } from '../../db/queri
 import { Company } from '../../db/models/index.ts';
 import { formatId } from '../../domain/ids.ts';
 import { findDocumentType } from '../../domain/document-types/index.ts';
+import { senderName } from '../../domain/signed-parties.ts';
 import { formatMoney } from '../../documents/format.ts';
 import { keepCompleted } from '../job-options.ts';
 import { invoicePdf } from '../invoice-pdf.ts';
@@ -99,7 +100,9 @@ async function composeMessage(ctx: EmailContext, invoice: InvoiceRow) {
     throw new Error(`invoice ${invoice.id} lacks its signed XML or answer`);
   const { pdf } = await invoicePdf(db, ctx.config, invoice);
   const kind = findDocumentType(invoice.docType)?.name.es ?? 'Comprobante electrónico';
-  const sender = company.commercialName ?? company.legalName;
+  // Sent under the name the document was signed with; where replies go and who gets a blind copy
+  // are the company's settings of today.
+  const sender = senderName(doc.parties?.company ?? company);
   const total = formatMoney(invoice.summary.total, invoice.currency);
   const text = [
     `Estimado cliente:`,

@@ -14,8 +14,7 @@
 //   4. The attempt is finished with what came of it; errors are rethrown for the caller to end.
 import type { Knex } from 'knex';
 import { formatCrDateTime } from '../../domain/cr-time.ts';
-import { clientIdentification } from '../../db/queries/clients.ts';
-import { companyIdentification } from '../../db/queries/companies.ts';
+import { submissionIdentifications } from '../../db/queries/invoice-flow.ts';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import {
   beginSubmissions,
@@ -62,22 +61,19 @@ export interface SendOptions {
   askFirst: 'if-attempted' | 'never';
 }
 
-/** The reception request of an issued, signed invoice (its identifications read here). */
+/**
+ * The reception request of an issued, signed invoice: its identifications those of the signed XML
+ * (the parties kept with it), or of the company's and the client's rows for a document signed
+ * before they were kept (db/queries/invoice-flow.ts, one query).
+ */
 export async function buildSubmission(
   db: Knex,
   ctx: Pick<JobContext, 'config'>,
   invoice: InvoiceRow,
   signedXml: Buffer,
 ): Promise<SubmitDocument> {
-  const company = await companyIdentification(db, invoice.companyId);
-  // A factura de compra names its supplier on the row; a tiquete sold to no one has no receptor;
-  // every other document names its client.
-  const receptor = invoice.supplier
-    ? { idType: invoice.supplier.idType, idNumber: invoice.supplier.idNumber }
-    : invoice.clientId === null
-      ? null
-      : ((await clientIdentification(db, invoice.clientId)) ?? null);
-  return submissionOf(ctx.config, invoice, company, receptor, signedXml);
+  const { emisor, receptor } = await submissionIdentifications(db, invoice);
+  return submissionOf(ctx.config, invoice, emisor, receptor, signedXml);
 }
 
 type Identification = { idType: string; idNumber: string };

@@ -1,12 +1,14 @@
 // invoice.sign over a chunk: builds each FacturaElectronica and signs it with its company's key
 // (XAdES-EPES). The signed bytes are stored once and never re-serialised; invoices already signed
-// are not loaded at all, so a retried or re-created chunk signs only what is left. A document that
-// cannot be signed or stored is its own permanent processing error; the others go on.
+// are not loaded at all, so a retried or re-created chunk signs only what is left. The parties the
+// document was built from are stored with it (invoice_documents.parties, domain/signed-parties.ts). A
+// document that cannot be signed or stored is its own permanent processing error; the others go on.
 import { UnrecoverableError, type Job } from 'bullmq';
 import { invoicesToSign, storeSignedDocuments } from '../../db/queries/invoice-flow.ts';
 import { Client, Company } from '../../db/models/index.ts';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import { DomainValidationError } from '../../domain/errors.ts';
+import { signedParties, type SignedParties } from '../../domain/signed-parties.ts';
 import { SchemaViolationError } from '../../hacienda/xsd-compiled.ts';
 import { XmlCharacterError } from '../../hacienda/xml/writer.ts';
 import type { XadesSigner } from '../../hacienda/signer.ts';
@@ -68,7 +70,7 @@ export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promis
   };
 
   // 2. Build and sign each; a document that can never be signed is its own problem.
-  const signed: { invoiceId: number; xml: string }[] = [];
+  const signed: { invoiceId: number; xml: string; parties: SignedParties }[] = [];
   const failed: { invoice: InvoiceRow; err: unknown; code: string | undefined }[] = [];
   const unknown: { invoice: InvoiceRow; err: unknown }[] = [];
   for (const invoice of invoices) {
@@ -82,10 +84,14 @@ export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promis
       const client = invoice.clientId === null ? null : clientById.get(invoice.clientId);
       if (!company || client === undefined)
         throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
-      const doc = facturaDocument(ctx.config, invoice, company, client);
+      // The parties are kept as the document is built from them: whatever is made of it later
+      // (the reception request, the PDF, the email) names the parties of its signed XML.
+      const parties = signedParties(company, client);
+      const doc = facturaDocument(ctx.config, invoice, parties.company, parties.client);
       const signer = await signerOf(invoice);
       const xml = await buildInvoiceXml(doc, ctx.config.xsdDir);
-      signed.push({ invoiceId: invoice.id, xml: await signer.sign(xml, { signingTime: ctx.now() }) });
+      const bytes = await signer.sign(xml, { signingTime: ctx.now() });
+      signed.push({ invoiceId: invoice.id, xml: bytes, parties });
     } catch (err) {
       const code = permanentCode(err);
       if (code === null) unknown.push({ invoice, err });

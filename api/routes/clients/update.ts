@@ -2,8 +2,8 @@
 // whole then checked like a create: a new identification goes through the identification rules
 // again), POST /api/v1/clients/{id}/archive and /unarchive. An archived client is left out of the
 // list unless include_archived=true and refused for new documents (422 client_archived).
-// An issued document's signed XML keeps the receptor it was signed with; its PDF and emails are
-// built from the client row as it is when they are made (jobs/invoice-document.ts).
+// A document already signed keeps the receptor it was signed with everywhere: its XML, the request
+// sent to Hacienda, its PDF and its emails (invoice_documents.parties, jobs/README.md).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { getClient, setClientArchived, updateClient } from '../../../db/queries/clients.ts';
@@ -21,8 +21,9 @@ const UPDATE =
   'Changes the fields given (null clears an optional one; `addresses` replaces them all) and checks ' +
   'the result like a create: a new `cedula` is read again from its shape unless ' +
   '`identification_type` (or `lookup: true`) says its type; its identification taken by another ' +
-  'client is 409 duplicate_client. A document already signed keeps the receptor of its XML; its PDF ' +
-  'and emails show the client as it is when they are made.';
+  'client is 409 duplicate_client. A document already signed keeps the receptor it was signed with: ' +
+  'its XML, the request sent to Hacienda, its PDF and its emails (to the address it was signed with) ' +
+  'do not change; documents not signed yet take the change.';
 
 export default async function updateClientRoutes(
   fastify: FastifyInstance,

@@ -161,6 +161,18 @@ describe('embedded mode', () => {
     expect(hook.verified.ok).toBe(true);
     expect(hook.body.data.object?.id ?? hook.body.data.id).toBe(invoice.id);
 
+    // The application is served, and signing in (its attempt limits counted in Postgres) answers.
+    const page = await fetch(`${base}/app/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root"');
+    const signIn = await fetch(`${base}/api/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'nadie@example.com', password: 'una clave cualquiera' }),
+    });
+    expect(signIn.status).toBe(401);
+    expect(((await signIn.json()) as { code: string }).code).toBe('invalid_credentials');
+
     // Bull Board and /metrics read BullMQ's Postgres backend; the workers' totals arrive too.
     const admin = { authorization: `Basic ${Buffer.from('ops:emb-pass').toString('base64')}` };
     const board = await fetch(`${base}/admin/queues/api/queues`, { headers: admin });
@@ -171,9 +183,14 @@ describe('embedded mode', () => {
     await waitFor(
       async () => {
         metrics = await (await fetch(`${base}/metrics`, { headers: admin })).text();
-        return /factura_job_duration_seconds_count\{[^}]*queue="invoice-status"[^}]*\} [1-9]/.test(metrics);
+        // A scrape on a loaded machine may give up on a source (2 s) and say so with a 0: ask again.
+        return (
+          /factura_job_duration_seconds_count\{[^}]*queue="invoice-status"[^}]*\} [1-9]/.test(metrics) &&
+          metrics.includes('factura_metrics_source_up{source="queues"} 1') &&
+          metrics.includes('factura_metrics_source_up{source="workers"} 1')
+        );
       },
-      10_000,
+      30_000,
       200,
       'the workers’ metrics',
     );

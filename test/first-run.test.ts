@@ -161,6 +161,18 @@ describe('first run', () => {
     // The printed pages answer.
     expect((await fetch(`${base}/docs`)).status).toBe(200);
     expect((await fetch(`${base}/app/`)).status).toBe(200);
+    // The demo company's owner signs in to the application with the password printed once.
+    const signIn = /correo \/ email: (\S+)\s+contraseña \/ password: (\S+)/.exec(out);
+    expect(signIn, out).not.toBeNull();
+    const session = await fetch(`${base}/api/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: signIn![1], password: signIn![2] }),
+    });
+    expect(session.status).toBe(200);
+    const signedIn = (await session.json()) as { memberships: { role: string; company: { id: string } }[] };
+    expect(signedIn.memberships.map((m) => m.role)).toEqual(['owner']);
+    expect(out).toContain(signedIn.memberships[0]!.company.id);
     await stopProcess(first.child, 'SIGTERM');
 
     // A second start finds the company: no new demo, no key printed.

@@ -37,7 +37,9 @@ export function auditActorOf(request: FastifyRequest): AuditActor | null {
   const auth = request.auth;
   if (!auth) return null;
   const actor = (auth as { actor?: { type?: string; userId?: number; name?: string } }).actor;
-  if (actor?.type === 'user') return { type: 'user', id: actor.userId ?? null, name: actor.name ?? null };
+  // A person's name, unless the actor carries it, is looked up by the insert (as a key's is).
+  if (actor?.type === 'user')
+    return { type: 'user', id: actor.userId ?? null, ...(actor.name ? { name: actor.name } : {}) };
   return auth.keyId === null || auth.keyId === undefined ? null : { type: 'key', id: auth.keyId };
 }
 

@@ -78,6 +78,24 @@ async function signedUp(email: string, name = 'Ana Mora'): Promise<Browser> {
   return b;
 }
 
+describe('the account', () => {
+  it('PATCH /api/v1/account changes the name and language; a blank name is refused; CSRF needed', async () => {
+    const b = await signedUp('rita@empresa.example', 'Rita Vargas');
+    const patched = await send(b, 'PATCH', '/api/v1/account', { name: '  Rita Vargas Mora ', locale: 'en' });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().user).toMatchObject({ name: 'Rita Vargas Mora', locale: 'en' });
+    const blank = await send(b, 'PATCH', '/api/v1/account', { name: '  ' });
+    expect(blank.statusCode).toBe(422);
+    expect(blank.json().errors[0]).toMatchObject({ path: '/name' });
+    expect((await send(b, 'PATCH', '/api/v1/account', { locale: 'fr' })).statusCode).toBe(422);
+    const noCsrf = await send({ ...b, csrf: null }, 'PATCH', '/api/v1/account', { name: 'Otra' });
+    expect(noCsrf.statusCode).toBe(403);
+    expect(noCsrf.json().code).toBe('csrf_invalid');
+    const now = (await send(b, 'GET', '/api/v1/session')).json().user;
+    expect(now).toMatchObject({ name: 'Rita Vargas Mora', locale: 'en' });
+  });
+});
+
 describe('signing up and in', () => {
   it('sign up → confirmation email (es then en) → confirm → sign in → register a company → act for it', async () => {
     const b: Browser = { cookie: null, csrf: null, company: null };

@@ -3,7 +3,10 @@
 // reads, refusals and idempotent replays record nothing, and a failing audit insert never fails
 // the write it describes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../api/passwords.ts';
 import { recordAuditEvent } from '../db/queries/audit.ts';
+import { addMembership } from '../db/queries/memberships.ts';
+import { createUser } from '../db/queries/users.ts';
 import { auditAction, targetTypeOf } from '../domain/audit-actions.ts';
 import { formatId } from '../domain/ids.ts';
 import { call, createTestCompany, createTestKey, startTestApp, type TestApp } from './helpers/app.ts';
@@ -179,6 +182,71 @@ describe('tenants and modes', () => {
       ['session.delete', { type: 'user', id: 'usr_000000000007', name: 'Ana Rojas' }, null],
     ]);
     expect(await t.db('audit_events').whereNull('companyId').count('* as n')).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('people', () => {
+  const PASSWORD = 'a long passphrase 7';
+  const signIn = (email: string, password = PASSWORD) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/session', payload: { email, password } });
+  const cookieOf = (res: { headers: Record<string, unknown> }) =>
+    ([res.headers['set-cookie'] ?? []].flat() as string[])
+      .find((c) => c.startsWith('factura_session='))!
+      .split(';')[0]!;
+
+  it("records sign-in, failed sign-in and sign-out in each of the person's companies, and names them in writes", async () => {
+    const other = (await createTestCompany(t.db)).id;
+    const otherReader = await createTestKey(t.db, other, { name: 'Auditor B', scopes: ['read:audit'] });
+    const u = await createUser(t.db, {
+      email: 'marta@empresa.example',
+      name: 'Marta Solís',
+      locale: 'es-CR',
+      passwordHash: await hashPassword(PASSWORD),
+      confirmed: true,
+    });
+    await addMembership(t.db, companyId, u.id, 'administrator');
+    await addMembership(t.db, other, u.id, 'viewer');
+    expect((await signIn(u.email, 'not the password 1')).statusCode).toBe(401);
+    const ok = await signIn(u.email);
+    expect(ok.statusCode, ok.body).toBe(200);
+    const cookie = cookieOf(ok);
+    const csrf = ok.json().csrf_token as string;
+    const headers = { cookie, 'x-csrf-token': csrf, 'factura-company': formatId('company', companyId) };
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/clients',
+      headers,
+      payload: client('Luz'),
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    await t.app.auditSettled();
+    const out = await t.app.inject({ method: 'DELETE', url: '/api/v1/session', headers });
+    expect(out.statusCode).toBe(204);
+
+    const marta = { type: 'user', id: formatId('user', u.id), name: 'Marta Solís' };
+    const mine = (await list(keys.reader.secret, { actor_type: 'user' })).data.filter(
+      (e) => e.actor.id === marta.id,
+    );
+    expect(mine.map((e) => [e.action, e.actor, e.livemode])).toEqual([
+      ['session.delete', marta, false],
+      ['clients.create', marta, false],
+      ['session.create', marta, false],
+      ['session.failed', marta, false],
+    ]);
+    const theirs = (await list(otherReader.secret, { actor_type: 'user' })).data;
+    expect(theirs.map((e) => [e.action, e.actor])).toEqual([
+      ['session.delete', marta],
+      ['session.create', marta],
+      ['session.failed', marta],
+    ]);
+  });
+
+  it('a failed sign-in of an unknown email is an event of no company', async () => {
+    const before = Number((await t.db('audit_events').whereNull('companyId').count('* as n'))[0]!.n);
+    expect((await signIn('nadie@empresa.example')).statusCode).toBe(401);
+    const rows = await t.db('audit_events').whereNull('companyId').orderBy('id', 'desc');
+    expect(rows.length).toBe(before + 1);
+    expect(rows[0]).toMatchObject({ action: 'session.failed', actorType: 'user', actorId: null });
   });
 });
 

@@ -8,6 +8,9 @@
 //     changes), and no answer of a tenant, lists included, carries an id of another tenant;
 //   - key states: missing, revoked and expired keys get 401 on every route; a rolled key's old
 //     secret works during its grace period and gets 401 everywhere once it is over;
+//   - people: a signed-in person of every role (cookie, X-CSRF-Token, Factura-Company/Mode) gets
+//     403 insufficient_scope exactly where the role lacks the route's scope; naming another
+//     company gets 403 not_a_member on every route; other tenants' ids answer 404;
 //   - plans: pyme and pro keys (both modes) get 403 plan_not_included on every route;
 //   - admin: every Bull Board route and /metrics want the admin credentials (an API key is not
 //     one); the old dashboard address carries no tenant data.
@@ -22,6 +25,10 @@ import { saveHaciendaCredentials, saveSigningKey } from '../db/queries/credentia
 import { hashApiKeySecret } from '../domain/api-key-secret.ts';
 import { formatId, type IdKind } from '../domain/ids.ts';
 import { SCOPES, type Scope } from '../domain/scopes.ts';
+import { ROLES, ROLE_SCOPES, type Role } from '../domain/roles.ts';
+import { hashPassword } from '../api/passwords.ts';
+import { addMembership } from '../db/queries/memberships.ts';
+import { createUser } from '../db/queries/users.ts';
 import { seal, sealSigningMaterial } from '../hacienda/secret-box.ts';
 import { certificateInfo } from '../hacienda/signing-key.ts';
 import { createTestCertificate } from '../hacienda/test-certificates.ts';
@@ -54,6 +61,7 @@ const figures = {
   keyStateChecks: 0,
   planChecks: 0,
   adminChecks: 0,
+  personChecks: 0,
   ms: 0,
 };
 const started = Date.now();
@@ -105,7 +113,8 @@ afterAll(async () => {
     figures.listChecks +
     figures.keyStateChecks +
     figures.planChecks +
-    figures.adminChecks;
+    figures.adminChecks +
+    figures.personChecks;
   console.log(
     `isolation matrix: ${figures.routes} authenticated routes × ${SCOPES.length} scopes × 2 companies × 2 modes; ` +
       `${total} requests: ${JSON.stringify(figures)}`,
@@ -500,6 +509,109 @@ describe('companies and modes', () => {
     for (const x of tenants) {
       const clients = (await call('GET', '/api/v1/clients', x.key)).json().data;
       expect(clients.length, x.name).toBeGreaterThan(0);
+    }
+  });
+});
+
+/** A signed-in person: cookie and CSRF token. */
+interface SignedIn {
+  cookie: string;
+  csrf: string;
+}
+
+/** A person of `role` in the company, signed in through POST /api/v1/session. */
+async function signedIn(companyId: number, role: Role): Promise<SignedIn> {
+  const email = `${role}-${companyId}-${randomBytes(3).toString('hex')}@e.example`;
+  const password = 'a long passphrase 7';
+  const u = await createUser(f.database.db, {
+    email,
+    name: `Persona ${role}`,
+    locale: 'es-CR',
+    passwordHash: await hashPassword(password),
+    confirmed: true,
+  });
+  await addMembership(f.database.db, companyId, u.id, role);
+  const res = await f.app.inject({ method: 'POST', url: '/api/v1/session', payload: { email, password } });
+  expect(res.statusCode, res.body).toBe(200);
+  const set = [res.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('factura_session='))!;
+  return { cookie: set.split(';')[0]!, csrf: res.json().csrf_token as string };
+}
+
+/** A request of a person acting for a company (Factura-Company) in a mode (Factura-Mode). */
+function callAs(
+  p: SignedIn,
+  company: number,
+  mode: 'test' | 'live',
+  method: Method,
+  url: string,
+  body?: unknown,
+) {
+  return f.app.inject({
+    method,
+    url,
+    headers: {
+      cookie: p.cookie,
+      'x-csrf-token': p.csrf,
+      'factura-company': formatId('company', company),
+      'factura-mode': mode,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+  });
+}
+
+describe('people', () => {
+  it('a person gets 403 insufficient_scope exactly on the routes their role lacks the scope of', async () => {
+    const own = tenants.find((t) => t.name === 'A-test')!;
+    const foreign = tenants.find((t) => t.name === 'B-test')!;
+    for (const role of ROLES) {
+      const p = await signedIn(own.companyId, role);
+      for (const r of api) {
+        const kind = idKindOf(r);
+        const id = kind ? (writes(r) ? foreign : own).ids.get(kind)![0]! : '';
+        const body = writes(r) ? REFUSED_BODY : undefined;
+        const res = await callAs(
+          p,
+          own.companyId,
+          'test',
+          r.method as Method,
+          r.url.replace(':id', id),
+          body,
+        );
+        const where = `${r.method} ${r.url} as ${role}`;
+        figures.personChecks += 1;
+        if (needs(r).some((n) => ROLE_SCOPES[role].includes(n))) {
+          expect([401, 403], `${where}: ${res.body.slice(0, 200)}`).not.toContain(res.statusCode);
+          expect(res.statusCode, where).toBeLessThan(500);
+        } else problem(res, 403, 'insufficient_scope', where);
+      }
+    }
+  });
+
+  it("a person naming another company gets 403 not_a_member everywhere, and never reaches another tenant's ids", async () => {
+    const a = tenants.find((t) => t.name === 'A-test')!;
+    const b = tenants.find((t) => t.name === 'B-test')!;
+    const p = await signedIn(a.companyId, 'owner');
+    for (const r of api) {
+      const kind = idKindOf(r);
+      const id = kind ? b.ids.get(kind)![0]! : '';
+      const body = writes(r) ? REFUSED_BODY : undefined;
+      const res = await callAs(p, b.companyId, 'test', r.method as Method, r.url.replace(':id', id), body);
+      figures.personChecks += 1;
+      problem(res, 403, 'not_a_member', `${r.method} ${r.url} naming B`);
+    }
+    const reads = api.filter((r) => r.method === 'GET' && r.url.endsWith(':id'));
+    expect(reads.length).toBeGreaterThanOrEqual(5);
+    for (const r of reads) {
+      const kind = idKindOf(r)!;
+      for (const other of tenants.filter((t) => t !== a)) {
+        if (other.companyId === a.companyId && COMPANY_WIDE.has(kind)) continue;
+        const id = other.ids.get(kind)?.[0];
+        if (!id) continue;
+        const res = await callAs(p, a.companyId, 'test', 'GET', r.url.replace(':id', id));
+        figures.personChecks += 1;
+        expect(res.statusCode, `${r.url} with ${other.name}'s ${id}: ${res.body.slice(0, 200)}`).toBe(404);
+      }
     }
   });
 });

@@ -15,6 +15,8 @@ import { supplierInvoice } from './helpers/supplier-documents.ts';
 import { waitFor } from './helpers/wait.ts';
 import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { testLogoPng } from './helpers/logo.ts';
+import { startCatcherProcess, type CatcherProcess } from './helpers/mail-catcher.ts';
+import * as OTPAuth from 'otpauth';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Json = Record<string, any>;
@@ -27,12 +29,14 @@ let doc: Json;
 let paths: Json;
 let receiver: Server;
 let receiverUrl: string;
+let catcher: CatcherProcess;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 const seen = new Map<string, Set<number>>();
 const pad = (n: number) => String(n).padStart(12, '0');
 
 beforeAll(async () => {
-  e = await startE2E();
+  catcher = await startCatcherProcess();
+  e = await startE2E({ env: { SMTP_URL: catcher.smtpUrl } });
   s = await seedIssuer(e.db, e.config);
   doc = (await (await fetch(`${e.apiUrl}/openapi.json`)).json()) as Json;
   paths = resolveResponses(doc);
@@ -46,6 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((r) => receiver?.close(r));
   await e?.close();
+  await catcher?.stop();
 });
 
 function resolveResponses(d: Json): Json {
@@ -78,7 +83,7 @@ function operation(method: string, path: string): Json | undefined {
 }
 
 /** Asserts that a real answer is what the document says for this operation and status. */
-function check(method: string, path: string, res: Res): Res {
+function check(method: string, path: string, res: Res, keyed = true): Res {
   const op = operation(method, path);
   expect(op, `${method} ${path} is not documented`).toBeDefined();
   const where = `${method} ${path} → ${res.status}`;
@@ -100,7 +105,8 @@ function check(method: string, path: string, res: Res): Res {
   const body = type.endsWith('json') ? JSON.parse(res.text) : res.text;
   const validate = compile(media!.schema);
   expect(validate(body), `${where}: ${JSON.stringify(validate.errors?.slice(0, 5))}`).toBe(true);
-  if (path.startsWith('/api/') && res.status !== 401) {
+  // Keys' requests say their rate limit (people's and public ones carry no key's limit).
+  if (keyed && path.startsWith('/api/') && res.status !== 401) {
     expect(res.headers.get('ratelimit-policy'), `${where}: RateLimit-Policy`).toMatch(/^\d+;w=1$/);
   }
   return res;
@@ -159,6 +165,154 @@ async function driveCompanySetup(): Promise<void> {
   await drive('GET', branches, branches);
   await drive('PATCH', `${branches}/{code}`, `${branches}/001`, { name: 'Casa central' });
   await drive('PATCH', `${branches}/{code}`, `${branches}/009`, { name: 'Ninguna' });
+}
+
+/** A browser: its session cookie, CSRF token and the company it acts for. */
+interface Browser {
+  cookie: string | null;
+  csrf: string | null;
+  company: string | null;
+}
+
+/** A request as the application sends it (cookie, X-CSRF-Token, Factura-Company), checked. */
+async function driveAs(b: Browser, method: string, path: string, url: string, body?: unknown) {
+  const res = await fetch(`${e.apiUrl}${url}`, {
+    method,
+    headers: {
+      ...(b.cookie ? { cookie: `factura_session=${b.cookie}` } : {}),
+      ...(b.csrf && method !== 'GET' ? { 'x-csrf-token': b.csrf } : {}),
+      ...(b.company ? { 'factura-company': b.company } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const set = res.headers.getSetCookie().find((c) => c.startsWith('factura_session='));
+  if (set) b.cookie = set.split(';')[0]!.slice('factura_session='.length) || null;
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  return check(method, path, { status: res.status, headers: res.headers, json, text }, false);
+}
+
+/** The token of the last email to `to` linking to the application's `page`. */
+async function mailedToken(to: string, page: string): Promise<string> {
+  const re = new RegExp(`/app/${page}\\?token=([A-Za-z0-9_-]{43})`);
+  const find = async () =>
+    (await catcher.messages()).findLast((m) => m.to.includes(to) && re.test(m.text ?? ''));
+  await waitFor(async () => (await find()) !== undefined, 15_000, 100, `the email to ${to}`);
+  return re.exec((await find())!.text!)![1]!;
+}
+
+const PASSWORD = 'correct horse 42';
+
+/** Signs a person up, confirms the email from the link mailed and signs in. */
+async function drivePersonIn(email: string, name: string): Promise<Browser> {
+  const b: Browser = { cookie: null, csrf: null, company: null };
+  const up = '/api/v1/account/sign_up';
+  expect((await driveAs(b, 'POST', up, up, { email, password: PASSWORD, name })).status).toBe(201);
+  await driveAs(b, 'POST', up, up, { email, password: 'short', name });
+  const token = await mailedToken(email, 'confirmar');
+  const confirm = '/api/v1/account/confirm';
+  expect((await driveAs(b, 'POST', confirm, confirm, { token })).status).toBe(200);
+  await driveAs(b, 'POST', confirm, confirm, { token });
+  const session = '/api/v1/session';
+  await driveAs(b, 'POST', session, session, { email, password: 'wrong horse 42' });
+  const signed = await driveAs(b, 'POST', session, session, { email, password: PASSWORD });
+  expect(signed.status, signed.text).toBe(200);
+  b.csrf = signed.json.csrf_token;
+  return b;
+}
+
+/** A person's own account: sessions, two-step sign-in, password reset, signing out. */
+async function driveAccount(email: string, b: Browser): Promise<void> {
+  const other: Browser = { cookie: null, csrf: null, company: null };
+  const session = '/api/v1/session';
+  await driveAs(other, 'POST', session, session, { email, password: PASSWORD });
+  expect((await driveAs(b, 'GET', session, session)).status).toBe(200);
+  const account = '/api/v1/account';
+  const renamed = await driveAs(b, 'PATCH', account, account, { name: 'Dueña C.', locale: 'en' });
+  expect(renamed.json.user).toMatchObject({ name: 'Dueña C.', locale: 'en' });
+  await driveAs(b, 'PATCH', account, account, { name: ' ' });
+  const sessions = '/api/v1/account/sessions';
+  const list = await driveAs(b, 'GET', sessions, sessions);
+  const theOther = (list.json.data as Json[]).find((x) => !x.current)!;
+  const one = `${sessions}/{id}`;
+  expect((await driveAs(b, 'DELETE', one, `${sessions}/${theOther.id}`)).status).toBe(204);
+  await driveAs(b, 'DELETE', one, `${sessions}/ses_000000999999`);
+  const totp = '/api/v1/account/totp';
+  const setup = await driveAs(b, 'POST', totp, totp);
+  const code = () => OTPAuth.URI.parse(setup.json.otpauth_url).generate();
+  await driveAs(b, 'POST', `${totp}/confirm`, `${totp}/confirm`, {
+    code: '000000' === code() ? '111111' : '000000',
+  });
+  expect((await driveAs(b, 'POST', `${totp}/confirm`, `${totp}/confirm`, { code: code() })).status).toBe(200);
+  expect((await driveAs(b, 'DELETE', totp, totp, { code: code() })).status).toBe(200);
+  const reset = '/api/v1/account/password_reset';
+  expect((await driveAs(other, 'POST', reset, reset, { email })).status).toBe(202);
+  const token = await mailedToken(email, 'restablecer');
+  const confirm = `${reset}/confirm`;
+  await driveAs(other, 'POST', confirm, confirm, { token, password: 'short' });
+  expect((await driveAs(other, 'POST', confirm, confirm, { token, password: PASSWORD })).status).toBe(200);
+  const again = await driveAs(b, 'POST', session, session, { email, password: PASSWORD });
+  b.csrf = again.json.csrf_token;
+  expect((await driveAs(b, 'DELETE', session, session)).status).toBe(204);
+  const back = await driveAs(b, 'POST', session, session, { email, password: PASSWORD });
+  b.csrf = back.json.csrf_token;
+}
+
+/** A company registered by a person, its members and invitations. */
+async function driveMembers(owner: Browser, guest: Browser, guestEmail: string): Promise<void> {
+  const companies = '/api/v1/companies';
+  const company = await driveAs(owner, 'POST', companies, companies, {
+    identification: '3-101-777777',
+    id_type: '02',
+    name: 'Conformidad S.A.',
+    activity_code: '620100',
+  });
+  expect(company.status, company.text).toBe(201);
+  await driveAs(owner, 'POST', companies, companies, { identification: '3-101-777777', name: 'Otra' });
+  owner.company = company.json.id;
+  const members = '/api/v1/members';
+  const invitations = `${members}/invitations`;
+  const dropped = await driveAs(owner, 'POST', invitations, invitations, {
+    email: 'x@e.example',
+    role: 'viewer',
+  });
+  expect(dropped.status, dropped.text).toBe(201);
+  await driveAs(owner, 'POST', invitations, invitations, { email: 'x@e.example', role: 'emperor' });
+  const oneInvitation = `${invitations}/{id}`;
+  expect((await driveAs(owner, 'DELETE', oneInvitation, `${invitations}/${dropped.json.id}`)).status).toBe(
+    204,
+  );
+  await driveAs(owner, 'DELETE', oneInvitation, `${invitations}/ivt_000000999999`);
+  await driveAs(owner, 'POST', invitations, invitations, { email: guestEmail, role: 'viewer' });
+  const accept = '/api/v1/invitations/accept';
+  const token = await mailedToken(guestEmail, 'invitacion');
+  expect((await driveAs(guest, 'POST', accept, accept, { token })).status).toBe(200);
+  await driveAs(guest, 'POST', accept, accept, { token });
+  const list = await driveAs(owner, 'GET', members, members);
+  expect(list.status).toBe(200);
+  const guestId = (list.json.data as Json[]).find((m) => m.user.email === guestEmail)!.user.id;
+  const me = (list.json.data as Json[]).find((m) => m.user.email !== guestEmail)!.user.id;
+  const member = `${members}/{id}`;
+  expect(
+    (await driveAs(owner, 'PATCH', member, `${members}/${guestId}`, { role: 'accountant' })).status,
+  ).toBe(200);
+  await driveAs(owner, 'PATCH', member, `${members}/${me}`, { role: 'viewer' });
+  expect((await driveAs(owner, 'DELETE', member, `${members}/${guestId}`)).status).toBe(204);
+  await driveAs(owner, 'DELETE', member, `${members}/${me}`);
+}
+
+/** People's side: accounts, sessions, a company of their own, its members. */
+async function drivePeople(): Promise<void> {
+  const owner = await drivePersonIn('duena@conformidad.example', 'Dueña Conformidad');
+  await driveAccount('duena@conformidad.example', owner);
+  const guest = await drivePersonIn('invitada@conformidad.example', 'Invitada');
+  await driveMembers(owner, guest, 'invitada@conformidad.example');
 }
 
 describe('the OpenAPI document', () => {
@@ -558,20 +712,21 @@ describe('real responses match the documented schemas', () => {
       await drive('GET', '/api/v1/audit_events', '/api/v1/audit_events?since=not-a-time');
     }
 
-    // Without a key every /api operation answers a documented 401.
+    // People: accounts, sessions, companies of their own, members and invitations.
+    await drivePeople();
+
+    // Without a key or a session every /api operation answers a documented 401 (but the public ones: signing
+    // up and in, confirming, resetting a password, which say they take no credentials).
     for (const [path, item] of Object.entries(doc.paths as Json)) {
       if (!path.startsWith('/api/')) continue;
-      for (const method of Object.keys(item as Json)) {
+      for (const [method, op] of Object.entries(item as Json)) {
+        if ((op as Json).security?.length === 0) continue;
         const url = path.replace(/\{[^}]+\}/g, 'x_000000000001');
-        const res = await api(
-          e,
-          method.toUpperCase(),
-          url,
-          '',
-          method === 'get' || method === 'delete' ? undefined : {},
-        );
+        // No Authorization header and no cookie: neither a key nor a person.
+        const body = method === 'get' || method === 'delete' ? undefined : {};
+        const nobody: Browser = { cookie: null, csrf: null, company: null };
+        const res = await driveAs(nobody, method.toUpperCase(), path, url, body);
         expect(res.status, `${method} ${path} without a key`).toBe(401);
-        check(method.toUpperCase(), path, res);
       }
     }
 

@@ -66,6 +66,14 @@ export const SignUpBody = Type.Object(
   },
 );
 
+export const AccountPatchBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
+    locale: Type.Optional(Type.Union([Type.Literal('es-CR'), Type.Literal('en')])),
+  },
+  { additionalProperties: false, examples: [{ name: 'Ana Mora Solís', locale: 'en' }] },
+);
+
 export const TokenBody = Type.Object(
   { token: Token },
   { additionalProperties: false, examples: [{ token: 'q7J3n0x1VbYc8sLk2mPz4rT6wE9uA5hG1dF0jK3lM8n' }] },
@@ -148,6 +156,7 @@ nameSchemas({
   Membership: MembershipObject,
   SessionState: SessionAnswer,
   SignUpRequest: SignUpBody,
+  AccountPatch: AccountPatchBody,
   SignInRequest: SignInBody,
   Session: SessionObject,
   SessionList,

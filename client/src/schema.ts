@@ -4201,6 +4201,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/account': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change your name or language */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['AccountPatch'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            /** @description The key's quota: requests per window of w seconds (IETF draft), e.g. `50;w=1` */
+            'RateLimit-Policy'?: string;
+            /** @description Quota left in this window, e.g. `limit=50, remaining=12, reset=1` */
+            RateLimit?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['UserAnswer'];
+          };
+        };
+        400: components['responses']['BadRequest'];
+        401: components['responses']['Unauthorized'];
+        403: components['responses']['Forbidden'];
+        422: components['responses']['UnprocessableContent'];
+        429: components['responses']['TooManyRequests'];
+        503: components['responses']['ServiceUnavailable'];
+      };
+    };
+    trace?: never;
+  };
   '/api/v1/account/sessions': {
     parameters: {
       query?: never;
@@ -4985,6 +5035,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** AccountPatch */
+    AccountPatch: {
+      name?: string;
+      locale?: 'es-CR' | 'en';
+    };
     /** Address */
     Address: {
       provincia: string;
@@ -7710,6 +7765,7 @@ export interface components {
   headers: never;
   pathItems: never;
 }
+export type AccountPatch = components['schemas']['AccountPatch'];
 export type Address = components['schemas']['Address'];
 export type AddressInput = components['schemas']['AddressInput'];
 export type AnswerReceivedDocumentRequest = components['schemas']['AnswerReceivedDocumentRequest'];

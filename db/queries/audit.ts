@@ -11,7 +11,7 @@ export interface AuditActor {
   type: AuditActorType;
   /** The key's or the person's row id (null: a failed sign-in with no person behind the email). */
   id: number | null;
-  /** Shown in the log as it was at the time; omitted for a key: the key's name is read in the insert. */
+  /** Shown in the log as it was at the time; omitted: the key's or person's name is read in the insert. */
   name?: string | null;
 }
 
@@ -35,10 +35,11 @@ const INSERT_TIMEOUT_MS = 5_000;
 
 /** Records one audit event. Throws on failure: callers that must not fail catch (api/audit.ts does). */
 export async function recordAuditEvent(db: Knex, e: AuditEventInput): Promise<void> {
+  const table = e.actor.type === 'key' ? 'api_keys' : 'users';
   const name =
-    e.actor.name !== undefined || e.actor.type !== 'key' || e.actor.id === null
+    e.actor.name !== undefined || e.actor.id === null
       ? (e.actor.name ?? null)
-      : db('api_keys').where({ id: e.actor.id }).select('name');
+      : db(table).where({ id: e.actor.id }).select('name');
   await db('audit_events')
     .insert({
       companyId: e.companyId,

@@ -57,7 +57,9 @@ export async function userById(db: Knex, id: number): Promise<UserRow | undefine
 export async function updateUser(
   db: Knex,
   id: number,
-  patch: Partial<Pick<UserRow, 'passwordHash' | 'emailConfirmedAt' | 'totpSecret' | 'totpPending'>>,
+  patch: Partial<
+    Pick<UserRow, 'name' | 'locale' | 'passwordHash' | 'emailConfirmedAt' | 'totpSecret' | 'totpPending'>
+  >,
 ): Promise<UserRow> {
   const [row] = await db('users')
     .where({ id })

@@ -1,4 +1,4 @@
-// A signed-in person's own security: their live sessions (list, revoke one) and two-step sign-in
+// A signed-in person's own account: their name and language (PATCH /api/v1/account), their live sessions (list, revoke one) and two-step sign-in
 // with TOTP (set up, confirm with a first code, turn off with a current code).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
@@ -9,7 +9,13 @@ import { parseId } from '../../../domain/ids.ts';
 import { personOf } from '../../auth.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { sessionObject, userObject } from '../../presenters/accounts.ts';
-import { SessionList, TotpCodeBody, TotpSetup, UserAnswer } from '../../schemas/accounts.ts';
+import {
+  AccountPatchBody,
+  SessionList,
+  TotpCodeBody,
+  TotpSetup,
+  UserAnswer,
+} from '../../schemas/accounts.ts';
 import { errorResponses, IdParam } from '../../schemas/common.ts';
 import { IDLE_SECONDS } from '../../sessions.ts';
 import { newTotpSecret, totpMatches } from '../../totp.ts';
@@ -29,6 +35,29 @@ export default async function securityRoutes(
   { db, config }: AppDeps,
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.patch(
+    '/api/v1/account',
+    {
+      config: person,
+      schema: {
+        tags,
+        summary: 'Change your name or language',
+        body: AccountPatchBody,
+        response: { 200: UserAnswer, ...errorResponses(422) },
+      },
+    },
+    async (request) => {
+      const { name, locale } = request.body;
+      const trimmed = name?.trim();
+      if (name !== undefined && !trimmed)
+        throw new ApiError('validation_failed', 'Indique su nombre (give your name)', {
+          errors: [{ path: '/name', code: 'required', message: 'is required' }],
+        });
+      const patch = { ...(trimmed ? { name: trimmed } : {}), ...(locale ? { locale } : {}) };
+      return { user: userObject(await updateUser(db, personOf(request).userId, patch)) };
+    },
+  );
+
   app.get(
     '/api/v1/account/sessions',
     {

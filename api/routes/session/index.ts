@@ -14,6 +14,7 @@ import { membershipObject, userObject } from '../../presenters/accounts.ts';
 import { SessionAnswer, SignInBody } from '../../schemas/accounts.ts';
 import { errorResponses } from '../../schemas/common.ts';
 import { endSession, startSession } from '../../sessions.ts';
+import { recordSignInEvent } from '../../sign-in-audit.ts';
 import { checkSignInLimits, countSignInFailure } from '../../sign-in-limits.ts';
 import { totpMatches } from '../../totp.ts';
 import type { AppDeps } from '../../deps.ts';
@@ -34,6 +35,7 @@ async function signInUser(
   const user = await userByEmail(db, body.email.trim());
   if (!(await checkPassword(user?.passwordHash ?? null, body.password)) || !user) {
     await countSignInFailure(db, request, body.email);
+    await recordSignInEvent(db, request, 'session.failed', user ?? null);
     throw new ApiError('invalid_credentials', 'Correo o contraseña incorrectos (wrong email or password)');
   }
   if (user.totpSecret) {
@@ -47,6 +49,7 @@ async function signInUser(
       );
     if (!totpMatches(config.secretsKey, user.totpSecret, body.totp_code)) {
       await countSignInFailure(db, request, body.email);
+      await recordSignInEvent(db, request, 'session.failed', user);
       throw new ApiError('invalid_totp', 'El código no es correcto (the code is wrong)', {
         errors: [{ path: '/totp_code', code: 'invalid_totp', message: 'is wrong or expired' }],
       });
@@ -79,6 +82,7 @@ export default async function sessionRoutes(fastify: FastifyInstance, deps: AppD
     async (request, reply) => {
       const user = await signInUser(deps, request, request.body);
       const { csrfToken } = await startSession(db, config, request, reply, user.id);
+      await recordSignInEvent(db, request, 'session.create', user);
       return sessionState(db, user, csrfToken);
     },
   );
@@ -110,7 +114,9 @@ export default async function sessionRoutes(fastify: FastifyInstance, deps: AppD
       },
     },
     async (request, reply) => {
+      const user = await userById(db, personOf(request).userId);
       await endSession(db, config, request, reply);
+      if (user) await recordSignInEvent(db, request, 'session.delete', user);
       return reply.code(204).send(null);
     },
   );

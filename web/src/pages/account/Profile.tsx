@@ -1,7 +1,7 @@
 // The person's name and language (PATCH /api/v1/account). The language applies at once.
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { request } from '../../api.ts';
+import { api, unwrap } from '../../api.ts';
 import { isLanguage, setLanguage, type Language } from '../../i18n/index.ts';
 import { useSession } from '../../session.tsx';
 import { Field, Status, useAction } from '../../ui/forms.tsx';
@@ -19,7 +19,7 @@ export function Profile() {
     setSaved(false);
     void action.run(async () => {
       await setLanguage(locale);
-      await request('PATCH', '/api/v1/account', { name, locale });
+      await unwrap(api.PATCH('/api/v1/account', { body: { name, locale } }));
       await session.refresh();
       setSaved(true);
     });

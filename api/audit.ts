@@ -5,13 +5,18 @@
 // the route's id parameter), the address and the request id. Refusals (4xx, 5xx), reads and
 // idempotent replays (`Idempotent-Replayed: true`) record nothing; a batch is one event.
 //
-// The insert runs after the answer has gone (onResponse): it never delays or fails a request. A
-// failed insert is logged and dropped; inserts still running when the app closes are awaited. An
-// event can therefore be lost if the process dies between the answer and the insert (see
-// db/README.md, "The audit log").
+// The insert runs after the answer has gone (onResponse): it never delays or fails a request.
+// Events are gathered for FLUSH_MS and written by one multi-row insert, so a burst of writes costs
+// the database one statement per flush, not one per request. A failed insert is logged and
+// dropped; events still waiting when the app closes are written first. An event can therefore be
+// lost if the process dies between the answer and the flush (see db/README.md, "The audit log").
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import { recordAuditEvent, type AuditActor, type AuditEventInput } from '../db/queries/audit.ts';
+import { recordAuditEvents, type AuditActor, type AuditEventInput } from '../db/queries/audit.ts';
+
+/** How long events wait to share an insert; and how many make one at once. */
+const FLUSH_MS = 100;
+const FLUSH_AT = 500;
 import { auditAction, targetTypeOf, UNSAFE_METHODS } from '../domain/audit-actions.ts';
 
 declare module 'fastify' {
@@ -87,8 +92,25 @@ export function auditEventOf(request: FastifyRequest, reply: FastifyReply): Audi
 /** Records every successful write after its answer (see the header). */
 export function registerAudit(app: FastifyInstance, db: Knex): void {
   const pending = new Set<Promise<void>>();
+  let waiting: { event: AuditEventInput; log: FastifyRequest['log'] }[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const batch = waiting;
+    waiting = [];
+    if (batch.length === 0) return;
+    const write = recordAuditEvents(
+      db,
+      batch.map((w) => w.event),
+    )
+      .catch((err: unknown) => batch[0]!.log.warn({ err, events: batch.length }, 'audit events not recorded'))
+      .finally(() => pending.delete(write));
+    pending.add(write);
+  };
   app.decorateRequest('auditTargetId', null);
   app.decorate('auditSettled', async () => {
+    flush();
     await Promise.allSettled([...pending]);
   });
   app.addHook('preSerialization', async (request, _reply, payload) => {
@@ -100,12 +122,12 @@ export function registerAudit(app: FastifyInstance, db: Knex): void {
   app.addHook('onResponse', async (request, reply) => {
     const event = auditEventOf(request, reply);
     if (!event) return;
-    const write = recordAuditEvent(db, event)
-      .catch((err: unknown) => request.log.warn({ err, action: event.action }, 'audit event not recorded'))
-      .finally(() => pending.delete(write));
-    pending.add(write);
+    waiting.push({ event, log: request.log });
+    if (waiting.length >= FLUSH_AT) flush();
+    else timer ??= setTimeout(flush, FLUSH_MS);
   });
   app.addHook('onClose', async () => {
+    flush();
     await Promise.allSettled([...pending]);
   });
 }

@@ -8,6 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, seedIssuer, startE2E, waitForDocumentStatus, type E2E } from './helpers/e2e.ts';
 import { findExecutable } from './helpers/executables.ts';
+import { createTestPerson, signedInContext } from './helpers/web-session.ts';
 
 const CHROMIUM = findExecutable(['chromium', 'chromium-browser', 'google-chrome']);
 const pad = (n: number) => String(n).padStart(12, '0');
@@ -157,25 +158,26 @@ describe('the balance of a credited and paid invoice', () => {
   });
 });
 
-async function connect(page: Page, path: string) {
+/** A page of the application, signed in as an owner of the company. */
+async function openSignedIn(path: string): Promise<Page> {
+  const person = await createTestPerson(e.db, s.company.id, 'owner');
+  const context = await signedInContext(browser, e.apiUrl, person, { width: 1250, height: 1000 });
+  const page = await context.newPage();
   await page.goto(`${e.apiUrl}${path}`);
-  await page.fill('#key', s.key);
-  await page.click('#connect-btn');
-  await page.waitForSelector('body[data-loaded="true"]', { timeout: 20_000 });
+  return page;
 }
 
 describe('the invoice browser', () => {
-  it('badges a credit note "No aplica (not applicable)", in its page and in the list', async () => {
-    const page = await browser.newPage({ viewport: { width: 1250, height: 1000 } });
-    await connect(page, `/dashboard/invoices/${note.id}`);
-    const facts = await page.locator('#money').innerText();
-    expect(facts).toContain('No aplica (not applicable)');
-    expect(facts).not.toMatch(/Unpaid/);
-    await page.goto(`${e.apiUrl}/dashboard/invoices?document_type=03`);
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 20_000 });
-    const row = await page.locator(`#list-body tr[data-id="${note.id}"]`).innerText();
-    expect(row).toContain('No aplica (not applicable)');
-    await page.close();
+  it('a credit note shows no balance owed on its page (not_applicable)', async () => {
+    const page = await openSignedIn(`/app/documentos/${note.id}`);
+    await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 20_000 });
+    await page.getByText('Correo al cliente').first().waitFor({ timeout: 20_000 });
+    expect(await page.getByText('Saldo pendiente').count()).toBe(0);
+    // The invoice it credits does owe its balance, and says so.
+    const invoicePage = await openSignedIn(`/app/documentos/${invoice.id}`);
+    await invoicePage.getByText('Saldo pendiente').first().waitFor({ timeout: 20_000 });
+    await page.context().close();
+    await invoicePage.context().close();
   }, 60_000);
 
   it('asks for no client a tiquete sold to no one does not have', async () => {
@@ -184,18 +186,17 @@ describe('the invoice browser', () => {
       lines: [{ service_id: `srv_${pad(s.consulting.id)}`, qty: 1 }],
     });
     expect(tiquete.client_id).toBeNull();
-    const page = await browser.newPage({ viewport: { width: 1250, height: 1000 } });
+    const person = await createTestPerson(e.db, s.company.id, 'owner');
+    const context = await signedInContext(browser, e.apiUrl, person, { width: 1250, height: 1000 });
+    const page = await context.newPage();
     const requested: string[] = [];
     page.on('request', (r) => requested.push(new URL(r.url()).pathname));
-    await connect(page, '/dashboard/invoices?document_type=04');
-    const listText = await page.locator(`#list-body tr[data-id="${tiquete.id}"]`).innerText();
-    await page.goto(`${e.apiUrl}/dashboard/invoices/${tiquete.id}`);
-    await page.waitForSelector('body[data-loaded="true"]', { timeout: 20_000 });
+    await page.goto(`${e.apiUrl}/app/documentos/${tiquete.id}`);
+    await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 20_000 });
     await page.waitForLoadState('networkidle');
+    expect(requested).toContain(`/api/v1/invoices/${tiquete.id}`);
     // Its absent client is never looked up (a 404 the company's usage would count as its error).
     expect(requested.filter((p) => p.startsWith('/api/v1/clients'))).toEqual([]);
-    expect(listText).toContain('Sin cliente (no client)');
-    expect(await page.locator('#client').innerText()).toBe('Sin cliente (no client)');
-    await page.close();
+    await context.close();
   }, 60_000);
 });

@@ -35,26 +35,36 @@ const INSERT_TIMEOUT_MS = 5_000;
 
 /** Records one audit event. Throws on failure: callers that must not fail catch (api/audit.ts does). */
 export async function recordAuditEvent(db: Knex, e: AuditEventInput): Promise<void> {
+  await recordAuditEvents(db, [e]);
+}
+
+/** Records several audit events in one statement (the hook's batches). Throws on failure. */
+export async function recordAuditEvents(db: Knex, events: readonly AuditEventInput[]): Promise<void> {
+  if (events.length === 0) return;
+  await db('audit_events')
+    .insert(events.map((e) => auditRow(db, e)))
+    .timeout(INSERT_TIMEOUT_MS, { cancel: true });
+}
+
+function auditRow(db: Knex, e: AuditEventInput) {
   const table = e.actor.type === 'key' ? 'api_keys' : 'users';
   const name =
     e.actor.name !== undefined || e.actor.id === null
       ? (e.actor.name ?? null)
       : db(table).where({ id: e.actor.id }).select('name');
-  await db('audit_events')
-    .insert({
-      companyId: e.companyId,
-      livemode: e.companyId === null ? null : e.livemode,
-      actorType: e.actor.type,
-      actorId: e.actor.id,
-      actorName: name,
-      action: e.action,
-      targetType: e.target?.type ?? null,
-      targetId: e.target?.id ?? null,
-      ip: e.ip ?? null,
-      requestId: e.requestId ?? null,
-      ...(e.at ? { at: e.at } : {}),
-    })
-    .timeout(INSERT_TIMEOUT_MS, { cancel: true });
+  return {
+    companyId: e.companyId,
+    livemode: e.companyId === null ? null : e.livemode,
+    actorType: e.actor.type,
+    actorId: e.actor.id,
+    actorName: name,
+    action: e.action,
+    targetType: e.target?.type ?? null,
+    targetId: e.target?.id ?? null,
+    ip: e.ip ?? null,
+    requestId: e.requestId ?? null,
+    ...(e.at ? { at: e.at } : {}),
+  };
 }
 
 export interface AuditEventRow {

@@ -4,12 +4,16 @@
 // are left out. The transform adds what the route schemas do not say: the bearer security and
 // required scope of /api routes (also as `x-scopes`), the rate-limit headers, and an example for every response
 // (the schema's own examples when it has some, otherwise one built from the schema). Schemas
-// with a type-name `title` are named components (api/openapi-components.ts).
+// with a type-name `title` are named components (api/openapi-components.ts). The tags and Swagger UI
+// settings are api/openapi-ui.ts; the error reference every problem links to, api/error-pages.ts.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE } from '../domain/errors.ts';
+import { registerErrorPages } from './error-pages.ts';
 import { hoistErrorResponses, hoistNamedSchemas } from './openapi-components.ts';
+import { withParamExamples } from './openapi-examples.ts';
+import { OPENAPI_TAGS, SWAGGER_UI_OPTIONS } from './openapi-ui.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -168,8 +172,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'Electronic invoicing for Costa Rica (Hacienda v4.4). Authenticate with `Authorization: Bearer ik_live_…` ' +
           'or `ik_test_…` (sandbox). Errors are RFC 9457 problem+json with a stable `code`. Every authenticated ' +
           'response carries `RateLimit-Policy` and `RateLimit`; over the limit the answer is 429 with `Retry-After`. ' +
-          'An empty body sent as `application/json` counts as no body: routes that take none accept it.',
+          'An empty body sent as `application/json` counts as no body: routes that take none accept it. ' +
+          'Every error code is explained, Spanish first, at [/docs/errors](/docs/errors).',
       },
+      tags: OPENAPI_TAGS,
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: ik_live_… or ik_test_…' },
@@ -185,6 +191,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: ({ schema, url, route }) => {
       if (!schema) return { schema, url };
       const s = { ...(schema as JsonSchema) };
+      if (s.params) s.params = withParamExamples(url, s.params as JsonSchema);
       const authenticated = url.startsWith('/api/') && !route.config?.public;
       // Public routes under /api (signing up and in): no credentials at all.
       if (url.startsWith('/api/') && route.config?.public) s.security = [];
@@ -207,12 +214,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
 
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
-    staticCSP: true,
-    transformSpecificationClone: true,
-  });
+  await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
+  registerErrorPages(app);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 }

@@ -193,6 +193,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example key_000000000003 */
           id: string;
         };
         cookie?: never;
@@ -251,6 +252,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example key_000000000003 */
           id: string;
         };
         cookie?: never;
@@ -517,6 +519,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example cli_000000000012 */
           id: string;
         };
         cookie?: never;
@@ -558,6 +561,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example cli_000000000012 */
           id: string;
         };
         cookie?: never;
@@ -611,6 +615,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example cli_000000000012 */
           id: string;
         };
         cookie?: never;
@@ -662,6 +667,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example cli_000000000012 */
           id: string;
         };
         cookie?: never;
@@ -804,6 +810,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example srv_000000000007 */
           id: string;
         };
         cookie?: never;
@@ -845,6 +852,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example srv_000000000007 */
           id: string;
         };
         cookie?: never;
@@ -897,6 +905,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example srv_000000000007 */
           id: string;
         };
         cookie?: never;
@@ -948,6 +957,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example srv_000000000007 */
           id: string;
         };
         cookie?: never;
@@ -1051,7 +1061,10 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
-          /** @description The 13-digit CABYS code */
+          /**
+           * @description The 13-digit CABYS code
+           * @example 8314100000200
+           */
           code: string;
         };
         cookie?: never;
@@ -1289,6 +1302,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -1351,6 +1365,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -1403,6 +1418,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -1463,6 +1479,7 @@ export interface paths {
           'idempotency-key'?: string;
         };
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -1547,6 +1564,7 @@ export interface paths {
           'idempotency-key'?: string;
         };
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -1887,6 +1905,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -1941,6 +1960,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -1999,6 +2019,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -2058,6 +2079,7 @@ export interface paths {
           prefer?: string;
         };
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -2116,6 +2138,7 @@ export interface paths {
           'idempotency-key'?: string;
         };
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -2231,6 +2254,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example bat_000000000005 */
           id: string;
         };
         cookie?: never;
@@ -2422,6 +2446,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example we_000000000002 */
           id: string;
         };
         cookie?: never;
@@ -2471,6 +2496,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example we_000000000002 */
           id: string;
         };
         cookie?: never;
@@ -2508,6 +2534,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example we_000000000002 */
           id: string;
         };
         cookie?: never;
@@ -2549,6 +2576,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example we_000000000002 */
           id: string;
         };
         cookie?: never;
@@ -2599,6 +2627,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example we_000000000002 */
           id: string;
         };
         cookie?: never;
@@ -2654,6 +2683,7 @@ export interface paths {
         };
         header?: never;
         path: {
+          /** @example we_000000000002 */
           id: string;
         };
         cookie?: never;
@@ -2779,6 +2809,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example evt_000000000128 */
           id: string;
         };
         cookie?: never;
@@ -2832,6 +2863,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example evt_000000000128 */
           id: string;
         };
         cookie?: never;
@@ -2886,6 +2918,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -2929,6 +2962,7 @@ export interface paths {
           'idempotency-key'?: string;
         };
         path: {
+          /** @example inv_000000000042 */
           id: string;
         };
         cookie?: never;
@@ -3092,6 +3126,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example rcv_000000000003 */
           id: string;
         };
         cookie?: never;
@@ -3145,6 +3180,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example rcv_000000000003 */
           id: string;
         };
         cookie?: never;
@@ -3200,7 +3236,10 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
-          /** @description Identification number; dashes and spaces are ignored */
+          /**
+           * @description Identification number; dashes and spaces are ignored
+           * @example 3101123456
+           */
           cedula: string;
         };
         cookie?: never;
@@ -3882,6 +3921,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example 002 */
           code: string;
         };
         cookie?: never;
@@ -4312,6 +4352,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example ses_000000000009 */
           id: string;
         };
         cookie?: never;
@@ -4749,6 +4790,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example ivt_000000000004 */
           id: string;
         };
         cookie?: never;
@@ -4798,6 +4840,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example usr_000000000006 */
           id: string;
         };
         cookie?: never;
@@ -4835,6 +4878,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @example usr_000000000006 */
           id: string;
         };
         cookie?: never;

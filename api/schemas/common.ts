@@ -19,7 +19,8 @@ export const FieldError = Type.Object(
 export const Problem = Type.Object(
   {
     type: Type.String({
-      description: 'A link to the code in the error catalogue',
+      description:
+        "The code's entry in the error reference (/docs/errors#<code>): what it means, the fields, the fix",
       examples: ['/docs/errors#validation_failed'],
     }),
     title: Type.String(),
@@ -27,7 +28,7 @@ export const Problem = Type.Object(
     detail: Type.String(),
     code: Type.String({
       enum: Object.keys(ERROR_CATALOGUE),
-      description: 'Stable error code (the catalogue: README "Errors"); branch on this, not on the text',
+      description: 'Stable error code (explained at /docs/errors); branch on this, not on the text',
     }),
     instance: Type.Optional(Type.String()),
     request_id: Type.String(),

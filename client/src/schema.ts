@@ -6714,7 +6714,7 @@ export interface components {
      */
     Problem: {
       /**
-       * @description A link to the code in the error catalogue
+       * @description The code's entry in the error reference (/docs/errors#<code>): what it means, the fields, the fix
        * @example /docs/errors#validation_failed
        */
       type: string;
@@ -6722,7 +6722,7 @@ export interface components {
       status: number;
       detail: string;
       /**
-       * @description Stable error code (the catalogue: README "Errors"); branch on this, not on the text
+       * @description Stable error code (explained at /docs/errors); branch on this, not on the text
        * @enum {string}
        */
       code:

@@ -169,6 +169,7 @@ describe('the client package installed as its README says', () => {
       '400 timestamp_out_of_tolerance',
     );
     expect(await post(body, 'v1=abc')).toBe('400 malformed_header');
+    await waitFor(() => output.endsWith('\n'), 5_000, 20, "the receiver's log line");
     expect(output.trim().split('\n')).toEqual(['evt_000000000042 invoice.accepted']);
   }, 60_000);
 

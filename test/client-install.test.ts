@@ -39,7 +39,7 @@ beforeAll(async () => {
   // Inside the repository, so the build finds typescript and openapi-fetch as in a checkout.
   await mkdir(join(projectRoot, 'test/artifacts'), { recursive: true });
   source = await mkdtemp(join(projectRoot, 'test/artifacts/client-pack-'));
-  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'src'])
+  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'prepare.mjs', 'README.md', 'src'])
     await cp(join(CLIENT, f), join(source, f), { recursive: true });
   project = await mkdtemp(join(tmpdir(), 'factura-store-'));
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'store', private: true }));

@@ -17,6 +17,7 @@ export {
   constructWebhookEvent,
   DEFAULT_TOLERANCE_SECONDS,
   SIGNATURE_HEADER,
+  type SignatureHeaderValue,
   verifyWebhookSignature,
   WebhookSignatureError,
   type EventDataByKind,

@@ -59,18 +59,23 @@ function checkArguments(rawBody: unknown, secrets: unknown): void {
     throw new TypeError("secrets must be the endpoint's secret (whsec_…) or a non-empty array of them");
 }
 
+/** The header as frameworks hand it: a string, or (node:http's type) the values of repeated headers. */
+export type SignatureHeaderValue = string | readonly string[] | null | undefined;
+
 /**
  * Checks a delivery: the raw body, the Service-Signature header, and the endpoint's secret (or
- * secrets, while you rotate yours). Constant-time: Web Crypto's HMAC verify compares.
+ * secrets, while you rotate yours). Constant-time: Web Crypto's HMAC verify compares. Repeated
+ * headers count as one, their values joined as HTTP joins them (`, `).
  */
 export async function verifyWebhookSignature(
   rawBody: string | Uint8Array,
-  header: string | null | undefined,
+  header: SignatureHeaderValue,
   secrets: string | readonly string[],
   options: VerifyOptions = {},
 ): Promise<VerifyResult> {
   checkArguments(rawBody, secrets);
-  const parsed = typeof header === 'string' ? parseHeader(header) : null;
+  const joined = Array.isArray(header) ? header.join(', ') : header;
+  const parsed = typeof joined === 'string' ? parseHeader(joined) : null;
   if (!parsed) return { ok: false, reason: 'malformed_header' };
   const now = options.now === undefined ? Date.now() : new Date(options.now).getTime();
   if (
@@ -162,7 +167,7 @@ export class WebhookSignatureError extends Error {
 /** Verifies a delivery and returns its parsed event; throws WebhookSignatureError when it is not genuine. */
 export async function constructWebhookEvent(
   rawBody: string | Uint8Array,
-  header: string | null | undefined,
+  header: SignatureHeaderValue,
   secrets: string | readonly string[],
   options: VerifyOptions = {},
 ): Promise<WebhookEvent> {

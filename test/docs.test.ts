@@ -1,0 +1,146 @@
+// The documentation as a reader meets it: every link of README.md, client/README.md and docs/*.md
+// leads somewhere (a file or folder of the repository, a heading's anchor in it, or a page of the
+// running service; links to other sites are listed, not fetched), and every TypeScript and
+// JavaScript block compiles against the client package's types, strictly (JavaScript as `checkJs`
+// reads it: what a wrong name, a wrong path or a possibly missing value would break), each block as
+// a module of its own.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../config/index.ts';
+import { anchors, codeBlocks, links, slug } from './helpers/markdown.ts';
+
+const run = promisify(execFile);
+const TSC = join(projectRoot, 'node_modules/typescript/bin/tsc');
+
+/** Pages of the running service the documentation may link to by their path. */
+const SERVICE_PATHS = new Set(['/docs', '/openapi.json', '/app/', '/metrics', '/admin/queues', '/health']);
+
+let files: string[];
+const texts = new Map<string, string>();
+
+beforeAll(async () => {
+  const docs = (await readdir(join(projectRoot, 'docs'))).filter((f) => f.endsWith('.md'));
+  files = ['README.md', 'client/README.md', ...docs.map((f) => `docs/${f}`)];
+  for (const f of files) texts.set(f, await readFile(join(projectRoot, f), 'utf8'));
+});
+
+async function anchorsOf(file: string): Promise<Set<string>> {
+  if (!texts.has(file)) texts.set(file, await readFile(join(projectRoot, file), 'utf8'));
+  return anchors(texts.get(file)!);
+}
+
+/** What is wrong with one link of `file`, or null when it leads somewhere. */
+async function brokenReason(file: string, target: string): Promise<string | null> {
+  if (/^https?:\/\//.test(target)) return URL.canParse(target) ? null : 'not a URL';
+  if (target.startsWith('mailto:')) return null;
+  if (target.startsWith('/')) return SERVICE_PATHS.has(target) ? null : 'not a known page of the service';
+  const [path, anchor] = target.split('#') as [string, string | undefined];
+  const linked = path === '' ? file : relative(projectRoot, join(projectRoot, dirname(file), path));
+  if (linked.startsWith('..') || !existsSync(join(projectRoot, linked))) return `no file ${linked}`;
+  if (anchor === undefined) return null;
+  if (!linked.endsWith('.md')) return 'an anchor into a file that is not Markdown';
+  return (await anchorsOf(linked)).has(decodeURIComponent(anchor))
+    ? null
+    : `no heading #${anchor} in ${linked}`;
+}
+
+describe('the links of the documentation', () => {
+  it('lead to files, headings and pages that exist', async () => {
+    const broken: string[] = [];
+    const external = new Set<string>();
+    for (const file of files) {
+      for (const { target, line } of links(texts.get(file)!)) {
+        if (/^https?:\/\//.test(target) && URL.canParse(target)) external.add(new URL(target).host);
+        if (/^http:\/\/(?!127\.0\.0\.1|localhost)/.test(target))
+          broken.push(`${file}:${line} ${target}: not https`);
+        const reason = await brokenReason(file, target);
+        if (reason) broken.push(`${file}:${line} ${target}: ${reason}`);
+      }
+    }
+    expect(broken).toEqual([]);
+    // Other sites are listed, never fetched; only the local service is linked over plain http.
+    const hosts = [...external].sort();
+    expect(hosts, hosts.join(', ')).toContain('openapi-ts.dev');
+  });
+
+  it('anchors are the slugs GitHub gives headings', () => {
+    expect(slug('Typed client (`client/`, `@factura-cr/client`)')).toBe(
+      'typed-client-client-factura-crclient',
+    );
+    expect(slug('Factura electrónica de exportación (09)')).toBe('factura-electrónica-de-exportación-09');
+    expect([...anchors('# A\n## A\n```\n# not a heading\n```\n### B: c\n')]).toEqual(['a', 'a-1', 'b-c']);
+  });
+});
+
+describe('the code blocks of the documentation', () => {
+  let dir: string;
+  beforeAll(async () => {
+    await mkdir(join(projectRoot, 'test/artifacts'), { recursive: true });
+    dir = await mkdtemp(join(projectRoot, 'test/artifacts/docs-blocks-'));
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Writes each block as a module; answers the names written, per language. */
+  async function extract(): Promise<{ ts: string[]; js: string[] }> {
+    const written = { ts: [] as string[], js: [] as string[] };
+    for (const file of files) {
+      for (const block of codeBlocks(texts.get(file)!)) {
+        const lang = { ts: 'ts', typescript: 'ts', js: 'js', javascript: 'js' }[block.lang];
+        if (!lang) continue;
+        const name = `${file.replace(/[/.]/g, '_')}_line${block.line}.${lang === 'ts' ? 'ts' : 'mjs'}`;
+        // `export {}` keeps a block without imports a module of its own.
+        await writeFile(join(dir, name), `${block.code}\nexport {};\n`);
+        written[lang as 'ts' | 'js'].push(name);
+      }
+    }
+    return written;
+  }
+
+  async function typecheck(names: string[], lang: 'ts' | 'js'): Promise<string> {
+    const client = join(projectRoot, 'client/src');
+    const config = {
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2023', 'DOM'],
+        types: ['node'],
+        typeRoots: [join(projectRoot, 'node_modules/@types')],
+        strict: true,
+        // Plain JavaScript has no annotations: what it leaves untyped is `any`, the rest is checked.
+        noImplicitAny: lang === 'ts',
+        allowJs: true,
+        checkJs: true,
+        noEmit: true,
+        skipLibCheck: true,
+        allowImportingTsExtensions: true,
+        paths: {
+          '@factura-cr/client': [join(client, 'index.ts')],
+          '@factura-cr/client/webhooks': [join(client, 'webhook-signature.ts')],
+        },
+      },
+      files: names,
+    };
+    const project = join(dir, `tsconfig.${lang}.json`);
+    await writeFile(project, JSON.stringify(config));
+    return run(process.execPath, [TSC, '-p', project], { cwd: dir }).then(
+      () => '',
+      (err: { stdout: string }) => err.stdout,
+    );
+  }
+
+  it('compile against the client package: TypeScript strictly, JavaScript as checkJs reads it', async () => {
+    const { ts, js } = await extract();
+    // The client's README has a block of each; the guides have more.
+    expect(ts.length).toBeGreaterThanOrEqual(2);
+    expect(js.length).toBeGreaterThanOrEqual(4);
+    expect(await typecheck(ts, 'ts')).toBe('');
+    expect(await typecheck(js, 'js')).toBe('');
+  }, 120_000);
+});

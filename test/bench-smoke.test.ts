@@ -38,7 +38,7 @@ function runBench(): Promise<{ code: number | null; output: string }> {
 const num = expect.any(Number);
 
 describe('npm run bench (BENCH_SCALE=tiny)', () => {
-  it('runs every stage and writes every figure to results.json', { timeout: 240_000 }, async () => {
+  it('runs every stage and writes every figure to results.json', { timeout: 420_000 }, async () => {
     rmSync(results, { force: true });
     const { code, output } = await runBench();
     expect(code, output).toBe(0);

@@ -56,7 +56,17 @@ export async function lightStage(ctx: BenchContext): Promise<StageResult> {
   ctx.log(
     `light load: idle ${idle.percent_of_one_core} % of one core; 1/s ${String(one.service_cpu_ms_per_invoice)} ms per invoice, ${String(one.percent_of_one_core)} % of one core`,
   );
+  const withoutRedis = round(idle.percent_of_one_core - (idle.groups.redis ?? 0), 2);
   const info: InfoRow[] = [
+    {
+      stage: 'light',
+      figure: 'service CPU at idle without redis-server (shared with other users of this Redis)',
+      value: withoutRedis,
+      unit: '%',
+      limit: 'one core',
+      limit_value: 100,
+      ratio: round(withoutRedis / 100, 4),
+    },
     {
       stage: 'light',
       figure: `service CPU per invoice at 1 invoice/s (${String(one.percent_of_one_core)} % of one core)`,
@@ -68,7 +78,7 @@ export async function lightStage(ctx: BenchContext): Promise<StageResult> {
     },
   ];
   return {
-    figures: { idle, one_per_second: one },
+    figures: { idle: { ...idle, percent_of_one_core_without_redis: withoutRedis }, one_per_second: one },
     targets: [
       absoluteTarget(
         {

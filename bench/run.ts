@@ -1,21 +1,26 @@
 // `npm run bench`: the pipeline's targets in one command. On this machine, next to Postgres and
-// Redis, it runs the service's own processes (API, N workers, Hacienda simulator) against a
-// scratch database and queue prefix of its own, measures the machine's own limits in the same
-// run (raw RSA-2048 signing on one core, raw Postgres commits and bulk inserts, raw SQL reads)
-// and states every target as a ratio to one of them (bench/lib/targets.ts):
+// Redis, it runs the service's own processes (API, N workers) and the Hacienda simulator against
+// a scratch database and queue prefix of its own, measures the machine's own limits in the same
+// run and states every target as a ratio to one of them (bench/lib/targets.ts):
 //
-//   signing     documents built + signed per second, one core (no target: the signing path)
-//   intake      POST /api/v1/invoices per second and p99, one series, workers not running
-//   latency     10 invoices/s, p99 from the 201 to the invoice.accepted webhook
-//   end to end  invoices accepted with their webhook per second; service CPU and commits each
+//   signing     documents built + signed per second, one core, ÷ raw RSA-2048 signatures
+//   intake      p99 of POST /api/v1/invoices, one series, 32 connections, workers not running
+//   latency     10 invoices/s: p99 from the 201 to the invoice.accepted webhook; service CPU each
+//   light       service CPU at idle, and per invoice at 1/s (10/s: the latency stage's figure)
+//   end to end  invoices accepted with their webhook; service CPU each ÷ the floor; commits each
+//   floor       what one accepted invoice cannot avoid, raw, at this run's sizes (bench/lib/floor.ts):
+//               one RSA-2048 signature and its digests, four HTTP exchanges, its rows
 //   memory      API and worker RSS during end to end; worker VmHWM over the whole run
-//   batch       10 × 1,000 through the batch API: recorded, accepted
+//   batch       10 × 1,000 through the batch API: recorded ÷ raw bulk insert; accepted
 //   reads       p99 of three queries at 1M invoices / 100k clients
 //
-// Prints the targets (figure, limit, ratio, target ratio, met) and the other figures, and writes
-// bench/results.json (BENCH_RESULTS=<path> elsewhere). BENCH_SCALE=tiny runs every stage with a
-// handful of invoices (the smoke test); BENCH_STAGES=intake,reads picks stages; BENCH_WORKERS=N
-// runs N worker processes; BENCH_PROFILE=api,worker runs those processes under --cpu-prof
+// The service's CPU is the API's, the workers', Postgres's and Redis's; the simulator's (Hacienda's
+// work) and the bench's own are printed apart. Prints the targets (figure, limit, ratio, target
+// ratio, met), the floor's parts, the other figures and the targets again as a Markdown table, and
+// writes it all to bench/results.json (BENCH_RESULTS=<path> elsewhere; the table under
+// `markdown`, the floor under `floor`). BENCH_SCALE=tiny runs every stage with a handful of
+// invoices (the smoke test); BENCH_STAGES=intake,reads picks stages; BENCH_WORKERS=N runs N worker
+// processes; BENCH_PROFILE=api,worker runs those processes under --cpu-prof
 // (.local/bench/profiles). The processes run the compiled build with plain node, as the Procfile
 // runs them: the bench compiles into a folder of its own first (.local/bench/build-<pid>);
 // BENCH_COMPILED=0 runs the sources through tsx instead. Every knob is in bench/lib/params.ts.
@@ -37,7 +42,8 @@ import { benchParams } from './lib/params.ts';
 import { benchDir, killAllNow, stopAll, type Child } from './lib/processes.ts';
 import { SERVICE_GROUPS, hwmMb, rssMb } from './lib/proc-stats.ts';
 import { startReceiver, type Receiver } from './lib/receiver.ts';
-import { machine, renderInfo, renderTargets, writeResults } from './lib/report.ts';
+import { renderFloor, type Floor } from './lib/floor.ts';
+import { machine, renderInfo, renderMarkdown, renderTargets, writeResults } from './lib/report.ts';
 import { createScratchDatabase, deletePrefixKeys, type Scratch } from './lib/scratch.ts';
 import { startService } from './lib/service.ts';
 import { TARGET_IDS, absoluteTarget, type InfoRow, type TargetRow } from './lib/targets.ts';
@@ -45,6 +51,7 @@ import { batchStage } from './stages/batch.ts';
 import { COMMITS_NOTE, endToEndStage } from './stages/end-to-end.ts';
 import { intakeStage } from './stages/intake.ts';
 import { latencyStage } from './stages/latency.ts';
+import { lightStage, lightToFullTarget } from './stages/light.ts';
 import { readsStage } from './stages/reads.ts';
 import { signingStage } from './stages/signing.ts';
 
@@ -66,8 +73,9 @@ let receiver: Receiver | null = null;
 
 const CPU_NOTE =
   `service CPU = ${SERVICE_GROUPS.join(' + ')} (Postgres: the scratch database's backends and the ` +
-  "server's own processes; redis-server is shared with other users of this Redis); the bench's load " +
-  'generator and webhook receiver are reported apart (`bench`), other processes as `other`';
+  "server's own processes; redis-server is shared with other users of this Redis); the Hacienda " +
+  "simulator (Hacienda's work) is reported apart (`simulator`), as are the bench's load generator and " +
+  'webhook receiver (`bench`) and other processes (`other`)';
 
 // ---- clean-up, whatever happens -------------------------------------------------------------
 let cleaning: Promise<void> | null = null;
@@ -179,12 +187,13 @@ async function main(): Promise<void> {
     info.push(...r.info);
   };
 
-  // 2. The stages, quietest first; latency with the pipeline empty, before the throughput stages.
+  // 2. The stages, quietest first; latency and light load with the pipeline empty, before the
+  // throughput stages.
   if (params.stages.has('signing')) add('signing', await signingStage(ctx));
   if (params.stages.has('intake')) add('intake', await intakeStage(ctx));
   else await scratch.db('outbox').del();
   const workersStarted: Child[] = [];
-  const needsWorkers = ['latency', 'end_to_end', 'batch'].some((s) => params.stages.has(s as never));
+  const needsWorkers = ['latency', 'light', 'end_to_end', 'batch'].some((s) => params.stages.has(s as never));
   if (needsWorkers) {
     const started = await service.startWorkers(params.workers);
     workersStarted.push(...started);
@@ -199,11 +208,15 @@ async function main(): Promise<void> {
     log(`raw RSA-2048 sign, one core: ${limits.rsa.perSecond}/s`);
   }
   if (params.stages.has('latency')) add('latency', await latencyStage(ctx));
+  if (params.stages.has('light')) add('light', await lightStage(ctx));
+  let floor: Floor | null = null;
   if (params.stages.has('end_to_end')) {
     const e = await endToEndStage(ctx);
+    floor = e.floor;
     add('end_to_end', e);
     if (params.stages.has('memory')) add('memory', { figures: e.memory, targets: [], info: e.memoryInfo });
   }
+  if (params.stages.has('light')) lightAtTen(stages, targets, info);
   if (params.stages.has('batch')) add('batch', await batchStage(ctx));
   const workers = service.children.workers;
   if (params.stages.has('memory') && workers.length) {
@@ -224,7 +237,7 @@ async function main(): Promise<void> {
           limitValue: round(idleRss[top.name] ?? NaN, 1),
         },
         '<=',
-        300,
+        250,
       ),
     );
   }
@@ -267,6 +280,8 @@ async function main(): Promise<void> {
     targets_met: { met, of: targets.length },
     targets,
     other_figures: info,
+    floor,
+    markdown: renderMarkdown(targets),
     notes: { cpu: CPU_NOTE, postgres_commits: COMMITS_NOTE },
     stages,
   };
@@ -283,6 +298,7 @@ async function main(): Promise<void> {
   );
   console.log(`Targets (${met} of ${targets.length} met)\n`);
   console.log(renderTargets(targets));
+  if (floor) console.log(`\n${renderFloor(floor)}`);
   if (info.length) console.log(`\nOther figures\n\n${renderInfo(info)}`);
   console.log(`\nCPU: ${CPU_NOTE}.`);
   console.log(`Postgres commits: ${COMMITS_NOTE}.`);
@@ -296,7 +312,40 @@ async function main(): Promise<void> {
   if (others.length)
     console.log(`CPU used by other processes on this machine during the stage: ${others.join(', ')}`);
   for (const t of targets.filter((t) => t.note && !t.met)) console.log(`${t.id}: ${t.note}`);
+  console.log(`\nTargets as Markdown\n\n${results.markdown}`);
   console.log(`\nresults: ${params.resultsPath}`);
+}
+
+/**
+ * The light-load figures at 10 invoices per second, the latency stage's, beside the same at full
+ * load (end to end): an info row, and the target when both ran.
+ */
+function lightAtTen(stages: Record<string, unknown>, targets: TargetRow[], info: InfoRow[]): void {
+  type Cpu = { service_cpu_ms_per_invoice?: number; service_percent_of_one_core?: number };
+  const at10 = stages.latency as Cpu | undefined;
+  const full = stages.end_to_end as Cpu | undefined;
+  const light = stages.light as Record<string, unknown>;
+  light.ten_per_second = {
+    service_cpu_ms_per_invoice: at10?.service_cpu_ms_per_invoice ?? null,
+    percent_of_one_core: at10?.service_percent_of_one_core ?? null,
+    source: 'latency stage',
+  };
+  info.push({
+    stage: 'light',
+    figure: `service CPU per invoice at ${params.latencyRate} invoices/s (${at10?.service_percent_of_one_core ?? '?'} % of one core)`,
+    value: at10?.service_cpu_ms_per_invoice ?? null,
+    unit: 'ms',
+    limit: '',
+    limit_value: null,
+    ratio: null,
+  });
+  targets.push(
+    lightToFullTarget(
+      at10?.service_cpu_ms_per_invoice ?? null,
+      full?.service_cpu_ms_per_invoice ?? null,
+      params.latencyRate,
+    ),
+  );
 }
 
 let failed = false;

@@ -38,7 +38,7 @@ function runBench(): Promise<{ code: number | null; output: string }> {
 const num = expect.any(Number);
 
 describe('npm run bench (BENCH_SCALE=tiny)', () => {
-  it('runs every stage and writes every figure to results.json', { timeout: 240_000 }, async () => {
+  it('runs every stage and writes every figure to results.json', { timeout: 420_000 }, async () => {
     rmSync(results, { force: true });
     const { code, output } = await runBench();
     expect(code, output).toBe(0);
@@ -69,6 +69,7 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
       'end_to_end',
       'intake',
       'latency',
+      'light',
       'memory',
       'reads',
       'signing',
@@ -102,6 +103,42 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
       warmup: { invoices: 4, accepted: true, service_cpu_ms_per_invoice: num },
       webhooks: { bad_signatures: 0, duplicates: 0 },
     });
+    // Light load: idle, one invoice a second, and ten (the latency stage's figure).
+    expect(s.light).toMatchObject({
+      idle: { seconds: num, percent_of_one_core: num },
+      one_per_second: { all_delivered: true, service_cpu_ms_per_invoice: num, percent_of_one_core: num },
+      ten_per_second: { service_cpu_ms_per_invoice: num, source: 'latency stage' },
+    });
+    expect(s.light.one_per_second.service_cpu_ms_per_invoice).toBeGreaterThan(0);
+    // The service's CPU leaves the simulator out; it is reported apart.
+    expect(s.end_to_end.cpu_ms_per_invoice.simulator).toBeGreaterThan(0);
+    expect(s.end_to_end.service_cpu_ms_per_invoice).toBeCloseTo(
+      ['api', 'worker', 'postgres', 'redis'].reduce((a, k) => a + s.end_to_end.cpu_ms_per_invoice[k], 0),
+      1,
+    );
+
+    // The floor: each part present and positive, the total their sum, the sizes of a real invoice.
+    const f = r.floor;
+    for (const part of ['sign', 'http', 'rows'] as const) {
+      expect(f.parts[part], part).toBeGreaterThan(0);
+      expect(f[part].cpu_ms_per_invoice, part).toBe(f.parts[part]);
+    }
+    expect(f.cpu_ms_per_invoice).toBeCloseTo(f.parts.sign + f.parts.http + f.parts.rows, 2);
+    expect(f.sign.bytes.document).toBeGreaterThan(1000);
+    expect(f.http.exchanges.map((x: { name: string }) => x.name)).toEqual([
+      'create',
+      'reception',
+      'status',
+      'webhook',
+    ]);
+    for (const x of f.http.exchanges) expect(x.requestBytes + x.responseBytes, x.name).toBeGreaterThan(100);
+    expect(f.http.server_cpu_ms_per_invoice).toBeGreaterThan(0);
+    expect(f.rows.backend_cpu_ms_per_invoice).toBeGreaterThan(0);
+    expect(f.rows.rows_per_invoice.journal_lines).toBeGreaterThan(0);
+    expect(f.rows.updates_per_invoice.invoices).toBeGreaterThan(0);
+    expect(s.end_to_end.floor_cpu_ms_per_invoice).toBe(f.cpu_ms_per_invoice);
+    expect(output).toMatch(/Floor: [\d.]+ CPU ms per accepted invoice/);
+
     expect(s.signing).toMatchObject({
       docs_built_and_signed_per_s_one_core: num,
       raw_rsa_per_s_one_core: num,
@@ -126,6 +163,17 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
     // Every target row, each with the figure, the limit measured beside it, the ratio, the target
     // ratio and met; the ratio is the figure over the limit.
     expect(r.targets.map((t: { id: string }) => t.id)).toEqual(TARGET_IDS);
+    expect(TARGET_IDS).toEqual(
+      expect.arrayContaining([
+        'signing.docs_per_raw_rsa',
+        'light.cpu_at_10_per_s',
+        'light.idle_cpu',
+        'end_to_end.service_cpu',
+      ]),
+    );
+    expect(r.targets.find((t: { id: string }) => t.id === 'end_to_end.service_cpu').limit_value).toBe(
+      r.floor.cpu_ms_per_invoice,
+    );
     for (const t of r.targets) {
       expect(t, t.id).toMatchObject({
         figure: expect.any(String),
@@ -145,5 +193,9 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
       /stage\s+figure\s+value\s+machine limit\s+limit\s+ratio\s+target\s+target ratio\s+met/,
     );
     expect(output).toMatch(/Postgres commits: .*autocommit/);
+    // The same targets as a Markdown table, printed and in results.json, one row each.
+    expect(r.markdown).toMatch(/^\| Figure \| Value \| Limit \| Ratio \| Target \| Met \|/);
+    expect(r.markdown.split('\n')).toHaveLength(TARGET_IDS.length + 2);
+    expect(output).toContain(r.markdown);
   });
 });

@@ -3,12 +3,22 @@
 // by its own BENCH_* variable. Bench scripts are entry points, so they read their own variables here.
 import type { DocMix } from './issuer.ts';
 
-export type StageName = 'intake' | 'latency' | 'end_to_end' | 'signing' | 'batch' | 'reads' | 'memory';
-export const STAGES: StageName[] = ['intake', 'latency', 'end_to_end', 'signing', 'batch', 'reads', 'memory'];
+export type StageName =
+  'intake' | 'light' | 'latency' | 'end_to_end' | 'signing' | 'batch' | 'reads' | 'memory';
+export const STAGES: StageName[] = [
+  'intake',
+  'light',
+  'latency',
+  'end_to_end',
+  'signing',
+  'batch',
+  'reads',
+  'memory',
+];
 
 export interface BenchParams {
   scale: 'full' | 'tiny';
-  /** Stages to run (memory rides on end_to_end). */
+  /** Stages to run (memory rides on end_to_end, the floor too; light's 10/s figure is latency's). */
   stages: Set<StageName>;
   /** Keep-alive connections of the intake load, and Postgres connections of its raw baseline. */
   concurrency: number;
@@ -30,6 +40,11 @@ export interface BenchParams {
   latencySeconds: number;
   latencyWarmupSeconds: number;
   latencyTimeoutSeconds: number;
+  /** Light load: seconds of idle (no requests), then seconds at one invoice per second. */
+  lightIdleSeconds: number;
+  lightSeconds: number;
+  /** The floor: invoices whose exchanges and rows are written raw (sign: `rsaSeconds`). */
+  floorInvoices: number;
   e2eInvoices: number;
   /** Invoices carried end to end before the measured ones, not counted. */
   e2eWarmupInvoices: number;
@@ -91,12 +106,13 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
       throw new Error(`BENCH_STAGES: unknown stage "${s}" (known: ${STAGES.join(', ')})`);
   const stages = new Set(stageList as StageName[]);
   if (stages.has('memory')) stages.add('end_to_end');
+  if (stages.has('light')) stages.add('latency');
   return {
     scale,
     stages,
     concurrency: num(env, 'BENCH_CONCURRENCY', full ? 32 : 4),
-    intakeSeconds: num(env, 'BENCH_INTAKE_SECONDS', full ? 20 : 1.5),
-    intakeWarmupSeconds: num(env, 'BENCH_INTAKE_WARMUP_SECONDS', full ? 3 : 0.5),
+    intakeSeconds: num(env, 'BENCH_INTAKE_SECONDS', full ? 20 : 3),
+    intakeWarmupSeconds: num(env, 'BENCH_INTAKE_WARMUP_SECONDS', full ? 3 : 2),
     rawPgSeconds: num(env, 'BENCH_RAW_PG_SECONDS', full ? 5 : 0.5),
     rsaSeconds: num(env, 'BENCH_RSA_SECONDS', full ? 2 : 0.3),
     workers: Math.max(1, Math.floor(num(env, 'BENCH_WORKERS', 1))),
@@ -104,6 +120,9 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     latencySeconds: num(env, 'BENCH_LATENCY_SECONDS', full ? 30 : 1),
     latencyWarmupSeconds: num(env, 'BENCH_LATENCY_WARMUP_SECONDS', full ? 3 : 0),
     latencyTimeoutSeconds: num(env, 'BENCH_LATENCY_TIMEOUT_SECONDS', 60),
+    lightIdleSeconds: num(env, 'BENCH_LIGHT_IDLE_SECONDS', full ? 20 : 2),
+    lightSeconds: num(env, 'BENCH_LIGHT_SECONDS', full ? 20 : 3),
+    floorInvoices: Math.max(100, num(env, 'BENCH_FLOOR_INVOICES', full ? 2000 : 200)),
     e2eInvoices: num(env, 'BENCH_E2E_INVOICES', full ? 3000 : 12),
     e2eWarmupInvoices: num(env, 'BENCH_E2E_WARMUP_INVOICES', full ? 1000 : 4),
     e2eConcurrency: num(env, 'BENCH_E2E_CONCURRENCY', full ? 16 : 4),

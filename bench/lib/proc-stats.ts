@@ -9,7 +9,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
-const CLK_TCK = 100; // USER_HZ on Linux x86-64 and arm64
+const CLK_TCK = 100;
+const round2 = (x: number) => Math.round(x * 100) / 100; // USER_HZ on Linux x86-64 and arm64
 
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
@@ -85,6 +86,24 @@ function ticksOf(pid: number | string): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU time of one process in nanoseconds: /proc/<pid>/schedstat (time on a CPU, every thread),
+ * or utime + stime in ticks where the kernel keeps no schedstat. 0 once the process is gone.
+ */
+export function cpuNsOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return ticksOf(pid) * (1e9 / CLK_TCK);
+  }
+}
+
+/** CPU milliseconds of a process's own clock (process.cpuUsage) between two readings. */
+export function ownCpuMs(since: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
 }
 
 function commTicks(comm: string): number {
@@ -179,8 +198,11 @@ export function perInvoice(cpuSeconds: Record<string, number>, units: number): R
   );
 }
 
-/** The service's processes; `bench` (load generator and receiver) and `other` are not counted. */
-export const SERVICE_GROUPS = ['api', 'worker', 'simulator', 'postgres', 'redis'];
+/**
+ * The service's processes. Not counted: the simulator (Hacienda's work, on Hacienda's machines),
+ * `bench` (load generator and receiver) and `other`; each is printed apart.
+ */
+export const SERVICE_GROUPS = ['api', 'worker', 'postgres', 'redis'];
 
 /** CPU ms per unit of the service's processes together. */
 export function serviceCpuMs(msPerUnit: Record<string, number>): number {
@@ -188,8 +210,8 @@ export function serviceCpuMs(msPerUnit: Record<string, number>): number {
 }
 
 /**
- * What the stage's rate would be if the service's processes (API, worker, simulator, Postgres,
- * Redis) had every core to themselves at the CPU cost per unit measured: cores × 1000 ÷ their
+ * What the stage's rate would be if the service's processes (API, worker, Postgres, Redis) had
+ * every core to themselves at the CPU cost per unit measured: cores × 1000 ÷ their
  * CPU ms per unit. On a machine shared with other work this is the figure to compare runs by.
  */
 export function cpuCeiling(msPerUnit: Record<string, number>): {
@@ -200,5 +222,20 @@ export function cpuCeiling(msPerUnit: Record<string, number>): {
   return {
     service_cpu_ms_per_unit: ms,
     ceiling_per_s: ms > 0 ? Math.round((cpus().length * 1000) / ms) : NaN,
+  };
+}
+
+/** The service's CPU over an interval: ms in all, % of one core, and each group's % of one core. */
+export function serviceLoad(cpu: CpuUse): {
+  cpu_ms: number;
+  percent_of_one_core: number;
+  groups: Record<string, number>;
+} {
+  const ms = serviceCpuMs(Object.fromEntries(Object.entries(cpu.cpuSeconds).map(([k, s]) => [k, s * 1000])));
+  const pct = (s: number) => round2((s / Math.max(cpu.seconds, 1e-9)) * 100);
+  return {
+    cpu_ms: ms,
+    percent_of_one_core: pct(ms / 1000),
+    groups: Object.fromEntries(Object.entries(cpu.cpuSeconds).map(([k, s]) => [k, pct(s)])),
   };
 }

@@ -16,6 +16,8 @@ export interface Receiver {
   duplicates: number;
   badSignatures: number;
   otherEvents: number;
+  /** Bytes of the last verified `invoice.accepted` body (0 before the first). */
+  acceptedBodyBytes: number;
   /** Resolves when every id in `ids` has been accepted, or after `timeoutMs` (then false). */
   waitFor(ids: Iterable<string>, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -31,6 +33,7 @@ export async function startReceiver(): Promise<Receiver> {
     duplicates: 0,
     badSignatures: 0,
     otherEvents: 0,
+    acceptedBodyBytes: 0,
     async waitFor(ids, timeoutMs) {
       const pending = new Set([...ids].filter((id) => !r.accepted.has(id)));
       if (pending.size === 0) return true;
@@ -69,6 +72,7 @@ export async function startReceiver(): Promise<Receiver> {
       }
       const body = JSON.parse(raw.toString('utf8')) as { event: string; data: { id?: string } };
       if (body.event === 'invoice.accepted' && body.data.id) {
+        r.acceptedBodyBytes = raw.length;
         if (r.accepted.has(body.data.id)) r.duplicates++;
         else r.accepted.set(body.data.id, at);
         for (const w of waiters) w(body.data.id);

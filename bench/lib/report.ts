@@ -1,6 +1,6 @@
 // The bench's output: the targets table on stdout (figure, the machine limit measured beside it,
-// ratio, target ratio, met), then the other figures; results.json holds the same rows, every
-// stage's figures and the machine's identity.
+// ratio, target ratio, met), then the other figures and the same targets as a Markdown table;
+// results.json holds the same rows, every stage's figures and the machine's identity.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
@@ -62,6 +62,31 @@ export function renderInfo(rows: InfoRow[]): string {
       r.ratio === null || !Number.isFinite(r.ratio) ? '—' : `${fmt(r.ratio)}x`,
     ]),
   );
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+/** The targets as a Markdown table (Figure | Value | Limit | Ratio | Target | Met), for a README. */
+export function renderMarkdown(rows: TargetRow[]): string {
+  return [
+    '| Figure | Value | Limit | Ratio | Target | Met |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${[
+          `${r.stage}: ${r.figure}`,
+          fmt(r.value, r.unit),
+          `${r.limit} (${fmt(r.limit_value, r.limit_unit)})`,
+          fmt(r.ratio),
+          r.target.endsWith('× limit')
+            ? r.target
+            : `${r.target} (ratio ${r.direction === '>=' ? '≥' : '≤'} ${fmt(r.target_ratio)})`,
+          r.met ? 'yes' : 'no',
+        ]
+          .map(cell)
+          .join(' | ')} |`,
+    ),
+  ].join('\n');
 }
 
 export function writeResults(path: string, results: Record<string, unknown>): void {

@@ -1,49 +1,51 @@
-// The pipeline's targets, each a ratio to a limit of this machine measured in the same run, so a
-// figure means the same on a fast or a slow machine and on a busy or a quiet one:
+// The pipeline's targets, each a ratio in one run, so a figure means the same on a fast or a
+// slow machine and on a busy or a quiet one. Where each is computed:
 //
-//   end to end  accepted with webhook delivered, per s   ≥ 0.3 × raw RSA-2048 signs/s, one core
-//   end to end  service CPU ms per accepted invoice      ≤ 6 × CPU ms of one raw RSA-2048 signature
-//   end to end  Postgres commits per accepted invoice    ≤ 3 (xact_commit of the scratch database)
-//   batch       10 × 1,000 accepted, per s               ≥ 0.3 × raw RSA-2048 signs/s, one core
-//   batch       10,000 recorded, s                       ≤ 10 × raw bulk insert of 10,000 rows, s
-//   intake      invoices recorded per s, one series      ≥ 0.35 × raw one-row insert+commit/s
-//   intake      p99 of POST /api/v1/invoices             ≤ 100 ms
-//   latency     p99 201 → invoice.accepted at 10/s       ≤ 1 s
-//   reads       p99 of each read at 1,000,000 invoices   ≤ 20 ms
-//   memory      worker VmHWM over the whole run          ≤ 300 MB
+//   end to end  service CPU per accepted invoice        ≤ 4 × the floor (bench/lib/floor.ts)
+//   batch       10 × 1,000 recorded, s                  ≤ 10 × raw bulk insert of as many rows, s
+//   intake      p99 of POST /api/v1/invoices, 32 conns  ≤ 50 ms
+//   latency     p99 201 → invoice.accepted at 10/s      ≤ 1 s
+//   reads       p99 of each read at 1,000,000 invoices  ≤ 10 ms
+//   memory      worker VmHWM over the whole bench       ≤ 250 MB (bench/run.ts)
+//   signing     documents built + signed per s, 1 core  ≥ 0.75 × raw RSA-2048 signs per s
+//   end to end  Postgres commits per accepted invoice   ≤ 2 (xact_commit of the scratch database)
+//   light       service CPU per invoice at 10/s         ≤ 2 × the same at full load (bench/run.ts)
+//   light       service CPU at idle, 1 worker           ≤ 2 % of one core
 //
+// The service is the API, the workers, Postgres and Redis; the Hacienda simulator is Hacienda's
+// work and is printed apart, like the bench's own load generator.
 // Every row carries the figure, the limit beside it, ratio = figure ÷ limit, and the target as a
-// ratio too: for the few targets set in absolute terms (latencies, memory) the target ratio is the
-// absolute target ÷ the limit measured in the run, so every row is judged the same way.
+// ratio too: for the targets set in absolute terms (latencies, memory, idle CPU) the target ratio
+// is the absolute target ÷ the limit measured in the run, so every row is judged the same way.
 
 export type TargetId =
-  | 'end_to_end.rate'
   | 'end_to_end.service_cpu'
   | 'end_to_end.pg_commits'
-  | 'batch.accepted_rate'
   | 'batch.recorded'
-  | 'intake.rate'
   | 'intake.p99'
   | 'latency.p99'
   | 'reads.get_invoice_by_id'
   | 'reads.list_invoices_by_status'
   | 'reads.client_name_search'
-  | 'memory.worker_vm_hwm';
+  | 'memory.worker_vm_hwm'
+  | 'signing.docs_per_raw_rsa'
+  | 'light.cpu_at_10_per_s'
+  | 'light.idle_cpu';
 
 /** Every target, in the order of the table; the stage that measures each is its prefix. */
 export const TARGET_IDS: TargetId[] = [
-  'intake.rate',
+  'end_to_end.service_cpu',
+  'batch.recorded',
   'intake.p99',
   'latency.p99',
-  'end_to_end.rate',
-  'end_to_end.service_cpu',
-  'end_to_end.pg_commits',
-  'batch.recorded',
-  'batch.accepted_rate',
   'reads.get_invoice_by_id',
   'reads.list_invoices_by_status',
   'reads.client_name_search',
   'memory.worker_vm_hwm',
+  'signing.docs_per_raw_rsa',
+  'end_to_end.pg_commits',
+  'light.cpu_at_10_per_s',
+  'light.idle_cpu',
 ];
 
 export interface TargetRow {

@@ -4,8 +4,8 @@
 // through the pending-items index: a GET of a 1,000-item batch would load the API it measures),
 // and until every invoice is `aceptada` with its webhook delivered (watched by the receiver).
 // The counts are checked through GET /api/v1/batches/{id} at the end.
-// Targets: recorded in ≤ 10 × the raw Postgres time to insert as many invoice-sized rows in chunks
-// of 500; every invoice accepted at ≥ 0.3 × the raw single-core RSA-2048 signing rate.
+// Target: recorded in ≤ 10 × the raw Postgres time to insert as many invoice-sized rows in chunks
+// of 500. The acceptance rate beside raw RSA-2048 is printed among the other figures.
 import { formatId } from '../../domain/ids.ts';
 import { pool, request, round } from '../lib/http-load.ts';
 import type { BenchContext, StageResult } from '../lib/context.ts';
@@ -174,20 +174,17 @@ export async function batchStage(ctx: BenchContext): Promise<StageResult> {
         '<=',
         10,
       ),
-      ratioTarget(
-        {
-          id: 'batch.accepted_rate',
-          figure: `${p.batches} × ${p.batchSize} accepted with webhook, per second`,
-          value: acceptedPerS,
-          unit: '/s',
-          limit: 'raw RSA-2048 signs, one core',
-          limitValue: rsa,
-          require: everyOne,
-        },
-        '>=',
-        0.3,
-      ),
     ],
-    info: [],
+    info: [
+      {
+        stage: 'batch',
+        figure: `${p.batches} × ${p.batchSize} accepted with webhook, per second${everyOne.every((q) => q.ok) ? '' : ' (not all accepted)'}`,
+        value: acceptedPerS,
+        unit: '/s',
+        limit: 'raw RSA-2048 signs, one core',
+        limit_value: rsa,
+        ratio: rsa ? round(acceptedPerS / rsa, 3) : null,
+      },
+    ],
   };
 }

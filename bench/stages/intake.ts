@@ -4,13 +4,14 @@
 // wait in the outbox). Beside it, the raw Postgres rate of one-row insert-and-commit transactions
 // from Node at the same concurrency, measured just before. Afterwards the intake invoices' flows
 // are taken out of the outbox so that the later stages start with an empty pipeline (those invoices
-// stay `pendiente` in the scratch database).
+// stay `pendiente` in the scratch database). Target: p99 ≤ 50 ms; the rate beside the raw commit
+// rate is printed among the other figures.
 import { closedLoop, percentile, request, round } from '../lib/http-load.ts';
 import type { BenchContext, StageResult } from '../lib/context.ts';
 import { rawPgCommitRate } from '../lib/limits.ts';
 import { cpuBetween, cpuCeiling, cpuSnapshot, perInvoice } from '../lib/proc-stats.ts';
 import { perUnit } from '../lib/db-activity.ts';
-import { absoluteTarget, ratioTarget } from '../lib/targets.ts';
+import { absoluteTarget } from '../lib/targets.ts';
 
 export async function intakeStage(ctx: BenchContext): Promise<StageResult> {
   const p = ctx.params;
@@ -84,19 +85,6 @@ export async function intakeStage(ctx: BenchContext): Promise<StageResult> {
   return {
     figures,
     targets: [
-      ratioTarget(
-        {
-          id: 'intake.rate',
-          figure: `invoices recorded per second (${p.docMix === 'mixed' ? 'four series' : 'one series'})`,
-          value: rate,
-          unit: '/s',
-          limit: raw_,
-          limitValue: raw.perSecond,
-          require: [noErrors],
-        },
-        '>=',
-        0.35,
-      ),
       absoluteTarget(
         {
           id: 'intake.p99',
@@ -108,10 +96,19 @@ export async function intakeStage(ctx: BenchContext): Promise<StageResult> {
           require: [noErrors],
         },
         '<=',
-        100,
+        50,
       ),
     ],
     info: [
+      {
+        stage: 'intake',
+        figure: `invoices recorded per second (${p.docMix === 'mixed' ? 'four series' : 'one series'})`,
+        value: rate,
+        unit: '/s',
+        limit: raw_,
+        limit_value: raw.perSecond,
+        ratio: round(rate / raw.perSecond, 3),
+      },
       {
         stage: 'intake',
         figure: `rate if the service had the machine (${ceiling.service_cpu_ms_per_unit} CPU ms/invoice)`,

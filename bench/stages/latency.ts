@@ -3,11 +3,12 @@
 // the time from its `201` to its `invoice.accepted` webhook reaching the bench's receiver (sign,
 // submit, status, accounting and the webhook delivery in between). It runs with the pipeline empty,
 // before the throughput stages, after `latencyWarmupSeconds` of the same load that is not counted
-// (the worker processes have just started). Target: p99 ≤ 1 s. Beside it, the time of one raw RSA-2048
+// (the worker processes have just started). Target: p99 ≤ 1 s. Its service CPU per invoice is the
+// light-load figure at 10 invoices per second (bench/stages/light.ts). Beside it, the time of one raw RSA-2048
 // signature on one core (the one cryptographic step every accepted invoice needs).
 import { percentile, request, round } from '../lib/http-load.ts';
 import type { BenchContext, StageResult } from '../lib/context.ts';
-import { cpuBetween, cpuSnapshot, perInvoice, serviceCpuMs } from '../lib/proc-stats.ts';
+import { cpuBetween, cpuSnapshot, perInvoice, serviceCpuMs, serviceLoad } from '../lib/proc-stats.ts';
 import { perUnit } from '../lib/db-activity.ts';
 import { absoluteTarget } from '../lib/targets.ts';
 
@@ -80,6 +81,7 @@ export async function latencyStage(ctx: BenchContext): Promise<StageResult> {
     cpu,
     cpu_ms_per_invoice: perInv,
     service_cpu_ms_per_invoice: serviceCpuMs(perInv),
+    service_percent_of_one_core: serviceLoad(cpu).percent_of_one_core,
     other_processes_cpu_percent: cpu.percentOfMachine.other,
     postgres_per_invoice: perUnit(db0, db1, acceptedAll),
   };

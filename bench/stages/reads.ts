@@ -5,7 +5,7 @@
 // terminal so numbering stays unique), then ANALYZE. The worker is stopped first (nothing
 // should pick the seeded in-flight rows up). Then p99 over HTTP, one request at a time after a
 // warm-up, of get-by-id, list by status and client name search, each beside the same query run
-// raw through pg (the database's own floor) and its EXPLAIN ANALYZE. Target: p99 ≤ 20 ms each.
+// raw through pg (the database's own floor) and its EXPLAIN ANALYZE. Target: p99 ≤ 10 ms each.
 import pg from 'pg';
 import { formatId } from '../../domain/ids.ts';
 import { percentile, request, round } from '../lib/http-load.ts';
@@ -285,7 +285,7 @@ export async function readsStage(ctx: BenchContext): Promise<StageResult> {
             limitValue: rawP99,
           },
           '<=',
-          20,
+          10,
         ),
       );
     }

@@ -2,11 +2,13 @@
 // beside the raw RSA-2048 rate and the plain xadesjs rate for the same document. The figures
 // come from bench/sign.ts's runSignBench() (the signing benchmark kept by the signing path's
 // owners, also `npm run bench:sign`), run in a process of its own (bench/lib/sign-child.ts)
-// while the service is idle. No target of its own: the pipeline's targets (bench/lib/targets.ts)
-// are set against the raw RSA rate, and this shows how much of it the signing path keeps.
+// while the service is idle. Target: documents built and signed per second ≥ 0.75 × the raw
+// RSA-2048 signatures per second of the same process (the signing path keeps three quarters of
+// the one operation it cannot avoid).
 import { readFileSync } from 'node:fs';
 import { round } from '../lib/http-load.ts';
 import type { BenchContext, StageResult } from '../lib/context.ts';
+import { ratioTarget } from '../lib/targets.ts';
 import { startChild } from '../lib/processes.ts';
 import type { SignBenchResult } from '../sign.ts';
 
@@ -42,17 +44,20 @@ export async function signingStage(ctx: BenchContext): Promise<StageResult> {
   ctx.log(`signing: ${docs} documents/s per core; raw RSA ${rsa}/s; xadesjs ${xadesjs}/s`);
   return {
     figures,
-    targets: [],
-    info: [
-      {
-        stage: 'signing',
-        figure: `documents built + signed per second, one core (xadesjs: ${xadesjs}/s)`,
-        value: docs,
-        unit: '/s',
-        limit: 'raw RSA-2048 signs, one core',
-        limit_value: rsa,
-        ratio: rsa ? round(docs / rsa, 3) : null,
-      },
+    targets: [
+      ratioTarget(
+        {
+          id: 'signing.docs_per_raw_rsa',
+          figure: `documents built + signed per second, one core (xadesjs: ${xadesjs}/s)`,
+          value: docs,
+          unit: '/s',
+          limit: 'raw RSA-2048 signs, one core',
+          limitValue: rsa,
+        },
+        '>=',
+        0.75,
+      ),
     ],
+    info: [],
   };
 }

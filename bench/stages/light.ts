@@ -1,0 +1,116 @@
+// Light load: what the service costs when little happens, with the workers started and the
+// pipeline empty (after the latency stage, before the throughput stages). First `lightIdleSeconds`
+// with no requests at all, then `lightSeconds` at one invoice per second (one request at a time,
+// until each one's invoice.accepted webhook arrives); the figure at 10 invoices per second is the
+// latency stage's (bench/stages/latency.ts). Each as CPU ms per invoice and % of one core of the
+// service (API, workers, Postgres, Redis; the simulator apart). Targets: idle ≤ 2 % of one core;
+// CPU per invoice at 10/s ≤ 2 × the same at full load (end to end), set in bench/run.ts.
+import { request, round } from '../lib/http-load.ts';
+import type { BenchContext, StageResult } from '../lib/context.ts';
+import { cpuBetween, cpuSnapshot, serviceLoad } from '../lib/proc-stats.ts';
+import { absoluteTarget, ratioTarget, type InfoRow, type TargetRow } from '../lib/targets.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function oneASecond(ctx: BenchContext): Promise<Record<string, unknown>> {
+  const p = ctx.params;
+  const n = Math.max(1, Math.round(p.lightSeconds));
+  const run = `light-${process.pid}-${Date.now()}`;
+  const ids: string[] = [];
+  const cpu0 = cpuSnapshot(await ctx.cpuGroups());
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    await sleep(Math.max(0, t0 + i * 1000 - performance.now()));
+    const res = await request(ctx.api, 'POST', '/api/v1/invoices', ctx.issuer.body(), {
+      'idempotency-key': `${run}-${i}`,
+    });
+    if (res.status === 201) ids.push((JSON.parse(res.body) as { id: string }).id);
+  }
+  // The window is n seconds (the last invoice's second included) or until its webhook, if later.
+  await sleep(Math.max(0, t0 + n * 1000 - performance.now()));
+  const all = await ctx.receiver.waitFor(ids, p.latencyTimeoutSeconds * 1000);
+  const cpu = cpuBetween(cpu0, cpuSnapshot(await ctx.cpuGroups()));
+  const load = serviceLoad(cpu);
+  return {
+    invoices: n,
+    accepted: ids.filter((id) => ctx.receiver.accepted.has(id)).length,
+    all_delivered: all && ids.length === n,
+    seconds: round(cpu.seconds, 2),
+    service_cpu_ms_per_invoice: round(load.cpu_ms / n, 2),
+    percent_of_one_core: load.percent_of_one_core,
+    groups_percent_of_one_core: load.groups,
+    simulator_cpu_ms_per_invoice: round(((cpu.cpuSeconds.simulator ?? 0) * 1000) / n, 2),
+  };
+}
+
+export async function lightStage(ctx: BenchContext): Promise<StageResult> {
+  const p = ctx.params;
+  if (!ctx.service.children.workers.length) throw new Error('light load needs the workers');
+  ctx.log(`light load: ${p.lightIdleSeconds} s idle, then ${p.lightSeconds} s at 1 invoice/s`);
+  await sleep(2000);
+  const idle0 = cpuSnapshot(await ctx.cpuGroups());
+  await sleep(p.lightIdleSeconds * 1000);
+  const idleCpu = cpuBetween(idle0, cpuSnapshot(await ctx.cpuGroups()));
+  const idle = { seconds: round(idleCpu.seconds, 2), ...serviceLoad(idleCpu) };
+  const one = await oneASecond(ctx);
+  ctx.log(
+    `light load: idle ${idle.percent_of_one_core} % of one core; 1/s ${String(one.service_cpu_ms_per_invoice)} ms per invoice, ${String(one.percent_of_one_core)} % of one core`,
+  );
+  const withoutRedis = round(idle.percent_of_one_core - (idle.groups.redis ?? 0), 2);
+  const info: InfoRow[] = [
+    {
+      stage: 'light',
+      figure: 'service CPU at idle without redis-server (shared with other users of this Redis)',
+      value: withoutRedis,
+      unit: '%',
+      limit: 'one core',
+      limit_value: 100,
+      ratio: round(withoutRedis / 100, 4),
+    },
+    {
+      stage: 'light',
+      figure: `service CPU per invoice at 1 invoice/s (${String(one.percent_of_one_core)} % of one core)`,
+      value: one.service_cpu_ms_per_invoice as number,
+      unit: 'ms',
+      limit: '',
+      limit_value: null,
+      ratio: null,
+    },
+  ];
+  return {
+    figures: { idle: { ...idle, percent_of_one_core_without_redis: withoutRedis }, one_per_second: one },
+    targets: [
+      absoluteTarget(
+        {
+          id: 'light.idle_cpu',
+          figure: `service CPU at idle, no requests, ${ctx.service.children.workers.length} worker (${p.lightIdleSeconds} s)`,
+          value: idle.percent_of_one_core,
+          unit: '%',
+          limit: 'one core',
+          limitValue: 100,
+          limitMeasured: false,
+          note: 'redis-server and the Postgres server processes are shared with other users of this machine',
+        },
+        '<=',
+        2,
+      ),
+    ],
+    info,
+  };
+}
+
+/** Service CPU per invoice at 10/s (latency) ÷ the same at full load (end to end). */
+export function lightToFullTarget(at10: number | null, full: number | null, rate: number): TargetRow {
+  return ratioTarget(
+    {
+      id: 'light.cpu_at_10_per_s',
+      figure: `service CPU per invoice at ${rate} invoices/s (latency stage)`,
+      value: at10,
+      unit: 'ms',
+      limit: 'the same at full load (end to end)',
+      limitValue: full,
+    },
+    '<=',
+    2,
+  );
+}

@@ -147,15 +147,39 @@ function identificationsOf(
   };
 }
 
+/**
+ * What sending needs of an invoice: who it belongs to, its clave and issue time, its trace, why
+ * it stopped (if it did) and a purchase's supplier. Its lines and totals are in the signed bytes.
+ */
+export type SubmitInvoice = Pick<
+  InvoiceRow,
+  'id' | 'companyId' | 'livemode' | 'clave' | 'issuedAt' | 'traceContext' | 'processingError' | 'supplier'
+>;
+
+/** The columns of SubmitInvoice. */
+const SUBMIT_COLUMNS = [
+  'i.id',
+  'i.company_id',
+  'i.livemode',
+  'i.clave',
+  'i.issued_at',
+  'i.trace_context',
+  'i.processing_error',
+  'i.supplier',
+];
+
 export interface SubmitWork {
-  invoice: InvoiceRow;
+  invoice: SubmitInvoice;
   signedXml: Buffer | null;
   emisor: Identification;
   /** Null for a tiquete sold to no one: the reception request then names no receptor. */
   receptor: Identification | null;
 }
 
-/** `pendiente` invoices of the chunk, with their signed bytes and both identifications: one query. */
+/**
+ * `pendiente` invoices of the chunk (what sending needs of each), with their signed bytes and both
+ * identifications: one query.
+ */
 export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitWork[]> {
   const rows = (await db('invoices as i')
     .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
@@ -164,11 +188,11 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
     .whereIn('i.id', ids)
     .where('i.status', 'pendiente')
     .orderBy('i.id')
-    .select('i.*', 'd.signed_xml as doc_signed_xml', db.raw(IDENTIFICATIONS))) as (InvoiceRow &
+    .select(...SUBMIT_COLUMNS, 'd.signed_xml as doc_signed_xml', db.raw(IDENTIFICATIONS))) as (SubmitInvoice &
     IdentificationColumns & { docSignedXml: Buffer | null })[];
   return rows.map(
     ({ docSignedXml, emisorIdType, emisorIdNumber, receptorIdType, receptorIdNumber, ...invoice }) => ({
-      invoice: invoice as InvoiceRow,
+      invoice,
       signedXml: docSignedXml,
       ...identificationsOf(invoice, { emisorIdType, emisorIdNumber, receptorIdType, receptorIdNumber }),
     }),
@@ -200,14 +224,45 @@ export async function lockInvoices(
   return (await q.orderBy('id').forUpdate().select('*')) as InvoiceRow[];
 }
 
-/** `enviada` invoices of the chunk that no person has to look at first (a failed booking waits apart). */
-export async function invoicesAwaitingVerdict(db: Knex, ids: number[]): Promise<InvoiceRow[]> {
+/**
+ * What asking Hacienda for a verdict needs of an invoice (and sending a lost document again): who
+ * it belongs to, its clave and issue time, its trace, what Hacienda said last and since when it
+ * has not found it, a purchase's supplier. Its lines and totals are in the signed bytes.
+ */
+export type VerdictInvoice = Pick<
+  InvoiceRow,
+  | 'id'
+  | 'companyId'
+  | 'livemode'
+  | 'clave'
+  | 'issuedAt'
+  | 'traceContext'
+  | 'haciendaStatus'
+  | 'haciendaMissingSince'
+  | 'supplier'
+>;
+
+/**
+ * `enviada` invoices of the chunk that no person has to look at first (a failed booking waits
+ * apart), with what asking for their verdicts needs.
+ */
+export async function invoicesAwaitingVerdict(db: Knex, ids: number[]): Promise<VerdictInvoice[]> {
   return (await db('invoices')
     .whereIn('id', ids)
     .where('status', 'enviada')
     .whereRaw(`not (${FLOW_STOPPED_SQL})`)
     .orderBy('id')
-    .select('*')) as InvoiceRow[];
+    .select(
+      'id',
+      'company_id',
+      'livemode',
+      'clave',
+      'issued_at',
+      'trace_context',
+      'hacienda_status',
+      'hacienda_missing_since',
+      'supplier',
+    )) as VerdictInvoice[];
 }
 
 /** Hacienda's interim states of several invoices (`procesando`, …), where they changed. */

@@ -52,6 +52,9 @@ export class SubmissionInFlightError extends Error {
   }
 }
 
+/** What sending a document needs of its invoice (its bytes come apart). */
+export type SendableInvoice = Pick<InvoiceRow, 'id' | 'clave' | 'issuedAt' | 'supplier'>;
+
 export interface SendOptions {
   reason: SubmissionReason;
   /**
@@ -69,7 +72,7 @@ export interface SendOptions {
 export async function buildSubmission(
   db: Knex,
   ctx: Pick<JobContext, 'config'>,
-  invoice: InvoiceRow,
+  invoice: SendableInvoice,
   signedXml: Buffer,
 ): Promise<SubmitDocument> {
   const { emisor, receptor } = await submissionIdentifications(db, invoice);
@@ -84,7 +87,7 @@ type Identification = { idType: string; idNumber: string };
  */
 export function submissionOf(
   config: Pick<JobContext['config'], 'publicUrl' | 'secretsKey'>,
-  invoice: InvoiceRow,
+  invoice: Pick<InvoiceRow, 'clave' | 'issuedAt'>,
   emisor: Identification,
   receptor: Identification | null,
   signedXml: Buffer,
@@ -119,7 +122,7 @@ export function submissionFailure(err: unknown): SubmissionEnd {
 export async function sendInvoiceDocument(
   ctx: Pick<JobContext, 'db' | 'config'>,
   client: ReceptionClient,
-  invoice: InvoiceRow,
+  invoice: SendableInvoice,
   signedXml: Buffer,
   options: SendOptions,
 ): Promise<Confirmed['via']> {

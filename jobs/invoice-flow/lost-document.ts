@@ -26,7 +26,7 @@ export const DOCUMENT_LOST = 'hacienda_document_lost';
 export async function handleMissingClave(
   ctx: JobContext,
   client: ReceptionClient,
-  invoice: InvoiceRow,
+  invoice: Pick<InvoiceRow, 'id' | 'clave' | 'issuedAt' | 'supplier'>,
 ): Promise<'waiting' | 'resent'> {
   const { db } = ctx;
   const { missingResendMs, missingFailMs } = ctx.config.workers;
@@ -69,7 +69,7 @@ export async function handleMissingClave(
   }
 }
 
-async function giveUp(ctx: JobContext, invoice: InvoiceRow, message: string): Promise<never> {
+async function giveUp(ctx: JobContext, invoice: Pick<InvoiceRow, 'id'>, message: string): Promise<never> {
   await recordProcessingError(ctx.db, invoice.id, 'status', new Error(message), true, DOCUMENT_LOST);
   ctx.log.error({ invoiceId: invoice.id }, message);
   throw new UnrecoverableError(message);

@@ -12,6 +12,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
 import {
   invoicesAwaitingVerdict,
+  type VerdictInvoice,
   storeResponseXmls,
   updateHaciendaStates,
 } from '../../db/queries/invoice-flow.ts';
@@ -35,7 +36,7 @@ import { inInvoiceTrace } from '../../platform/tracing.ts';
 const STATUS_CONCURRENCY = 16;
 
 type Found = Extract<StatusResult, { found: true }>;
-type Polled = { invoice: InvoiceRow; s: StatusResult; resent: boolean; gaveUp: boolean };
+type Polled = { invoice: VerdictInvoice; s: StatusResult; resent: boolean; gaveUp: boolean };
 type Final = Polled & { s: Found };
 const isFinal = (p: Polled): p is Final => p.s.found && p.s.terminal;
 
@@ -44,9 +45,9 @@ const isFinal = (p: Polled): p is Final => p.s.found && p.s.terminal;
  * answer (a timeout, a 5xx) is asked again at the next poll with the rest; nobody answering at
  * all means Hacienda (or its network) is away: thrown, retried with the job's backoff.
  */
-async function askHacienda(ctx: JobContext, invoices: InvoiceRow[]): Promise<Polled[]> {
+async function askHacienda(ctx: JobContext, invoices: VerdictInvoice[]): Promise<Polled[]> {
   const clients = new Map<string, Promise<ReceptionClient>>();
-  const clientOf = (i: InvoiceRow) => {
+  const clientOf = (i: VerdictInvoice) => {
     const key = `${i.companyId}:${i.livemode}`;
     if (!clients.has(key)) clients.set(key, ctx.hacienda.reception(i.companyId, i.livemode));
     return clients.get(key)!;

@@ -70,6 +70,8 @@ function outboxListener(o: RelayOptions, onNotify: () => void) {
         client.on('error', (err) => {
           o.log.warn({ err }, 'outbox listener lost; polling until it reconnects');
           client = null;
+          // A pass now, and listening again right after it, rather than at the end of a long wait.
+          onNotify();
         });
         await client.connect();
         await client.query('listen outbox');

@@ -109,6 +109,11 @@ export interface Config {
     /** Most invoices one flow carries (the relay chunks whatever is ready, up to this). */
     chunkSize: number;
     /**
+     * Under a steady light load, how long after a relay pass that moved rows the next one waits
+     * for more, so invoices arriving close together share a chunk (0: every notification at once).
+     */
+    chunkGatherMs: number;
+    /**
      * A clave Hacienda received and then answers 404 for (it lost the document): after this long
      * the same signed bytes are sent again (and again each time this long passes)…
      */
@@ -485,6 +490,7 @@ function workersConfig(env: Env): Config['workers'] {
     reconcileStaleMs: int(env, 'RECONCILE_STALE_MS', 120_000, 100, 86_400_000),
     lockMs: int(env, 'WORKER_LOCK_MS', 30_000, 1000, 600_000),
     chunkSize: int(env, 'WORKER_CHUNK_SIZE', 50, 1, 1000),
+    chunkGatherMs: int(env, 'WORKER_CHUNK_GATHER_MS', 250, 0, 5000),
     // A 404 right after a POST is normal for a moment; ten minutes is far past that. An hour of
     // re-sends that Hacienda keeps losing is an incident for a person, not for more retries.
     missingResendMs: int(env, 'HACIENDA_MISSING_RESEND_MS', 600_000, 100, 86_400_000),

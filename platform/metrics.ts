@@ -6,7 +6,7 @@
 // Workers run in their own processes (any number of them, no port of their own), so a
 // publisher moves what each process recorded since its last publication into one Redis hash of
 // cluster-wide totals (`{factura:metrics}:totals`, HINCRBYFLOAT of the deltas, every
-// METRICS_PUBLISH_MS and at shutdown). The API's /metrics reads that hash at scrape time: one
+// METRICS_PUBLISH_MS and at shutdown; a process that recorded nothing since skips the pass). The API's /metrics reads that hash at scrape time: one
 // scrape target shows every worker, and the totals only grow (a worker restart is not a
 // counter reset). At most one interval of a killed worker's numbers is lost.
 import { AggregatorRegistry, Counter, Histogram, Registry, type MetricObjectWithValues } from 'prom-client';
@@ -50,15 +50,21 @@ const webhookDuration = new Histogram({
   registers: [workerRegistry],
 });
 
+/** Grows with every recording, so a publisher with nothing new to send skips its pass. */
+let recordings = 0;
+
 export const metrics = {
   jobFinished(queue: string, outcome: 'completed' | 'failed', seconds: number): void {
+    recordings += 1;
     jobDuration.observe({ queue, outcome }, Math.max(0, seconds));
   },
   haciendaCall(operation: string, environment: string, outcome: string, seconds: number): void {
+    recordings += 1;
     haciendaCalls.observe({ operation, environment, outcome }, Math.max(0, seconds));
   },
   /** For the webhook sender: one call per delivery attempt. */
   webhookDelivery(outcome: string, seconds?: number): void {
+    recordings += 1;
     webhookDeliveries.inc({ outcome });
     if (seconds !== undefined) webhookDuration.observe({ outcome }, Math.max(0, seconds));
   },
@@ -117,7 +123,11 @@ export function startMetricsPublisher(o: {
   const key = metricsTotalsKey(o.queuePrefix);
   const published = new Map<string, number>();
   let running: Promise<void> | null = null;
+  // What had been recorded at the last publication that went out (-1: none yet).
+  let sent = -1;
   const publishOnce = async () => {
+    const seen = recordings;
+    if (seen === sent) return;
     const snapshot = await workerRegistry.getMetricsAsJSON();
     const deltas: [string, number][] = [];
     for (const metric of snapshot) {
@@ -130,12 +140,14 @@ export function startMetricsPublisher(o: {
         if (before === undefined || v.value > before) deltas.push([field, v.value]);
       }
     }
-    if (!deltas.length) return;
-    const tx = o.redis.multi();
-    for (const [field, value] of deltas) tx.hincrbyfloat(key, field, value - (published.get(field) ?? 0));
-    const res = await tx.exec();
-    if (!res || res.some(([err]) => err)) throw new Error('metrics publication failed');
-    for (const [field, value] of deltas) published.set(field, value);
+    if (deltas.length) {
+      const tx = o.redis.multi();
+      for (const [field, value] of deltas) tx.hincrbyfloat(key, field, value - (published.get(field) ?? 0));
+      const res = await tx.exec();
+      if (!res || res.some(([err]) => err)) throw new Error('metrics publication failed');
+      for (const [field, value] of deltas) published.set(field, value);
+    }
+    sent = seen;
   };
   const publish = async () => {
     // One publication at a time, so a delta is never sent twice.

@@ -5,6 +5,9 @@ import type { Logger } from 'pino';
 import { instrumentWorker } from './metrics.ts';
 import { queueTelemetry } from './tracing.ts';
 
+/** How long an idle Worker's blocking wait for a job lasts before it asks again. */
+const IDLE_BLOCK_SECONDS = 10;
+
 export interface WorkerBuild {
   connection: ConnectionOptions;
   prefix: string;
@@ -37,6 +40,9 @@ export function buildWorker<Data extends { v?: number }>(
       concurrency: b.concurrency,
       lockDuration: b.lockDurationMs,
       stalledInterval: Math.min(30_000, b.lockDurationMs),
+      // An idle Worker asks again every this many seconds (a new job wakes it at once whatever
+      // this says): the longest BullMQ allows on Redis, so idle queues cost next to nothing.
+      drainDelay: IDLE_BLOCK_SECONDS,
       ...(b.settings ? { settings: b.settings } : {}),
       // With tracing on, each job runs in a span of the trace its job carries.
       telemetry: queueTelemetry(),

@@ -71,6 +71,12 @@ async function chunksOf(ids: number[]): Promise<Set<string>> {
   return new Set(await e.db('invoices').whereIn('id', ids).pluck('flow_chunk'));
 }
 
+/** True once every one of these invoices has its chunk (the relay added its flow). */
+async function allChunked(ids: number[]): Promise<boolean> {
+  const n = await e.db('invoices').whereIn('id', ids).whereNotNull('flow_chunk').count('* as n');
+  return Number(n[0]!.n) === ids.length;
+}
+
 /** Issue entries and their reversals (a cash sale's payment at issue: test/payments-at-issue.test.ts). */
 async function entries(ids: number[]) {
   return (await e
@@ -261,4 +267,31 @@ describe('a chunk of invoices', () => {
       worker = null;
     }
   }, 240_000);
+
+  it('under a trickle, invoices close behind a relay pass share the next chunk; one after a quiet moment goes at once', async () => {
+    const flows = new FlowProducer({ connection: e.connection, prefix: e.config.queuePrefix });
+    // Polls far apart: only the outbox notification can move a row within a few seconds.
+    const relay = createRelay({
+      db: e.db,
+      config: { databaseUrl: e.database.url },
+      log: pino({ level: 'silent' }),
+      dispatch: { 'invoice.flow': flowDispatch({ flows, chunkSize: 50 }) },
+      pollMs: 20_000,
+      listeningPollMs: 20_000,
+      gatherMs: 5000,
+    });
+    await relay.start();
+    try {
+      const [alone] = await createWaiting(1);
+      await waitFor(() => allChunked([alone!]), 4000, 50, 'the lone invoice chunked');
+      const close = await createWaiting(3);
+      await waitFor(() => allChunked(close), 15_000, 50, 'the three chunked');
+      const chunks = await chunksOf(close);
+      expect(chunks.size).toBe(1);
+      expect(chunks.has([...(await chunksOf([alone!]))][0]!)).toBe(false);
+    } finally {
+      await relay.stop();
+      await flows.close();
+    }
+  }, 60_000);
 });

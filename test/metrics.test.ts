@@ -2,10 +2,10 @@
 // cluster-wide totals (job durations per queue, Hacienda call outcomes, webhook deliveries)
 // published through Redis; they move when invoices flow. Protected by the admin credentials.
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../api/app.ts';
 import { QUEUES } from '../jobs/invoice-flow/queues.ts';
-import { metrics } from '../platform/metrics.ts';
+import { metrics, metricsTotalsKey, startMetricsPublisher, workerRegistry } from '../platform/metrics.ts';
 import { createRedis, waitForRedis } from '../platform/redis.ts';
 import { shardPrefixes } from '../platform/shards.ts';
 import { call, testConfig } from './helpers/app.ts';
@@ -215,6 +215,35 @@ describe('/metrics', () => {
     const jobs = value(after, 'factura_job_duration_seconds_count');
     await e.stopWorkers();
     expect(value(await scrape(), 'factura_job_duration_seconds_count')).toBeGreaterThanOrEqual(jobs);
+  });
+
+  it('a publisher with nothing new recorded since its last publication does not even read the registry', async () => {
+    const redis = createRedis(testRedisUrl(), 'worker');
+    const reads = vi.spyOn(workerRegistry, 'getMetricsAsJSON');
+    const queuePrefix = `{idle-metrics-${Date.now()}}`;
+    const publisher = startMetricsPublisher({ redis, queuePrefix, everyMs: 3_600_000, log: console });
+    try {
+      metrics.webhookDelivery('delivered', 0.02);
+      await publisher.publish();
+      expect(reads).toHaveBeenCalledTimes(1);
+      await publisher.publish();
+      await publisher.publish();
+      expect(reads).toHaveBeenCalledTimes(1);
+      metrics.webhookDelivery('delivered', 0.03);
+      await publisher.publish();
+      expect(reads).toHaveBeenCalledTimes(2);
+      const totals = await redis.hgetall(metricsTotalsKey(queuePrefix));
+      const delivered = Object.entries(totals).find(([f]) => {
+        const id = JSON.parse(f) as { s: string; l: { outcome?: string } };
+        return id.s === 'factura_webhook_deliveries_total' && id.l.outcome === 'delivered';
+      });
+      expect(Number(delivered?.[1])).toBeGreaterThanOrEqual(2);
+    } finally {
+      reads.mockRestore();
+      await publisher.stop();
+      await redis.del(metricsTotalsKey(queuePrefix));
+      redis.disconnect();
+    }
   });
 
   it('still answers with the HTTP series when Redis is down, flagging the missing sources', async () => {

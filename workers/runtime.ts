@@ -48,6 +48,12 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * The relay's fallback poll while its LISTEN connection is up: a notification lost on the way
+ * (none is, short of a bug) waits this long; while the connection is down it polls every second.
+ */
+const RELAY_LISTENING_POLL_MS = 5000;
+
 /** Hacienda calls in flight per worker process (chunks' POSTs and status GETs together). */
 const HACIENDA_CALLS_PER_PROCESS = 32;
 
@@ -67,7 +73,13 @@ function jobContext(o: RuntimeOptions): JobContext {
 export async function startRuntime(o: RuntimeOptions): Promise<Runtime> {
   const deps: WorkDeps = { ...o, ctx: jobContext(o), lockDurationMs: o.lockDurationMs ?? 30_000 };
   const work = await startAllWork(deps);
-  const relay = createRelay({ ...deps, pollMs: o.relayPollMs, dispatch: dispatchByKind(work) });
+  const relay = createRelay({
+    ...deps,
+    pollMs: o.relayPollMs,
+    listeningPollMs: o.relayPollMs ?? RELAY_LISTENING_POLL_MS,
+    gatherMs: o.config.workers.chunkGatherMs,
+    dispatch: dispatchByKind(work),
+  });
   await relay.start();
   const reconciling = startRegistryReconciler(deps, work, o.reconcile);
 

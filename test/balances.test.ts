@@ -4,13 +4,12 @@
 // a debit note is owed as a document of its own. The browser asks for no client a tiquete sold to
 // no one does not have.
 import { Decimal } from 'decimal.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, seedIssuer, startE2E, waitForDocumentStatus, type E2E } from './helpers/e2e.ts';
-import { findExecutable } from './helpers/executables.ts';
+import { CHROMIUM, launchBrowser } from './helpers/browser.ts';
 import { createTestPerson, signedInContext } from './helpers/web-session.ts';
 
-const CHROMIUM = findExecutable(['chromium', 'chromium-browser', 'google-chrome']);
 const pad = (n: number) => String(n).padStart(12, '0');
 
 let e: E2E;
@@ -54,16 +53,7 @@ beforeAll(async () => {
   note = await accepted(created.id);
   await post(`/api/v1/invoices/${invoice.id}/payments`, { amount: '100.00', method: 'transferencia' });
   invoice = await get(`/api/v1/invoices/${invoice.id}`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchBrowser();
 }, 150_000);
 
 afterAll(async () => {

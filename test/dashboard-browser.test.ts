@@ -4,14 +4,13 @@
 // leads to /app/. Leaves test/artifacts/dashboard.png.
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
 import { call, createTestCompany, createTestKey, startTestApp, type TestApp } from './helpers/app.ts';
-import { findExecutable } from './helpers/executables.ts';
+import { launchBrowser } from './helpers/browser.ts';
 import { createTestPerson, signedInContext } from './helpers/web-session.ts';
 
-const CHROMIUM = findExecutable(['chromium', 'chromium-browser', 'google-chrome']);
 const SCREENSHOT = join(projectRoot, 'test/artifacts/dashboard.png');
 
 let t: TestApp;
@@ -21,20 +20,7 @@ let baseUrl: string;
 beforeAll(async () => {
   t = await startTestApp();
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  if (!CHROMIUM) throw new Error('chromium is missing: apt-get install -y chromium');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();

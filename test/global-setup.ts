@@ -1,6 +1,7 @@
 // Builds the migrated template database once per test run; each test file clones it
 // (CREATE DATABASE … TEMPLATE), which takes milliseconds and keeps files independent.
-// The template's name carries this run's pid, so two runs on one machine never collide.
+// The template's name carries this run's pid, so two runs on one machine never collide; so do the
+// files' databases, which the run drops with the template at its end (a few at a time).
 // Leftovers of earlier runs are removed: their databases, and process logs in test/artifacts
 // older than a day (a run never lasts that long, so a concurrent run's logs are kept).
 // The application (web/) is built once when its bundle is missing or stale, so the API serves it
@@ -12,7 +13,7 @@ import type { TestProject } from 'vitest/node';
 import { projectRoot } from '../config/index.ts';
 import { createDb } from '../db/connection.ts';
 import { migrateLatest } from '../db/migrator.ts';
-import { adminUrl, testDatabaseUrl } from './helpers/db-urls.ts';
+import { adminUrl, runDatabasePrefix, testDatabaseUrl } from './helpers/db-urls.ts';
 import { ensureWebBuilt } from '../scripts/web-build.ts';
 
 declare module 'vitest' {
@@ -72,12 +73,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await db.destroy();
   }
   project.provide('templateDb', template);
-  return async () => {
-    const a = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 1 } });
-    try {
-      await a.raw('drop database if exists ?? with (force)', [template]);
-    } finally {
-      await a.destroy();
-    }
-  };
+  return () => dropRunDatabases(template);
+}
+
+/** Drops the template and the databases this run's files cloned from it. */
+async function dropRunDatabases(template: string): Promise<void> {
+  const a = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 4 } });
+  try {
+    const prefix = runDatabasePrefix(template).replaceAll('_', '\\_');
+    const rows = (await a.raw('select datname from pg_database where datname like ?', [`${prefix}%`]))
+      .rows as { datname: string }[];
+    const names = rows.map((r) => r.datname);
+    await Promise.all(
+      [0, 1, 2, 3].map(async (lane) => {
+        for (let i = lane; i < names.length; i += 4)
+          await a.raw('drop database if exists ?? with (force)', [names[i]!]);
+      }),
+    );
+    await a.raw('drop database if exists ?? with (force)', [template]);
+  } finally {
+    await a.destroy();
+  }
 }

@@ -7,18 +7,17 @@
 // Leaves test/artifacts/invoices-list.png, invoice-accepted.png and invoice-rejected.png.
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
 import { createClient } from '../db/queries/clients.ts';
 import { setEmailDelivery } from '../db/queries/companies.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
-import { findExecutable } from './helpers/executables.ts';
+import { CHROMIUM, launchBrowser } from './helpers/browser.ts';
 import { startCatcherProcess, type CatcherProcess } from './helpers/mail-catcher.ts';
 import { waitFor } from './helpers/wait.ts';
 import { createTestPerson, signedInContext } from './helpers/web-session.ts';
 
-const CHROMIUM = findExecutable(['chromium', 'chromium-browser', 'google-chrome']);
 const ARTIFACTS = join(projectRoot, 'test/artifacts');
 const pad = (n: number) => String(n).padStart(12, '0');
 
@@ -97,16 +96,7 @@ beforeAll(async () => {
   for (let i = 0; i < 19; i++) await issue({ send: false, external_id: `borrador-${i}` });
   draftCount = 19;
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchBrowser();
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 

@@ -6,15 +6,14 @@
 // clean has `warnings: []` everywhere. Leaves test/artifacts/invoice-warnings.png.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { createTestPerson, signedInContext } from './helpers/web-session.ts';
-import { findExecutable } from './helpers/executables.ts';
+import { launchBrowser } from './helpers/browser.ts';
 import { waitFor } from './helpers/wait.ts';
 
-const CHROMIUM = findExecutable(['chromium', 'chromium-browser', 'google-chrome']);
 const pad = (n: number) => String(n).padStart(12, '0');
 const MSG_16 =
   'El archivo XML, fue enviado a la Dirección General de Tributación de manera extemporánea; con base en lo estipulado en el artículo 9 y 15 ambos de la resolución 48-2016';
@@ -106,11 +105,7 @@ describe('an invoice accepted with observations', () => {
   });
 
   it('shows them on the application’s document page, in Spanish', async () => {
-    if (!CHROMIUM) throw new Error('chromium is missing: apt-get install -y chromium');
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-    });
+    const browser: Browser = await launchBrowser();
     try {
       const person = await createTestPerson(e.db, s.company.id, 'owner');
       const context = await signedInContext(browser, e.apiUrl, person, { width: 1250, height: 1000 });

@@ -339,7 +339,7 @@ describe('scopes', () => {
         }
       }
     }
-  });
+  }, 180_000); // some 3,800 requests one after another: longer than the default on a busy machine
 
   it('a key cannot hand out a scope it lacks', async () => {
     for (const s of SCOPES) {

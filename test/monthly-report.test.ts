@@ -42,7 +42,8 @@ async function service(rate: string, price: string) {
 async function issue(path: string, body: unknown, key = s.key, status = 'aceptada') {
   const res = await api(e, 'POST', path, key, body);
   expect(res.status, JSON.stringify(res.json)).toBeLessThan(300);
-  return waitForDocumentStatus(e, key, res.json.id, [status], 30_000);
+  // Generous: the documents are issued together, so one may wait for all the others.
+  return waitForDocumentStatus(e, key, res.json.id, [status], 90_000);
 }
 
 async function placeIn(id: string, at: Date) {
@@ -101,58 +102,64 @@ beforeAll(async () => {
   const [four, one] = [await service('04', '20000.00'), await service('02', '15000.00')];
   const client = ref('cli', s.client.id);
   const laptop = ref('srv', s.laptop.id);
-  docs.rates = await issue('/api/v1/invoices', {
-    client_id: client,
-    lines: [
-      { service_id: laptop, qty: 1 },
-      { service_id: four, qty: 2 },
-      { service_id: one, qty: 3, discount: { amount: '1500' } },
-      { service_id: ref('srv', s.exempt.id), qty: 2 },
-    ],
-  });
   const exoneration = { doc_type: '08', number: 'ZF-2026-0042', institution: '04', issued_at: '2026-01-15' };
-  docs.exonerated = await issue('/api/v1/invoices', {
-    client_id: client,
-    lines: [
-      { service_id: laptop, qty: 1, exoneration: { ...exoneration, rate: '13' } },
-      { service_id: ref('srv', s.consulting.id), qty: 300, exoneration: { ...exoneration, rate: '4' } },
-    ],
-  });
-  docs.usd = await issue('/api/v1/invoices', {
-    client_id: client,
-    currency: 'USD',
-    exchange_rate: '512.35',
-    lines: [{ service_id: ref('srv', s.consulting.id), qty: 7, unit_price: '120.37' }],
-  });
-  docs.tiquete = await issue('/api/v1/invoices', {
-    document_type: '04',
-    payment_method: 'efectivo',
-    lines: [{ service_id: laptop, qty: 2 }],
-  });
-  docs.credit = await issue(`/api/v1/invoices/${docs.usd.id}/credit_notes`, { reason: 'Anulación' });
-  docs.debit = await issue(`/api/v1/invoices/${docs.rates.id}/debit_notes`, {
-    reason: 'Intereses por mora',
-    lines: [{ line: 1, amount: '10' }],
-  });
-  docs.lastEvening = await issue('/api/v1/invoices', {
-    client_id: client,
-    lines: [{ service_id: four, qty: 1 }],
-  });
-  // Outside the month (CR time), in another mode, of another company, rejected.
-  docs.februaryNight = await issue('/api/v1/invoices', {
-    client_id: client,
-    lines: [{ service_id: laptop, qty: 5 }],
-  });
-  docs.april = await issue('/api/v1/invoices', {
-    client_id: client,
-    lines: [{ service_id: laptop, qty: 6 }],
-  });
-  docs.live = await issue('/api/v1/invoices', { client_id: client, lines: [{ service_id: laptop, qty: 7 }] });
-  docs.theirs = await issue(
-    '/api/v1/invoices',
-    { client_id: ref('cli', other.client.id), lines: [{ service_id: ref('srv', other.laptop.id), qty: 8 }] },
-    other.key,
-  );
+  // The documents are independent of each other (the notes only of their invoice): issued together.
+  const issued = {
+    rates: issue('/api/v1/invoices', {
+      client_id: client,
+      lines: [
+        { service_id: laptop, qty: 1 },
+        { service_id: four, qty: 2 },
+        { service_id: one, qty: 3, discount: { amount: '1500' } },
+        { service_id: ref('srv', s.exempt.id), qty: 2 },
+      ],
+    }),
+    exonerated: issue('/api/v1/invoices', {
+      client_id: client,
+      lines: [
+        { service_id: laptop, qty: 1, exoneration: { ...exoneration, rate: '13' } },
+        { service_id: ref('srv', s.consulting.id), qty: 300, exoneration: { ...exoneration, rate: '4' } },
+      ],
+    }),
+    usd: issue('/api/v1/invoices', {
+      client_id: client,
+      currency: 'USD',
+      exchange_rate: '512.35',
+      lines: [{ service_id: ref('srv', s.consulting.id), qty: 7, unit_price: '120.37' }],
+    }),
+    tiquete: issue('/api/v1/invoices', {
+      document_type: '04',
+      payment_method: 'efectivo',
+      lines: [{ service_id: laptop, qty: 2 }],
+    }),
+    lastEvening: issue('/api/v1/invoices', { client_id: client, lines: [{ service_id: four, qty: 1 }] }),
+    // Outside the month (CR time), in another mode, of another company.
+    februaryNight: issue('/api/v1/invoices', { client_id: client, lines: [{ service_id: laptop, qty: 5 }] }),
+    april: issue('/api/v1/invoices', { client_id: client, lines: [{ service_id: laptop, qty: 6 }] }),
+    live: issue('/api/v1/invoices', { client_id: client, lines: [{ service_id: laptop, qty: 7 }] }),
+    theirs: issue(
+      '/api/v1/invoices',
+      {
+        client_id: ref('cli', other.client.id),
+        lines: [{ service_id: ref('srv', other.laptop.id), qty: 8 }],
+      },
+      other.key,
+    ),
+  };
+  const notes = {
+    credit: issued.usd.then((usd) =>
+      issue(`/api/v1/invoices/${usd.id}/credit_notes`, { reason: 'Anulación' }),
+    ),
+    debit: issued.rates.then((rates) =>
+      issue(`/api/v1/invoices/${rates.id}/debit_notes`, {
+        reason: 'Intereses por mora',
+        lines: [{ line: 1, amount: '10' }],
+      }),
+    ),
+  };
+  const all = Object.entries({ ...issued, ...notes });
+  (await Promise.all(all.map(([, p]) => p))).forEach((doc, i) => (docs[all[i]![0]] = doc));
+  // Rejected: alone, while the simulator rejects everything.
   e.sim.simulator.configure({ forcedRejectionRate: 1 });
   docs.rejected = await issue(
     '/api/v1/invoices',
@@ -173,13 +180,11 @@ beforeAll(async () => {
     .where({ id: idOf(docs.live.id) })
     .update({ livemode: true });
 
-  received.accepted = await receive(1, { result: 'accepted' });
-  received.partial = await receive(2, {
-    result: 'partially_accepted',
-    reason: 'Un monitor llegó dañado',
-    iva_credit: '13000',
-  });
-  received.rejected = await receive(3, { result: 'rejected', reason: 'Mercadería no solicitada' });
+  [received.accepted, received.partial, received.rejected] = await Promise.all([
+    receive(1, { result: 'accepted' }),
+    receive(2, { result: 'partially_accepted', reason: 'Un monitor llegó dañado', iva_credit: '13000' }),
+    receive(3, { result: 'rejected', reason: 'Mercadería no solicitada' }),
+  ]);
 }, 240_000);
 
 afterAll(async () => {

@@ -376,7 +376,7 @@ describe('the OpenAPI document', () => {
         if (problem) expect(problem.schema.$ref, `${where} ${status}`).toBe('#/components/schemas/Problem');
       }
     }
-  });
+  }, 180_000); // every operation checked: longer than the default on a busy machine
 });
 
 describe('the docs page', () => {
@@ -739,5 +739,5 @@ describe('real responses match the documented schemas', () => {
       }
     }
     expect(missing, 'operations never driven to a success: add them to this test').toEqual([]);
-  });
+  }, 180_000); // every documented operation driven in turn: longer than the default on a busy machine
 });

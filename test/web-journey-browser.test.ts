@@ -9,17 +9,16 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
 import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
-import { findExecutable } from './helpers/executables.ts';
+import { CHROMIUM, launchBrowser } from './helpers/browser.ts';
 import { startCatcherProcess, type CatcherProcess } from './helpers/mail-catcher.ts';
 import { waitFor } from './helpers/wait.ts';
 import { createTestPerson, signedInContext } from './helpers/web-session.ts';
 
-const CHROMIUM = findExecutable(['chromium', 'chromium-browser', 'google-chrome']);
 const ARTIFACTS = join(projectRoot, 'test/artifacts');
 const EMAIL = 'ana.mora@valle.example';
 const PASSWORD = 'cafe-de-altura-2026';
@@ -35,19 +34,7 @@ beforeAll(async () => {
   temp = mkdtempSync(join(tmpdir(), 'web-journey-'));
   catcher = await startCatcherProcess();
   e = await startE2E({ env: { SMTP_URL: catcher.smtpUrl, SMTP_SANDBOX_URL: catcher.smtpUrl } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();

@@ -6,6 +6,8 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+const FRAME_LIBRARIES =
+  /[\\/]node_modules[\\/](react|react-dom|scheduler|react-router|cookie|set-cookie-parser|i18next|react-i18next|html-parse-stringify|void-elements|use-sync-external-store|openapi-fetch)[\\/]/;
 
 export default defineConfig({
   root,
@@ -17,6 +19,16 @@ export default defineConfig({
     // Hashed file names under assets/: the API serves them as immutable.
     assetsDir: 'assets',
     sourcemap: false,
+    rolldownOptions: {
+      output: {
+        // The frame's libraries in a chunk of their own: it changes only when they do, so a new
+        // version of the application reuses the cached one. The pages' areas are split by their
+        // lazy imports (routes.tsx); a library only one area uses (qrcode) stays with that area.
+        codeSplitting: {
+          groups: [{ name: 'vendor', test: FRAME_LIBRARIES }],
+        },
+      },
+    },
   },
   server: {
     proxy: { '/api': `http://127.0.0.1:${process.env.PORT ?? 3000}` },

@@ -17,6 +17,11 @@ export function testDatabaseUrl(name: string): string {
   return u.toString();
 }
 
+/** `factura_t_<run's pid>_`: the names of the databases a run's files clone from `template`. */
+export function runDatabasePrefix(template: string): string {
+  return `factura_t_${/^factura_tpl_(\d+)$/.exec(template)?.[1] ?? process.pid}_`;
+}
+
 /** The shared Redis every test uses (each file under its own queue prefix). */
 export function testRedisUrl(): string {
   return process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,6 +1,8 @@
 // The frame of every page: a skip link, the header (brand, company switcher with the mode badge,
 // language switch, sign-out), the navigation, <main> and the footer. Public pages (sign in, sign
-// up…) get the same frame without the company parts.
+// up…) get the same frame without the company parts. A page still loading its area's chunk shows
+// "Cargando…" inside the frame.
+import { Suspense } from 'react';
 import { NavLink, Outlet, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../session.tsx';
@@ -61,7 +63,15 @@ export function Layout({ signedIn }: { signedIn: boolean }) {
         {signedIn ? <Navigation /> : null}
       </header>
       <main id="main" tabIndex={-1}>
-        <Outlet />
+        <Suspense
+          fallback={
+            <p role="status" className="loading">
+              {t('app.loading')}
+            </p>
+          }
+        >
+          <Outlet />
+        </Suspense>
       </main>
       <footer className="footer">
         <p>{t('layout.footer')}</p>

@@ -1,0 +1,3 @@
+// The reports and the audit log, one chunk.
+export { Reports } from './Reports.tsx';
+export { Audit } from '../audit/Audit.tsx';

@@ -43,6 +43,8 @@ export interface BenchParams {
   /** Light load: seconds of idle (no requests), then seconds at one invoice per second. */
   lightIdleSeconds: number;
   lightSeconds: number;
+  /** Seconds after the latency stage before the idle window (measured and printed apart). */
+  lightSettleSeconds: number;
   /** The floor: invoices whose exchanges and rows are written raw (sign: `rsaSeconds`). */
   floorInvoices: number;
   e2eInvoices: number;
@@ -122,6 +124,7 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     latencyTimeoutSeconds: num(env, 'BENCH_LATENCY_TIMEOUT_SECONDS', 60),
     lightIdleSeconds: num(env, 'BENCH_LIGHT_IDLE_SECONDS', full ? 20 : 2),
     lightSeconds: num(env, 'BENCH_LIGHT_SECONDS', full ? 20 : 3),
+    lightSettleSeconds: num(env, 'BENCH_LIGHT_SETTLE_SECONDS', full ? 10 : 2),
     floorInvoices: Math.max(100, num(env, 'BENCH_FLOOR_INVOICES', full ? 2000 : 200)),
     e2eInvoices: num(env, 'BENCH_E2E_INVOICES', full ? 3000 : 12),
     e2eWarmupInvoices: num(env, 'BENCH_E2E_WARMUP_INVOICES', full ? 1000 : 4),

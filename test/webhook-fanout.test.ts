@@ -4,9 +4,9 @@
 // asked about, not all of the company's.
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createCompany } from '../db/queries/companies.ts';
 import { fanOutEvents } from '../db/queries/webhooks.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createWebhookCompany } from './helpers/webhook-company.ts';
 
 let t: TestDatabase;
 let companyId: number;
@@ -14,32 +14,11 @@ let endpointId: number;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const company = await createCompany(t.db, {
-    name: 'Abanico SA',
-    plan: 'business',
-    legalName: 'Abanico Sociedad Anonima',
-    idType: '02',
+  ({ companyId, endpointId } = await createWebhookCompany(t.db, {
+    name: 'Abanico',
     idNumber: '3101765432',
-    activityCode: '620100',
-    provincia: '1',
-    canton: '01',
-    distrito: '01',
-    barrio: 'Barrio Amon',
-    otrasSenas: 'Avenida 7',
-    emails: ['hooks@ejemplo.example'],
-  });
-  companyId = company.id;
-  const [w] = await t
-    .db('webhook_endpoints')
-    .insert({
-      companyId,
-      livemode: false,
-      url: 'http://127.0.0.1:9/hooks',
-      events: ['invoice.accepted'],
-      secretEnc: Buffer.from('sealed'),
-    })
-    .returning(['id']);
-  endpointId = Number(w.id);
+    events: ['invoice.accepted'],
+  }));
 });
 afterAll(async () => {
   await t.drop();

@@ -2,10 +2,10 @@
 // jobs read and record shares one transaction; each request still gets its own answer, a
 // request is answered only once committed, and one bad request fails only itself.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createCompany } from '../db/queries/companies.ts';
 import { loadDeliveryContexts, type AttemptOutcome } from '../db/queries/webhooks.ts';
 import { DeliveryStore } from '../jobs/webhooks/store.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createWebhookCompany } from './helpers/webhook-company.ts';
 
 let t: TestDatabase;
 let companyId: number;
@@ -13,32 +13,11 @@ let endpointId: number;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const company = await createCompany(t.db, {
-    name: 'Webhooks SA',
-    plan: 'business',
-    legalName: 'Webhooks Sociedad Anonima',
-    idType: '02',
+  ({ companyId, endpointId } = await createWebhookCompany(t.db, {
+    name: 'Webhooks',
     idNumber: '3101654321',
-    activityCode: '620100',
-    provincia: '1',
-    canton: '01',
-    distrito: '01',
-    barrio: 'Barrio Amon',
-    otrasSenas: 'Avenida 7',
-    emails: ['hooks@ejemplo.example'],
-  });
-  companyId = company.id;
-  const [w] = await t
-    .db('webhook_endpoints')
-    .insert({
-      companyId,
-      livemode: false,
-      url: 'http://127.0.0.1:9/hooks',
-      events: ['*'],
-      secretEnc: Buffer.from('sealed'),
-    })
-    .returning(['id']);
-  endpointId = Number(w.id);
+    events: ['*'],
+  }));
 });
 afterAll(async () => {
   await t.drop();

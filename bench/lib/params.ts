@@ -124,7 +124,7 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     latencyTimeoutSeconds: num(env, 'BENCH_LATENCY_TIMEOUT_SECONDS', 60),
     lightIdleSeconds: num(env, 'BENCH_LIGHT_IDLE_SECONDS', full ? 20 : 2),
     lightSeconds: num(env, 'BENCH_LIGHT_SECONDS', full ? 20 : 3),
-    lightSettleSeconds: num(env, 'BENCH_LIGHT_SETTLE_SECONDS', full ? 10 : 2),
+    lightSettleSeconds: num(env, 'BENCH_LIGHT_SETTLE_SECONDS', full ? 20 : 2),
     floorInvoices: Math.max(100, num(env, 'BENCH_FLOOR_INVOICES', full ? 2000 : 200)),
     e2eInvoices: num(env, 'BENCH_E2E_INVOICES', full ? 3000 : 12),
     e2eWarmupInvoices: num(env, 'BENCH_E2E_WARMUP_INVOICES', full ? 1000 : 4),

@@ -49,9 +49,10 @@ export async function lightStage(ctx: BenchContext): Promise<StageResult> {
   ctx.log(
     `light load: ${p.lightSettleSeconds} s settling, ${p.lightIdleSeconds} s idle, then ${p.lightSeconds} s at 1 invoice/s`,
   );
-  // The first seconds after a busy stage are not idle yet: V8's memory reducer runs full
-  // collections of the heap the busy stage grew (measured: a few tenths of a second of the API's
-  // CPU, once). They are measured and printed apart; the idle figure is the steady state after.
+  // The first seconds after a busy stage are not idle yet: V8's memory reducer starts 8 s after
+  // allocation slows and runs up to three full collections of the heap the busy stage grew
+  // (measured on the API: 0.5–0.8 s of CPU, once per turn from busy to idle). They are measured
+  // and printed apart; the idle figure is the steady state after them.
   const settle0 = cpuSnapshot(await ctx.cpuGroups());
   await sleep(p.lightSettleSeconds * 1000);
   const settleCpu = cpuBetween(settle0, cpuSnapshot(await ctx.cpuGroups()));

@@ -4,20 +4,18 @@
 // branch, rename it and give it a second terminal, and see the go-live checklist; the sign-in
 // page on a phone, and a sign-in with the keyboard only.
 // Leaves test/artifacts/web-*.png.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../config/index.ts';
-import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { startE2E, type E2E } from './helpers/e2e.ts';
 import { CHROMIUM, launchBrowser } from './helpers/browser.ts';
 import { startCatcherProcess, type CatcherProcess } from './helpers/mail-catcher.ts';
 import { freePort } from './helpers/processes.ts';
 import { waitFor } from './helpers/wait.ts';
+import { ARTIFACTS, shot, signInToNewCompany, uploadTestCertificate } from './helpers/web-steps.ts';
 
-const ARTIFACTS = join(projectRoot, 'test/artifacts');
 const EMAIL = 'ana.mora@valle.example';
 const PASSWORD = 'cafe-de-altura-2026';
 
@@ -44,9 +42,6 @@ afterAll(async () => {
   await catcher?.stop();
   if (temp) rmSync(temp, { recursive: true, force: true });
 });
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(ARTIFACTS, `web-${name}.png`), fullPage: true });
 
 async function signUpAndConfirm(page: Page): Promise<void> {
   await page.goto(`${e.apiUrl}/app/registro`);
@@ -75,34 +70,6 @@ async function signUpAndConfirm(page: Page): Promise<void> {
   await shot(page, 'confirm');
 }
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${e.apiUrl}/app/ingresar`);
-  await page.getByLabel('Correo electrónico').fill(EMAIL);
-  await page.getByLabel('Contraseña').fill(PASSWORD);
-  await shot(page, 'signin');
-  await page.getByRole('button', { name: 'Ingresar' }).click();
-  await page.waitForURL(/\/app\/empresas\/nueva$/);
-}
-
-async function uploadCertificate(page: Page): Promise<void> {
-  const cert = await createTestCertificate({
-    idType: '02',
-    idNumber: '3101123456',
-    name: 'Cafetalera del Valle S.A.',
-  });
-  const file = join(temp, 'firma.p12');
-  writeFileSync(file, cert.p12);
-  await page
-    .getByRole('link', { name: /Certificado/ })
-    .first()
-    .click();
-  await page.getByLabel('Archivo .p12').setInputFiles(file);
-  await page.getByLabel('PIN').fill(cert.pin);
-  await page.getByRole('button', { name: 'Subir certificado' }).click();
-  await page.getByText('Certificado guardado').waitFor();
-  await shot(page, 'certificate');
-}
-
 async function setUpBranches(page: Page): Promise<void> {
   await page
     .getByRole('link', { name: /Sucursales/ })
@@ -127,14 +94,14 @@ describe('the application', () => {
   it('takes a new person from sign-up to a company with its sandbox set up and the go-live checklist', async () => {
     const page = await browser.newPage();
     await signUpAndConfirm(page);
-    await signIn(page);
+    await signInToNewCompany(page, e.apiUrl, EMAIL, PASSWORD);
     await page.getByLabel('Cédula').fill('3-101-123456');
     await shot(page, 'company-new');
     await page.getByRole('button', { name: 'Registrar empresa' }).click();
     await page.getByText('Empresa registrada').waitFor();
     await expect.poll(() => page.getByTestId('mode-badge').textContent()).toBe('Pruebas');
     await shot(page, 'company-data');
-    await uploadCertificate(page);
+    await uploadTestCertificate(page, temp);
     await page
       .getByRole('link', { name: /Hacienda/ })
       .first()

@@ -6,20 +6,18 @@
 // downloads the month's report (CSV: the factura's total) and archive (ZIP: the factura's XML); a
 // viewer cannot issue (no button; the API answers 403 when forced); another company's document
 // answers "no encontrado". Leaves test/artifacts/web-*.png (web-issue-form.png: the README's).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../config/index.ts';
-import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
 import { CHROMIUM, launchBrowser } from './helpers/browser.ts';
 import { startCatcherProcess, type CatcherProcess } from './helpers/mail-catcher.ts';
 import { waitFor } from './helpers/wait.ts';
+import { ARTIFACTS, shot, signInToNewCompany, uploadTestCertificate } from './helpers/web-steps.ts';
 import { createTestPerson, signedInContext } from './helpers/web-session.ts';
 
-const ARTIFACTS = join(projectRoot, 'test/artifacts');
 const EMAIL = 'ana.mora@valle.example';
 const PASSWORD = 'cafe-de-altura-2026';
 
@@ -42,9 +40,6 @@ afterAll(async () => {
   await catcher?.stop();
   if (temp) rmSync(temp, { recursive: true, force: true });
 });
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(ARTIFACTS, `web-${name}.png`), fullPage: true });
 
 async function signUpAndConfirm(page: Page): Promise<void> {
   await page.goto(`${e.apiUrl}/app/registro`);
@@ -72,41 +67,13 @@ async function signUpAndConfirm(page: Page): Promise<void> {
   await shot(page, 'confirm');
 }
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${e.apiUrl}/app/ingresar`);
-  await page.getByLabel('Correo electrónico').fill(EMAIL);
-  await page.getByLabel('Contraseña').fill(PASSWORD);
-  await shot(page, 'signin');
-  await page.getByRole('button', { name: 'Ingresar' }).click();
-  await page.waitForURL(/\/app\/empresas\/nueva$/);
-}
-
-async function uploadCertificate(page: Page): Promise<void> {
-  const cert = await createTestCertificate({
-    idType: '02',
-    idNumber: '3101123456',
-    name: 'Cafetalera del Valle S.A.',
-  });
-  const file = join(temp, 'firma.p12');
-  writeFileSync(file, cert.p12);
-  await page
-    .getByRole('link', { name: /Certificado/ })
-    .first()
-    .click();
-  await page.getByLabel('Archivo .p12').setInputFiles(file);
-  await page.getByLabel('PIN').fill(cert.pin);
-  await page.getByRole('button', { name: 'Subir certificado' }).click();
-  await page.getByText('Certificado guardado').waitFor();
-  await shot(page, 'certificate');
-}
-
 async function setUpCompany(page: Page): Promise<void> {
   await signUpAndConfirm(page);
-  await signIn(page);
+  await signInToNewCompany(page, e.apiUrl, EMAIL, PASSWORD);
   await page.getByRole('textbox', { name: 'Cédula' }).fill('3-101-123456');
   await page.getByRole('button', { name: 'Registrar empresa' }).click();
   await page.getByText('Empresa registrada').waitFor();
-  await uploadCertificate(page);
+  await uploadTestCertificate(page, temp);
   await page
     .getByRole('link', { name: /Hacienda/ })
     .first()

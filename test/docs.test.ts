@@ -167,6 +167,26 @@ describe('the guides in two languages', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('the index links every guide of both languages, each README every guide of its own', () => {
+    const targets = (file: string) => new Set(links(texts.get(file)!).map((l) => l.target.split('#')[0]));
+    const index = targets('docs/README.md');
+    const missing = [
+      ...guides('es')
+        .filter((g) => !index.has(`es/${g}`))
+        .map((g) => `docs/README.md lacks es/${g}`),
+      ...guides('en')
+        .filter((g) => !index.has(`en/${g}`))
+        .map((g) => `docs/README.md lacks en/${g}`),
+      ...guides('es')
+        .filter((g) => !targets('README.md').has(`docs/es/${g}`))
+        .map((g) => `README.md lacks docs/es/${g}`),
+      ...guides('en')
+        .filter((g) => !targets('README.en.md').has(`docs/en/${g}`))
+        .map((g) => `README.en.md lacks docs/en/${g}`),
+    ];
+    expect(missing).toEqual([]);
+  });
+
   it('the README links its English twin on its first lines, and the twin links it back', () => {
     expect(firstLines(texts.get('README.md')!, 3).join('\n')).toContain('](README.en.md)');
     expect(firstLines(texts.get('README.en.md')!, 3).join('\n')).toContain('](README.md)');

@@ -1,9 +1,11 @@
-// The documentation as a reader meets it: every link of README.md, client/README.md and docs/*.md
-// leads somewhere (a file or folder of the repository, a heading's anchor in it, or a page of the
-// running service; links to other sites are listed, not fetched), and every TypeScript and
-// JavaScript block compiles against the client package's types, strictly (JavaScript as `checkJs`
-// reads it: what a wrong name, a wrong path or a possibly missing value would break), each block as
-// a module of its own.
+// The documentation as a reader meets it: every link of README.md, README.en.md, client/README.md and
+// every Markdown file under docs/ leads somewhere (a file or folder of the repository, a heading's
+// anchor in it, or a page of the running service; links to other sites are listed, not fetched); the
+// guides come in twins, docs/es/<slug>.md in Spanish and docs/en/<slug>.md in English, each linking
+// the other under its title and opening with a table of contents of its `##` headings; and every
+// TypeScript and JavaScript block compiles against the client package's types, strictly (JavaScript
+// as `checkJs` reads it: what a wrong name, a wrong path or a possibly missing value would break),
+// each block as a module of its own.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -22,11 +24,51 @@ const SERVICE_PATHS = new Set(['/docs', '/openapi.json', '/app/', '/metrics', '/
 let files: string[];
 const texts = new Map<string, string>();
 
+/** Every Markdown file under `dir` (relative to the project), at any depth. */
+async function markdownUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(join(projectRoot, dir), { recursive: true });
+  return entries.filter((f) => f.endsWith('.md')).map((f) => `${dir}/${f}`);
+}
+
 beforeAll(async () => {
-  const docs = (await readdir(join(projectRoot, 'docs'))).filter((f) => f.endsWith('.md'));
-  files = ['README.md', 'client/README.md', ...docs.map((f) => `docs/${f}`)];
+  const docs = await markdownUnder('docs');
+  files = [...new Set(['README.md', 'README.en.md', 'client/README.md', 'docs/README.md', ...docs])];
   for (const f of files) texts.set(f, await readFile(join(projectRoot, f), 'utf8'));
 });
+
+/** The guides of one language: docs/<lang>/*.md, by file name. */
+function guides(lang: 'es' | 'en'): string[] {
+  return files
+    .filter((f) => f.startsWith(`docs/${lang}/`) && !f.slice(`docs/${lang}/`.length).includes('/'))
+    .map((f) => f.slice(`docs/${lang}/`.length))
+    .sort();
+}
+
+/** The `##` headings of a Markdown text with the anchors GitHub gives them (repeats numbered). */
+function sections(markdown: string): { text: string; anchor: string }[] {
+  const seen = new Map<string, number>();
+  const found: { text: string; anchor: string }[] = [];
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*```/.test(line)) fenced = !fenced;
+    if (fenced) continue;
+    const heading = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!heading) continue;
+    const base = slug(heading[2]!);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    if (heading[1] === '##') found.push({ text: heading[2]!, anchor: n === 0 ? base : `${base}-${n}` });
+  }
+  return found;
+}
+
+/** The first `count` lines of a text that are not blank. */
+function firstLines(markdown: string, count: number): string[] {
+  return markdown
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(0, count);
+}
 
 async function anchorsOf(file: string): Promise<Set<string>> {
   if (!texts.has(file)) texts.set(file, await readFile(join(projectRoot, file), 'utf8'));
@@ -73,6 +115,81 @@ describe('the links of the documentation', () => {
     );
     expect(slug('Factura electrónica de exportación (09)')).toBe('factura-electrónica-de-exportación-09');
     expect([...anchors('# A\n## A\n```\n# not a heading\n```\n### B: c\n')]).toEqual(['a', 'a-1', 'b-c']);
+  });
+});
+
+describe('the guides in two languages', () => {
+  it('every Spanish guide has an English twin of the same name, and back', () => {
+    const es = guides('es');
+    const en = guides('en');
+    expect(es.length).toBeGreaterThanOrEqual(8);
+    expect(es.filter((f) => !en.includes(f)).map((f) => `docs/en/${f} missing`)).toEqual([]);
+    expect(en.filter((f) => !es.includes(f)).map((f) => `docs/es/${f} missing`)).toEqual([]);
+  });
+
+  it('each guide starts with its title, then a line linking its twin', () => {
+    const wrong: string[] = [];
+    for (const [lang, other, label] of [
+      ['es', 'en', 'English'],
+      ['en', 'es', 'Español'],
+    ] as const) {
+      for (const name of guides(lang)) {
+        const [title, twin] = firstLines(texts.get(`docs/${lang}/${name}`)!, 2);
+        if (!/^# \S/.test(title ?? '')) wrong.push(`docs/${lang}/${name}: no title first`);
+        const expected = new RegExp(
+          `^${label}: \\[[^\\]]+\\]\\(\\.\\./${other}/${name.replace('.', '\\.')}\\)$`,
+        );
+        if (!expected.test(twin ?? '')) wrong.push(`docs/${lang}/${name}: "${twin}" is not the twin line`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('each guide has a table of contents linking every ## heading, and nothing else', () => {
+    const wrong: string[] = [];
+    for (const file of [
+      ...guides('es').map((f) => `docs/es/${f}`),
+      ...guides('en').map((f) => `docs/en/${f}`),
+    ]) {
+      const text = texts.get(file)!;
+      const heads = sections(text);
+      const firstSection = text.split('\n').findIndex((l) => /^##\s/.test(l));
+      const before = firstSection < 0 ? text : text.split('\n').slice(0, firstSection).join('\n');
+      const toc = [...before.matchAll(/^- \[(.+)\]\(#([^)\s]+)\)\s*$/gm)].map((m) => m[2]!);
+      const anchors = heads.map((h) => h.anchor);
+      if (heads.length === 0) wrong.push(`${file}: no ## heading`);
+      for (const a of anchors) if (!toc.includes(a)) wrong.push(`${file}: the contents lack #${a}`);
+      for (const a of toc)
+        if (!anchors.includes(a)) wrong.push(`${file}: the contents link #${a}, not a ## heading`);
+      if (toc.join() !== anchors.filter((a) => toc.includes(a)).join())
+        wrong.push(`${file}: the contents are not in the headings' order`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the index links every guide of both languages, each README every guide of its own', () => {
+    const targets = (file: string) => new Set(links(texts.get(file)!).map((l) => l.target.split('#')[0]));
+    const index = targets('docs/README.md');
+    const missing = [
+      ...guides('es')
+        .filter((g) => !index.has(`es/${g}`))
+        .map((g) => `docs/README.md lacks es/${g}`),
+      ...guides('en')
+        .filter((g) => !index.has(`en/${g}`))
+        .map((g) => `docs/README.md lacks en/${g}`),
+      ...guides('es')
+        .filter((g) => !targets('README.md').has(`docs/es/${g}`))
+        .map((g) => `README.md lacks docs/es/${g}`),
+      ...guides('en')
+        .filter((g) => !targets('README.en.md').has(`docs/en/${g}`))
+        .map((g) => `README.en.md lacks docs/en/${g}`),
+    ];
+    expect(missing).toEqual([]);
+  });
+
+  it('the README links its English twin on its first lines, and the twin links it back', () => {
+    expect(firstLines(texts.get('README.md')!, 3).join('\n')).toContain('](README.en.md)');
+    expect(firstLines(texts.get('README.en.md')!, 3).join('\n')).toContain('](README.md)');
   });
 });
 

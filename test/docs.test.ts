@@ -259,5 +259,5 @@ describe('the code blocks of the documentation', () => {
     expect(js.length).toBeGreaterThanOrEqual(4);
     expect(await typecheck(ts, 'ts')).toBe('');
     expect(await typecheck(js, 'js')).toBe('');
-  }, 120_000);
+  }, 240_000);
 });

@@ -37,6 +37,8 @@
 //   imports nothing of ours outside client/ (only its npm dependency, openapi-fetch), and nothing
 //   of the service imports it; tests drive the service through it. Its types are generated from the
 //   OpenAPI document by scripts/ (npm run client:generate), never by importing the service.
+// - mcp/ is the assistant server (npm run mcp): it speaks to the service over its REST API only,
+//   through the client package; it imports client/ (and config/), and nothing imports it.
 // - The Hacienda simulator is the fake of an external system: nothing of the service imports it.
 //   Its own rule (what it may import: what a real Hacienda would know) sits beside these, under
 //   "simulator"; the paths below cover it both in hacienda/simulator/ and in a top-level simulator/.
@@ -44,7 +46,7 @@ const SIMULATOR = '^(hacienda/simulator|simulator)/';
 const ENTRY_POINTS = '^(cli|scripts|bench|test)/';
 const LAYERS = '^(domain|db|hacienda|operations|documents|platform|jobs|api|workers|config)/';
 const OURS =
-  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|operations|platform|scripts|simulator|telemetry|test|web|workers)/|^[^/]+\\.ts$';
+  '^(api|bench|cli|client|config|db|documents|domain|hacienda|jobs|mail-catcher|mcp|operations|platform|scripts|simulator|telemetry|test|web|workers)/|^[^/]+\\.ts$';
 /** Where a process reads its configuration (value imports of config/ allowed). */
 const CONFIG_EDGE = [
   '^api/server\\.ts$',
@@ -240,6 +242,21 @@ module.exports = {
       severity: 'error',
       from: { path: OURS, pathNot: '^web/' },
       to: { path: '^web/' },
+    },
+    {
+      name: 'mcp-through-the-api',
+      comment:
+        'mcp/ (the assistant server) reaches the service over its REST API only: it imports client/ (and config/), never the layers.',
+      severity: 'error',
+      from: { path: '^mcp/' },
+      to: { path: OURS, pathNot: '^(mcp|client|config)/' },
+    },
+    {
+      name: 'nothing-imports-mcp',
+      comment: 'mcp/ is a process of its own: nothing imports it (tests start it as a child process).',
+      severity: 'error',
+      from: { path: OURS, pathNot: '^mcp/' },
+      to: { path: '^mcp/' },
     },
     // simulator: its own rule goes here (what the Hacienda simulator may import).
     {

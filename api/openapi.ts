@@ -5,11 +5,13 @@
 // required scope of /api routes (also as `x-scopes`), the rate-limit headers, and an example for every response
 // (the schema's own examples when it has some, otherwise one built from the schema). Schemas
 // with a type-name `title` are named components (api/openapi-components.ts). The tags and Swagger UI
-// settings are api/openapi-ui.ts; the error reference every problem links to, api/error-pages.ts.
+// settings are api/openapi-ui.ts; the error reference every problem links to, api/error-pages.ts;
+// the code catalogues the fields take (/docs/codes.json), api/code-catalogues.ts.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE } from '../domain/errors.ts';
+import { registerCodeCatalogues } from './code-catalogues.ts';
 import { registerErrorPages } from './error-pages.ts';
 import { hoistErrorResponses, hoistNamedSchemas } from './openapi-components.ts';
 import { withParamExamples } from './openapi-examples.ts';
@@ -216,6 +218,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 
   await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
   registerErrorPages(app);
+  registerCodeCatalogues(app);
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 }

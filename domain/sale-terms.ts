@@ -13,7 +13,8 @@ import {
   type TipoMedioPago,
 } from './codes.ts';
 
-const CONDITION_NAMES: Record<string, CondicionVenta> = {
+/** The API's names of the sale conditions (`credito_<days>` is 02 with its days). */
+export const CONDITION_NAMES: Record<string, CondicionVenta> = {
   contado: '01',
   credito: '02',
   consignacion: '03',

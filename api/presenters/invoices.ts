@@ -8,6 +8,8 @@ import {
   paymentObject as paymentPayload,
   type PaymentFields,
 } from '../../db/public-objects.ts';
+
+export { summaryObject, withPublicTotals } from '../../db/public-objects.ts';
 import type { InvoiceObject } from '../schemas/invoices.ts';
 import type { PaymentObject } from '../schemas/payments.ts';
 

@@ -8,13 +8,7 @@ import { Decimal } from 'decimal.js';
 import { formatId } from '../domain/ids.ts';
 import { IVA_RATES, isCodigoTarifaIVA } from '../domain/codes.ts';
 import { ivaReturnedByLine } from '../domain/totals.ts';
-import type {
-  Amount,
-  DocumentSummary,
-  DocumentTotals,
-  LineTax,
-  LineTotals,
-} from '../domain/totals-types.ts';
+import type { Amount, DocumentSummary, DocumentTotals, LineTax, LineTotals } from '../domain/totals-types.ts';
 import type { InvoiceRow, PublicInvoiceRow } from './queries/invoices.ts';
 import type { EventRow } from './queries/event-log.ts';
 import type { EventEnvelope } from '../domain/webhook-events.ts';

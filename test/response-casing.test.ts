@@ -1,6 +1,7 @@
 // One casing in everything the API says: every property of every response schema in /openapi.json
 // (and every key of the documented response examples) is snake_case, and so are the keys of real
-// answers (an invoice issued in request shape B, its preview, a credit note, the events API) and
+// answers (an invoice issued in request shape B, its preview, timeline and month's report, a credit
+// note, the events API) and
 // of the webhook payloads a receiver gets, including an event recorded before the invoice's
 // `totals` were shown in snake_case (its data is shown in today's names).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +170,14 @@ describe('real answers and webhook payloads', () => {
     expect(read.totals).toEqual(totals);
     const list = await api(e, 'GET', '/api/v1/invoices?limit=5', s.key);
     expect(badKeys(list.json)).toEqual([]);
+    const timeline = await api(e, 'GET', `/api/v1/invoices/${created.json.id}/timeline`, s.key);
+    expect(timeline.json.data.length).toBeGreaterThanOrEqual(4);
+    expect(badKeys(timeline.json)).toEqual([]);
+    // The month in Costa Rica time (UTC-6), the report's own.
+    const month = new Date(Date.parse(read.issue_date) - 6 * 3600_000).toISOString().slice(0, 7);
+    const report = await api(e, 'GET', `/api/v1/reports/monthly?month=${month}`, s.key);
+    expect(report.status).toBe(200);
+    expect(badKeys(report.json)).toEqual([]);
 
     const note = await api(e, 'POST', `/api/v1/invoices/${created.json.id}/credit_notes`, s.key, {
       reason: 'Devolución de una unidad',

@@ -1,9 +1,8 @@
 // One casing in everything the API says: every property of every response schema in /openapi.json
 // (and every key of the documented response examples) is snake_case, and so are the keys of real
 // answers (an invoice issued in request shape B, its preview, timeline and month's report, a credit
-// note, the events API) and
-// of the webhook payloads a receiver gets, including an event recorded before the invoice's
-// `totals` were shown in snake_case (its data is shown in today's names).
+// note, the events API) and of the webhook payloads a receiver gets, including an event recorded
+// before the invoice's `totals` were shown in snake_case (its data is shown in today's names).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatId, parseId } from '../domain/ids.ts';
 import { recordEvents } from '../db/queries/events.ts';

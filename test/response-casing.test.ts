@@ -78,7 +78,7 @@ function badProperties(doc: Json, schema: unknown, where: string, seen: Set<stri
 /** The documented response examples (whole bodies) of an operation's answers. */
 function responseExamples(doc: Json, response: Json): unknown[] {
   const r =
-    typeof response.$ref === 'string' ? doc.components.responses[response.$ref.split('/').pop()] : response;
+    typeof response.$ref === 'string' ? doc.components.responses[response.$ref.split('/').pop()!] : response;
   return Object.values((r?.content as Json | undefined) ?? {}).flatMap((media: Json) => [
     ...(media.example === undefined ? [] : [media.example]),
     ...Object.values((media.examples as Json | undefined) ?? {}).map((x: Json) => x.value),

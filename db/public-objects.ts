@@ -8,7 +8,7 @@ import { Decimal } from 'decimal.js';
 import { formatId } from '../domain/ids.ts';
 import { IVA_RATES, isCodigoTarifaIVA } from '../domain/codes.ts';
 import { ivaReturnedByLine } from '../domain/totals.ts';
-import type { Amount, DocumentTotals, LineTax, LineTotals } from '../domain/totals-types.ts';
+import type { Amount, DocumentSummary, DocumentTotals, LineTax, LineTotals } from '../domain/totals-types.ts';
 import type { InvoiceRow, PublicInvoiceRow } from './queries/invoices.ts';
 import type { EventRow } from './queries/event-log.ts';
 import type { EventEnvelope } from '../domain/webhook-events.ts';
@@ -177,8 +177,61 @@ export function documentFigures(row: FiguresRow) {
     total_discount: m2(s.totalDescuentos),
     total_tax: m2(s.totalImpuesto),
     total: money2(row.total),
-    totals: s,
+    totals: summaryObject(s),
   };
+}
+
+/** A figure of the summary, null when absent (a summary stored before the figure existed). */
+const figure = (v: Amount | null | undefined): Amount | null => v ?? null;
+
+/**
+ * ResumenFactura as the API and webhooks show it: Hacienda's figures under snake_case names
+ * (TotalServGravados → total_serv_gravados, TotalIVADevuelto → total_iva_devuelto), 5 decimals.
+ * The summary stored with the invoice keeps the domain's names (domain/totals-types.ts); its
+ * MedioPago is the invoice's `payments`.
+ */
+export function summaryObject(s: DocumentSummary) {
+  return {
+    currency: s.currency,
+    exchange_rate: s.exchangeRate,
+    total_serv_gravados: figure(s.totalServGravados),
+    total_serv_exentos: figure(s.totalServExentos),
+    total_serv_exonerado: figure(s.totalServExonerado),
+    total_serv_no_sujeto: figure(s.totalServNoSujeto),
+    total_mercancias_gravadas: figure(s.totalMercanciasGravadas),
+    total_mercancias_exentas: figure(s.totalMercanciasExentas),
+    total_merc_exonerada: figure(s.totalMercExonerada),
+    total_merc_no_sujeta: figure(s.totalMercNoSujeta),
+    total_gravado: figure(s.totalGravado),
+    total_exento: figure(s.totalExento),
+    total_exonerado: figure(s.totalExonerado),
+    total_no_sujeto: figure(s.totalNoSujeto),
+    total_venta: s.totalVenta,
+    total_descuentos: figure(s.totalDescuentos),
+    total_venta_neta: s.totalVentaNeta,
+    total_desglose_impuesto: s.totalDesgloseImpuesto.map((x) => ({
+      code: x.code,
+      iva_rate_code: x.ivaRateCode,
+      amount: x.amount,
+    })),
+    total_impuesto: s.totalImpuesto,
+    total_imp_asum_emisor_fabrica: figure(s.totalImpAsumEmisorFabrica),
+    total_iva_devuelto: figure(s.totalIVADevuelto),
+    total_otros_cargos: figure(s.totalOtrosCargos),
+    total_comprobante: s.totalComprobante,
+  };
+}
+
+/**
+ * A public object written before the summary was shown in snake_case (an event's data, an
+ * answer kept for its Idempotency-Key): its `totals` under the domain's names become
+ * summaryObject's. Anything else is returned as it is.
+ */
+export function withPublicTotals<T>(data: T): T {
+  if (!data || typeof data !== 'object') return data;
+  const totals = (data as { totals?: unknown }).totals;
+  if (!totals || typeof totals !== 'object' || !('totalComprobante' in totals)) return data;
+  return { ...data, totals: summaryObject(totals as DocumentSummary) };
 }
 
 /** The API's invoice object. `lang` picks the language of `rejection_reason.message`. */
@@ -356,6 +409,6 @@ export function eventEnvelope(e: Pick<EventRow, 'id' | 'type' | 'data' | 'create
     id: formatId('event', e.id),
     event: e.type,
     created_at: new Date(e.createdAt).toISOString(),
-    data: e.data,
+    data: withPublicTotals(e.data),
   };
 }

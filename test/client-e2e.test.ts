@@ -86,7 +86,7 @@ describe('the typed client against the running service', () => {
     });
     expect(accepted.status).toBe('aceptada');
     expect(accepted.total).toBe('508500.00');
-    expect(accepted.totals.totalComprobante).toBe('508500.00000');
+    expect(accepted.totals.total_comprobante).toBe('508500.00000');
     expect(accepted.hacienda.accepted_at).not.toBeNull();
 
     // A retried create under the same key is the same invoice, not a second one.

@@ -332,7 +332,7 @@ describe('the ledger in centavos', () => {
       { prefer: 'wait=10' },
     );
     expect(inv.status).toBe(201);
-    expect(inv.json.totals.totalComprobante).toBe('112.99999');
+    expect(inv.json.totals.total_comprobante).toBe('112.99999');
     expect(inv.json.total).toBe('113.00');
     await waitFor(async () => (await journalOf(inv.json.id)).some((r) => r.kind === 'invoice'), 15_000);
     const issued = await journalOf(inv.json.id);

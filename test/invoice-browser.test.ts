@@ -27,7 +27,7 @@ let catcher: CatcherProcess;
 let browser: Browser;
 type Inv = { id: string; clave: string; consecutivo: string; status: string };
 let accepted: Inv; // Juana, credit sale, partly paid, external id
-let other: Inv; // Ferretería, accepted
+let other: Inv; // Ferretería, accepted, with the 10 % service charge
 let rejected: Inv;
 let draftCount = 0;
 
@@ -75,6 +75,7 @@ beforeAll(async () => {
   other = await issue({
     client_id: `cli_${pad(ferreteria.id)}`,
     lines: [{ service_id: `srv_${pad(s.consulting.id)}`, qty: 3 }],
+    other_charges: [{ code: '06' }],
   });
   await settled(accepted.id, (i) => i.status === 'aceptada' && i.email.status === 'sent');
   await settled(other.id, (i) => i.status === 'aceptada' && i.email.status === 'sent');
@@ -254,6 +255,20 @@ describe('invoice browser', () => {
     );
     await context.close();
   }, 90_000);
+
+  it("shows a document's other charges from the invoice's totals (total_otros_cargos)", async () => {
+    const inv = (await api(e, 'GET', `/api/v1/invoices/${other.id}`, s.key)).json;
+    // 3 × ₡33,33333 = ₡99,99999 net; the 10 % service charge rounds to ₡10,00000.
+    expect(inv.totals.total_otros_cargos).toBe('10.00000');
+    const context = await signedIn();
+    const page = await context.newPage();
+    await page.goto(`${e.apiUrl}/app/documentos/${other.id}`);
+    await page.locator('.doc-status [data-status="aceptada"]').waitFor();
+    const totals = money(await page.getByTestId('totals').innerText());
+    expect(totals).toMatch(/Otros cargos\s+₡10,00/);
+    expect(money(await page.getByTestId('total').textContent())).toBe(`₡${inv.total.replace('.', ',')}`);
+    await context.close();
+  }, 60_000);
 
   it('shows why Hacienda rejected a document and how to fix it; no resend or credit note there', async () => {
     const context = await signedIn();

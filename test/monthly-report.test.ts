@@ -254,7 +254,7 @@ describe('the monthly report', () => {
     expect([count('01'), count('02'), count('03'), count('04')]).toEqual([4, 1, 1, 1]);
     const facturas = MONTH_DOCS.map((k) => docs[k]).filter((d) => d.document_type === '01');
     const sum = facturas.reduce(
-      (a, d) => a.plus(new Decimal(d.totals.totalComprobante).times(d.exchange_rate)),
+      (a, d) => a.plus(new Decimal(d.totals.total_comprobante).times(d.exchange_rate)),
       new Decimal(0),
     );
     expect(r.documents.find((d: any) => d.document_type === '01').total_comprobante).toBe(money(sum));

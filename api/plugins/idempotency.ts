@@ -22,6 +22,7 @@ import {
 } from '../../db/queries/idempotency.ts';
 import { requestFingerprint } from '../../domain/request-fingerprint.ts';
 import { tenantOf } from '../auth.ts';
+import { withPublicTotals } from '../presenters/invoices.ts';
 import { validationError } from '../errors.ts';
 
 export interface IdempotencyConfig {
@@ -85,9 +86,9 @@ export async function findStoredAnswer(db: Knex, request: FastifyRequest): Promi
   return done.response;
 }
 
-/** Answers a repeated request with the stored status and body. */
+/** Answers a repeated request with the stored status and body (an invoice's totals as shown now). */
 export function sendReplay(reply: FastifyReply, stored: StoredResponse): FastifyReply {
-  return reply.code(stored.status).header('idempotent-replayed', 'true').send(stored.body);
+  return reply.code(stored.status).header('idempotent-replayed', 'true').send(withPublicTotals(stored.body));
 }
 
 /** Reads the key of every route that opts in, and replays finished requests before their handlers. */

@@ -11,6 +11,10 @@ import {
 import type { InvoiceObject } from '../schemas/invoices.ts';
 import type { PaymentObject } from '../schemas/payments.ts';
 
+// The invoice's `totals`: the stored summary (domain names) under snake_case names, also for an
+// object written before they were (an event's data, an answer kept for its Idempotency-Key).
+export { summaryObject, withPublicTotals } from '../../db/public-objects.ts';
+
 export type InvoiceJson = Static<typeof InvoiceObject>;
 export type PaymentJson = Static<typeof PaymentObject>;
 

@@ -620,45 +620,49 @@ export const InvoiceLineObject = Type.Object({
   total: Type.String({ description: 'MontoTotalLinea' }),
 });
 
-// Optional as well as nullable: a summary stored by an earlier version may lack a figure added since.
-const Figure = Type.Optional(
-  Type.Union([Type.String(), Type.Null()], { description: '5 decimals; null when none' }),
-);
+const Figure = Type.Union([Type.String(), Type.Null()], { description: '5 decimals; null when none' });
 
-/** ResumenFactura as Hacienda receives it (XML element names, camelCase), amounts with 5 decimals. */
+/**
+ * ResumenFactura as Hacienda receives it, under snake_case names (TotalServGravados →
+ * total_serv_gravados, TotalIVADevuelto → total_iva_devuelto), amounts with 5 decimals.
+ */
 export const DocumentSummary = Type.Object(
   {
     currency: Type.String({ examples: ['CRC'] }),
-    exchangeRate: Type.String({ examples: ['1.00000'] }),
-    totalServGravados: Figure,
-    totalServExentos: Figure,
-    totalServExonerado: Figure,
-    totalServNoSujeto: Figure,
-    totalMercanciasGravadas: Figure,
-    totalMercanciasExentas: Figure,
-    totalMercExonerada: Figure,
-    totalMercNoSujeta: Figure,
-    totalGravado: Figure,
-    totalExento: Figure,
-    totalExonerado: Figure,
-    totalNoSujeto: Figure,
-    totalVenta: Type.String(),
-    totalDescuentos: Figure,
-    totalVentaNeta: Type.String(),
-    totalDesgloseImpuesto: Type.Array(
+    exchange_rate: Type.String({ description: 'TipoCambio', examples: ['1.00000'] }),
+    total_serv_gravados: Figure,
+    total_serv_exentos: Figure,
+    total_serv_exonerado: Figure,
+    total_serv_no_sujeto: Figure,
+    total_mercancias_gravadas: Figure,
+    total_mercancias_exentas: Figure,
+    total_merc_exonerada: Figure,
+    total_merc_no_sujeta: Figure,
+    total_gravado: Figure,
+    total_exento: Figure,
+    total_exonerado: Figure,
+    total_no_sujeto: Figure,
+    total_venta: Type.String(),
+    total_descuentos: Figure,
+    total_venta_neta: Type.String(),
+    total_desglose_impuesto: Type.Array(
       Type.Object({
         code: Type.String(),
-        ivaRateCode: Type.Union([Type.String(), Type.Null()]),
+        iva_rate_code: Type.Union([Type.String(), Type.Null()]),
         amount: Type.String(),
       }),
+      { description: 'TotalDesgloseImpuesto: one row per tax code and IVA rate code' },
     ),
-    totalImpuesto: Type.String(),
-    totalImpAsumEmisorFabrica: Figure,
-    totalIVADevuelto: Figure,
-    totalOtrosCargos: Figure,
-    totalComprobante: Type.String(),
+    total_impuesto: Type.String(),
+    total_imp_asum_emisor_fabrica: Figure,
+    total_iva_devuelto: Figure,
+    total_otros_cargos: Figure,
+    total_comprobante: Type.String({ examples: ['113.00000'] }),
   },
-  { additionalProperties: true, description: 'ResumenFactura figures with 5 decimals' },
+  {
+    additionalProperties: false,
+    description: 'ResumenFactura figures with 5 decimals, under snake_case names',
+  },
 );
 
 const Bilingual = Type.Object({ es: Type.String(), en: Type.String() });

@@ -5982,56 +5982,59 @@ export interface components {
     };
     /**
      * DocumentSummary
-     * @description ResumenFactura figures with 5 decimals
+     * @description ResumenFactura figures with 5 decimals, under snake_case names
      */
     DocumentSummary: {
       /** @example CRC */
       currency: string;
-      /** @example 1.00000 */
-      exchangeRate: string;
+      /**
+       * @description TipoCambio
+       * @example 1.00000
+       */
+      exchange_rate: string;
       /** @description 5 decimals; null when none */
-      totalServGravados?: string | null;
+      total_serv_gravados: string | null;
       /** @description 5 decimals; null when none */
-      totalServExentos?: string | null;
+      total_serv_exentos: string | null;
       /** @description 5 decimals; null when none */
-      totalServExonerado?: string | null;
+      total_serv_exonerado: string | null;
       /** @description 5 decimals; null when none */
-      totalServNoSujeto?: string | null;
+      total_serv_no_sujeto: string | null;
       /** @description 5 decimals; null when none */
-      totalMercanciasGravadas?: string | null;
+      total_mercancias_gravadas: string | null;
       /** @description 5 decimals; null when none */
-      totalMercanciasExentas?: string | null;
+      total_mercancias_exentas: string | null;
       /** @description 5 decimals; null when none */
-      totalMercExonerada?: string | null;
+      total_merc_exonerada: string | null;
       /** @description 5 decimals; null when none */
-      totalMercNoSujeta?: string | null;
+      total_merc_no_sujeta: string | null;
       /** @description 5 decimals; null when none */
-      totalGravado?: string | null;
+      total_gravado: string | null;
       /** @description 5 decimals; null when none */
-      totalExento?: string | null;
+      total_exento: string | null;
       /** @description 5 decimals; null when none */
-      totalExonerado?: string | null;
+      total_exonerado: string | null;
       /** @description 5 decimals; null when none */
-      totalNoSujeto?: string | null;
-      totalVenta: string;
+      total_no_sujeto: string | null;
+      total_venta: string;
       /** @description 5 decimals; null when none */
-      totalDescuentos?: string | null;
-      totalVentaNeta: string;
-      totalDesgloseImpuesto: {
+      total_descuentos: string | null;
+      total_venta_neta: string;
+      /** @description TotalDesgloseImpuesto: one row per tax code and IVA rate code */
+      total_desglose_impuesto: {
         code: string;
-        ivaRateCode: string | null;
+        iva_rate_code: string | null;
         amount: string;
       }[];
-      totalImpuesto: string;
+      total_impuesto: string;
       /** @description 5 decimals; null when none */
-      totalImpAsumEmisorFabrica?: string | null;
+      total_imp_asum_emisor_fabrica: string | null;
       /** @description 5 decimals; null when none */
-      totalIVADevuelto?: string | null;
+      total_iva_devuelto: string | null;
       /** @description 5 decimals; null when none */
-      totalOtrosCargos?: string | null;
-      totalComprobante: string;
-    } & {
-      [key: string]: unknown;
+      total_otros_cargos: string | null;
+      /** @example 113.00000 */
+      total_comprobante: string;
     };
     /** Event */
     Event: {

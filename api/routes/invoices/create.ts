@@ -24,7 +24,7 @@ import { ApiError, validationError } from '../../errors.ts';
 import { requestLanguage } from '../../language.ts';
 import { findStoredAnswer } from '../../plugins/idempotency.ts';
 import { preferWait, waitForSettled } from '../../prefer-wait.ts';
-import { invoiceObject } from '../../presenters/invoices.ts';
+import { invoiceObject, withPublicTotals } from '../../presenters/invoices.ts';
 import { errorResponses, IdempotentWaitHeaders } from '../../schemas/common.ts';
 import { CreateInvoiceBody, InvoiceObject } from '../../schemas/invoices.ts';
 import { requestTraceContext } from '../../tracing.ts';
@@ -58,7 +58,7 @@ async function replayCreate(
   const ref = typeof stored.body.id === 'string' ? stored.body.id : null;
   const id = ref ? parseId('invoice', ref) : null;
   const row = id !== null ? await getInvoice(db, auth, id) : undefined;
-  if (!row) return reply.code(stored.status).send(stored.body);
+  if (!row) return reply.code(stored.status).send(withPublicTotals(stored.body));
   reply.header('location', `/api/v1/invoices/${formatId('invoice', row.id)}`);
   const wait = preferWait(request);
   const current =

@@ -13,7 +13,7 @@ export function Totals({ amounts, pending }: { amounts: Amounts | null; pending?
   const { t } = useTranslation();
   if (!amounts) return <p className="hint">{t('doc.totalsEmpty')}</p>;
   const c = amounts.currency;
-  const other = amounts.totals.totalOtrosCargos;
+  const other = amounts.totals.total_otros_cargos;
   return (
     <dl className="facts totals" aria-busy={pending || undefined} data-testid="totals">
       <dt>{t('doc.subtotal')}</dt>

@@ -218,7 +218,8 @@ if (existsSync(join(projectRoot, 'workers/main.ts'))) run('worker', 'workers/mai
 
 // 4. Wait until the API is ready, then say where everything is.
 const base = `http://127.0.0.1:${config.port}`;
-const deadline = Date.now() + 60_000;
+// Generous: a first start on a busy or slow machine compiles every module once.
+const deadline = Date.now() + 120_000;
 for (;;) {
   try {
     const res = await fetch(`${base}/ready`);
@@ -227,7 +228,7 @@ for (;;) {
     // not listening yet
   }
   if (Date.now() > deadline) {
-    console.error('the API did not become ready within 60 s');
+    console.error('the API did not become ready within 120 s');
     stop(1);
     break;
   }

@@ -57,7 +57,7 @@ function processesOfClone(): number[] {
   return found;
 }
 
-afterAll(() => {
+afterAll(async () => {
   for (const pid of processesOfClone()) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -65,8 +65,9 @@ afterAll(() => {
       // already gone
     }
   }
-  rmSync(work, { recursive: true, force: true });
-});
+  // The clone's node_modules: a few hundred megabytes.
+  await rm(work, { recursive: true, force: true });
+}, 300_000);
 
 // Runs inside the namespace: loopback up, the long-running command in a process group of its own,
 // the rest once the banner is out, then a stop as Ctrl-C would (SIGINT to the whole group).

@@ -145,7 +145,8 @@ describe('npm run cli', () => {
       '--id-type',
       '02',
       '--plan',
-      'pyme',
+      'business',
+      '--demo',
       '--json',
     ]);
     expect(company.code, company.stderr).toBe(0);

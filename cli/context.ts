@@ -1,9 +1,12 @@
 // Shared plumbing of the command-line tool: configuration, a database handle that is always
-// closed, output as JSON (--json) or text, and errors that exit with a clear message.
+// closed, output as JSON (--json) or text, and errors that exit with a clear message. The tool
+// finds its database the way `npm start` does (scripts/embedded-choice.ts): DATABASE_URL, else the
+// local servers when they answer, else the embedded server a running `npm start` holds.
 import { loadConfig, type Config } from '../config/index.ts';
 import { createDb, type Db } from '../db/connection.ts';
 import { describeConnectionFailure } from '../db/reachability.ts';
 import { parseId, type IdKind } from '../domain/ids.ts';
+import { embeddedReason, runningEmbeddedServer } from '../scripts/embedded-choice.ts';
 
 export class CliError extends Error {}
 
@@ -12,8 +15,25 @@ export interface CliContext {
   db: Db;
 }
 
+/** The configuration, pointed at the embedded server of a running `npm start` when that is the mode. */
+export async function cliConfig(env: Record<string, string | undefined> = process.env): Promise<Config> {
+  const config = loadConfig(env);
+  if (env.DATABASE_URL) return config;
+  const why = await embeddedReason(config, env);
+  if (!why) return config;
+  const server = runningEmbeddedServer(config.embeddedServer.dataDir);
+  if (!server)
+    throw new CliError(
+      `modo integrado (${why}) y no hay un PostgreSQL integrado en marcha para ${config.embeddedServer.dataDir}: ` +
+        'arranque primero el servicio (npm start) o indique DATABASE_URL y REDIS_URL de servidores reales. / ' +
+        `Embedded mode (${why}), and no embedded PostgreSQL is running for ${config.embeddedServer.dataDir}: ` +
+        'start the service first (npm start), or give DATABASE_URL and REDIS_URL of real servers.',
+    );
+  return loadConfig({ ...env, FACTURA_EMBEDDED: '1', DATABASE_URL: server.url });
+}
+
 export async function withContext<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  const config = await cliConfig();
   const db = createDb({ url: config.databaseUrl, poolMax: 2, applicationName: 'factura-cli' });
   try {
     try {

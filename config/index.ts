@@ -44,6 +44,11 @@ export interface Config {
   port: number;
   logLevel: string;
   /**
+   * LOG_PRETTY: `npm start` shows its processes' JSON log lines as readable lines (pino-pretty).
+   * Unset (null): when its output is a terminal. Never in production, whose logs stay JSON.
+   */
+  logPretty: boolean | null;
+  /**
    * DATABASE_URL, else DEFAULT_DATABASE_URL (`postgres://postgres@127.0.0.1:5432/factura`): the
    * default addresses are where `npm start` looks for servers before it falls back to embedded
    * mode; changing them is for tests and unusual machines, DATABASE_URL/REDIS_URL are the settings.
@@ -383,6 +388,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST', '0.0.0.0'),
     port,
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    logPretty: production ? false : env.LOG_PRETTY ? bool(env, 'LOG_PRETTY', false) : null,
     tracing: tracingConfig(env),
     databaseUrl: url(
       env,

@@ -25,13 +25,14 @@ import {
   describeRedisWait,
   untilPostgresReady,
 } from '../db/reachability.ts';
-import { createRedis, untilRedisReady, waitForRedis } from '../platform/redis.ts';
+import { createRedis, untilRedisReady } from '../platform/redis.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { embeddedDataDir } from './embedded-data-dir.ts';
 import { postgresUserIds } from './embedded-binaries.ts';
-import pg from 'pg';
+import { embeddedReason } from './embedded-choice.ts';
 import { createDemoSetup, isFirstRun, unusedExampleCedula, type DemoSetup } from '../cli/demo.ts';
 import { ensureWebBuilt } from './web-build.ts';
+import { lineFormat, untilQuiet } from './log-lines.ts';
 
 // The embedded PostgreSQL, when this process runs one: stopped last, whatever the way out.
 let embeddedPg: EmbeddedPostgres | null = null;
@@ -51,44 +52,7 @@ try {
 }
 
 // 0. Embedded mode? Asked for, or nothing configured and nothing answering on the defaults.
-async function answers(kind: 'postgres' | 'redis', url: string): Promise<boolean> {
-  if (kind === 'postgres') {
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
-    c.on('error', () => {});
-    try {
-      await c.connect();
-      return true;
-    } catch (err) {
-      // A server that answers with an error (no such database, a refused login) answers: the
-      // normal start-up then creates the database or says what is wrong.
-      return /^[0-9A-Z]{5}$/.test((err as { code?: string }).code ?? '');
-    } finally {
-      await c.end().catch(() => {});
-    }
-  }
-  const r = createRedis(url, 'api', { retryStrategy: () => null });
-  r.on('error', () => {});
-  try {
-    await waitForRedis(r, 1500);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-}
-const configured = ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES'].some((v) => process.env[v]);
-let embeddedWhy: string | null = config.embedded ? 'FACTURA_EMBEDDED=1' : null;
-if (!embeddedWhy && !configured) {
-  const [pgUp, redisUp] = await Promise.all([
-    answers('postgres', config.databaseUrl),
-    answers('redis', config.redisUrl),
-  ]);
-  if (!pgUp || !redisUp) {
-    const [what, url] = !pgUp ? ['PostgreSQL', config.databaseUrl] : ['Redis', config.redisUrl];
-    embeddedWhy = `no DATABASE_URL or REDIS_URL, and no ${what} at ${new URL(url).host}`;
-  }
-}
+const embeddedWhy = await embeddedReason(config);
 if (embeddedWhy) {
   process.env.FACTURA_EMBEDDED = '1';
   if (!process.env.DATABASE_URL) {
@@ -189,8 +153,11 @@ try {
   await fail(`Could not build the application (web/): ${err instanceof Error ? err.message : String(err)}`);
 }
 
-// 3. The processes of the Procfile, as children with prefixed output.
+// 3. The processes of the Procfile, as children with prefixed output (readable logs outside
+// production when the output is a terminal or LOG_PRETTY=1; JSON otherwise).
 const children: ChildProcess[] = [];
+const format = lineFormat(config.logPretty ?? Boolean(process.stdout.isTTY), Boolean(process.stdout.isTTY));
+let lastOutput = Date.now();
 function run(name: string, script: string): void {
   const watch = pathToFileURL(join(projectRoot, 'scripts/parent-watch.ts')).href;
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', watch, join(projectRoot, script)], {
@@ -205,7 +172,8 @@ function run(name: string, script: string): void {
       buf += chunk.toString();
       let i;
       while ((i = buf.indexOf('\n')) >= 0) {
-        process.stdout.write(prefix + buf.slice(0, i + 1));
+        process.stdout.write(`${prefix}${format(buf.slice(0, i))}\n`);
+        lastOutput = Date.now();
         buf = buf.slice(i + 1);
       }
     });
@@ -250,7 +218,8 @@ if (existsSync(join(projectRoot, 'workers/main.ts'))) run('worker', 'workers/mai
 
 // 4. Wait until the API is ready, then say where everything is.
 const base = `http://127.0.0.1:${config.port}`;
-const deadline = Date.now() + 60_000;
+// Generous: a first start on a busy or slow machine compiles every module once.
+const deadline = Date.now() + 120_000;
 for (;;) {
   try {
     const res = await fetch(`${base}/ready`);
@@ -259,7 +228,7 @@ for (;;) {
     // not listening yet
   }
   if (Date.now() > deadline) {
-    console.error('the API did not become ready within 60 s');
+    console.error('the API did not become ready within 120 s');
     stop(1);
     break;
   }
@@ -335,4 +304,19 @@ if (!stopping) {
     );
   }
   console.log(lines.join('\n'));
+  // The processes keep logging as they settle: once they are quiet, the first run's secrets again,
+  // last, so they are not scrolled away.
+  if (demo) {
+    await untilQuiet(() => lastOutput, 1500, 20_000);
+    if (!stopping)
+      console.log(
+        [
+          '',
+          'Primer ingreso (se muestra esta única vez) / First run (shown this once):',
+          `  export KEY=${demo.keySecret}`,
+          `  ${base}/app/ingresar   correo / email: ${demo.owner.email}   contraseña / password: ${demo.owner.password}`,
+          '',
+        ].join('\n'),
+      );
+  }
 }

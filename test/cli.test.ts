@@ -134,6 +134,34 @@ describe('npm run cli', () => {
     });
   });
 
+  it('key create --secret-only prints the secret alone, for export KEY=$(…)', async () => {
+    const company = await cli([
+      'company',
+      'create',
+      '--name',
+      'Llaves del Valle',
+      '--cedula',
+      '3-101-555566',
+      '--id-type',
+      '02',
+      '--plan',
+      'business',
+      '--demo',
+      '--json',
+    ]);
+    expect(company.code, company.stderr).toBe(0);
+    const id = (JSON.parse(company.stdout) as { id: string }).id;
+    const made = await cli(['key', 'create', '--company', id, '--scopes', 'read:clients', '--secret-only']);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/^ik_test_[0-9A-Za-z]{32,}\n$/);
+    expect((await call(t.app, 'GET', '/api/v1/clients', { key: made.stdout.trim() })).statusCode).toBe(200);
+
+    const both = await cli(['key', 'create', '--company', id, '--scopes', 'all', '--secret-only', '--json']);
+    expect(both.code).toBe(2);
+    expect(both.stdout).toBe('');
+    expect(both.stderr).toContain('--secret-only and --json');
+  });
+
   it('rejects bad input with a clear message and a non-zero exit', async () => {
     const badPlan = await cli([
       'company',

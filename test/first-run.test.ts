@@ -1,7 +1,9 @@
 // The README's first run: `npm start` (scripts/start.ts) on a database that does not exist yet
 // creates it, migrates, starts the API, workers and simulator, creates the demo company with a
 // sandbox key printed once, and prints the URLs and a curl; that curl's request gives an
-// invoice that reaches `aceptada`. A second start creates nothing and prints no key.
+// invoice that reaches `aceptada`. Once start-up has settled it prints the key and the owner's
+// sign-in again, last. Its processes' logs are readable lines with LOG_PRETTY=1 and JSON without
+// (its output is not a terminal here). A second start creates nothing and prints no key.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
@@ -43,10 +45,13 @@ afterAll(async () => {
 });
 
 /** Runs `npm start`'s script until it has printed everything; returns its output so far. */
-async function start(): Promise<{ child: ChildProcess; output: () => string }> {
+async function start(
+  extra: Record<string, string> = {},
+  recap = false,
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, ...extra },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running = child;
@@ -56,7 +61,8 @@ async function start(): Promise<{ child: ChildProcess; output: () => string }> {
   await waitFor(
     () => {
       if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${out}`);
-      return /Service ready:[\s\S]*\n\n\S[\s\S]*\n\n/.test(out) && /npm run cli|curl/.test(out);
+      const banner = /Service ready:[\s\S]*\n\n\S[\s\S]*\n\n/.test(out) && /npm run cli|curl/.test(out);
+      return banner && (!recap || /First run \(shown this once\):\n.*\n.*\n\n/.test(out));
     },
     120_000,
     100,
@@ -92,7 +98,7 @@ describe('first run', () => {
     ];
     env = {
       NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
       PORT: String(port),
       SIMULATOR_PORT: String(simPort),
@@ -104,7 +110,7 @@ describe('first run', () => {
       SECRETS_KEY: TEST_SECRETS_KEY,
       ADMIN_PASSWORD: '',
     };
-    const first = await start();
+    const first = await start({ LOG_PRETTY: '1' }, true);
     const out = first.output();
     const base = `http://127.0.0.1:${port}`;
     for (const path of ['/app/', '/api/v1', '/docs', '/admin/queues', '/metrics', '/openapi.json'])
@@ -158,12 +164,23 @@ describe('first run', () => {
     expect(caught[0]!.attachments.map((a) => a.filename.slice(-4))).toEqual(['.pdf', '.xml', '.xml']);
     expect(await (await fetch(`http://127.0.0.1:${mailPagePort}/`)).text()).toContain('juana@example.com');
 
+    // Once start-up has settled, the key and the sign-in again, after the processes' start-up logs.
+    const recap = out.slice(out.lastIndexOf('First run (shown this once):'));
+    expect(out.indexOf('First run (shown this once):')).toBeGreaterThan(out.indexOf('Service ready:'));
+    expect(recap).toContain(`export KEY=${key}`);
+    expect(out.split(`export KEY=${key}`)).toHaveLength(3);
+    // Readable logs (LOG_PRETTY=1): time, level and message, no JSON.
+    expect(out).toMatch(/^\[web\] \[\d\d:\d\d:\d\d\.\d{3}\] INFO.*: /m);
+    expect(out).toMatch(/^\[worker\] \[\d\d:\d\d:\d\d\.\d{3}\] INFO/m);
+    expect(out).not.toMatch(/^\[(web|worker)\] \{"level"/m);
+
     // The printed pages answer.
     expect((await fetch(`${base}/docs`)).status).toBe(200);
     expect((await fetch(`${base}/app/`)).status).toBe(200);
     // The demo company's owner signs in to the application with the password printed once.
     const signIn = /correo \/ email: (\S+)\s+contraseña \/ password: (\S+)/.exec(out);
     expect(signIn, out).not.toBeNull();
+    expect(recap).toContain(`correo / email: ${signIn![1]}   contraseña / password: ${signIn![2]}`);
     const session = await fetch(`${base}/api/v1/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -179,6 +196,10 @@ describe('first run', () => {
     const second = await start();
     expect(second.output()).not.toContain('export KEY=');
     expect(second.output()).toContain('npm run cli -- key create');
+    expect(second.output()).not.toContain('First run (shown this once)');
+    // Without LOG_PRETTY and without a terminal, the logs stay JSON.
+    expect(second.output()).toMatch(/^\[web\] \{"level":30,/m);
+
     await stopProcess(second.child, 'SIGTERM');
     running = null;
 

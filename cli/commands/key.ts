@@ -37,6 +37,21 @@ interface KeyCreateOptions {
   name: string;
   rateLimit?: string;
   json?: boolean;
+  secretOnly?: boolean;
+}
+
+/** The created or rolled key as asked: the secret alone (for `$(…)`), JSON, or text. */
+function printKey(
+  opts: { json?: boolean; secretOnly?: boolean },
+  value: ReturnType<typeof keyObject> & { secret: string },
+  text: () => string,
+): void {
+  if (opts.secretOnly) process.stdout.write(`${value.secret}\n`);
+  else output(opts.json, value, text);
+}
+
+function checkSecretOnly(opts: { json?: boolean; secretOnly?: boolean }): void {
+  if (opts.secretOnly && opts.json) throw new CliError('--secret-only and --json: choose one');
 }
 
 export function registerKeyCommands(program: Command): void {
@@ -51,7 +66,12 @@ export function registerKeyCommands(program: Command): void {
     .option('--name <name>', 'a name to recognise the key', '')
     .option('--rate-limit <n>', "the key's own requests per second (at most the company's)")
     .option('--json', 'print JSON')
+    .option(
+      '--secret-only',
+      'print only the secret, for scripts: export KEY=$(npm run -s cli -- key create …)',
+    )
     .action(async (opts: KeyCreateOptions) => {
+      checkSecretOnly(opts);
       const scopes =
         opts.scopes === 'all'
           ? [...SCOPES]
@@ -84,7 +104,7 @@ export function registerKeyCommands(program: Command): void {
           rateLimitPerSecond,
         });
         await announce(config);
-        output(opts.json, { ...keyObject(created), secret }, () =>
+        printKey(opts, { ...keyObject(created), secret }, () =>
           [
             `Created ${keyObject(created).id} (${livemode ? 'live' : 'test'})`,
             `Secret (shown once): ${secret}`,
@@ -125,25 +145,29 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--key <id>', 'key id (key_…)')
     .option('--grace <seconds>', 'grace period for the old secret', '86400')
     .option('--json', 'print JSON')
-    .action(async (opts: { company: string; key: string; grace: string; json?: boolean }) => {
-      if (!/^\d+$/.test(opts.grace)) throw new CliError('--grace must be a number of seconds');
-      await withContext(async ({ db, config }) => {
-        const companyId = parseIdArg('company', opts.company, '--company');
-        const id = parseIdArg('apiKey', opts.key, '--key');
-        const found =
-          (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
-        if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
-        if (found.revokedAt) throw new CliError('a revoked key cannot be rolled');
-        const secret = await rollApiKey(db, found, Number(opts.grace));
-        await announce(config);
-        const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
-        output(
-          opts.json,
-          { ...keyObject(fresh), secret },
-          () => `Rolled ${opts.key}\nNew secret (shown once): ${secret}`,
-        );
-      });
-    });
+    .option('--secret-only', 'print only the new secret, for scripts')
+    .action(
+      async (opts: { company: string; key: string; grace: string; json?: boolean; secretOnly?: boolean }) => {
+        checkSecretOnly(opts);
+        if (!/^\d+$/.test(opts.grace)) throw new CliError('--grace must be a number of seconds');
+        await withContext(async ({ db, config }) => {
+          const companyId = parseIdArg('company', opts.company, '--company');
+          const id = parseIdArg('apiKey', opts.key, '--key');
+          const found =
+            (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
+          if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
+          if (found.revokedAt) throw new CliError('a revoked key cannot be rolled');
+          const secret = await rollApiKey(db, found, Number(opts.grace));
+          await announce(config);
+          const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
+          printKey(
+            opts,
+            { ...keyObject(fresh), secret },
+            () => `Rolled ${opts.key}\nNew secret (shown once): ${secret}`,
+          );
+        });
+      },
+    );
 
   key
     .command('revoke')

@@ -83,3 +83,15 @@ export function anchors(markdown: string): Set<string> {
   }
   return result;
 }
+
+/**
+ * The text between the lines `<!-- <name>:start -->` and `<!-- <name>:end -->` (a section other
+ * files, tests or tools rely on); throws when either marker is missing or they are out of order.
+ */
+export function markedSection(markdown: string, name: string): string {
+  const lines = markdown.split('\n');
+  const start = lines.findIndex((l) => l.trim() === `<!-- ${name}:start -->`);
+  const end = lines.findIndex((l) => l.trim() === `<!-- ${name}:end -->`);
+  if (start < 0 || end < start) throw new Error(`no <!-- ${name}:start --> … <!-- ${name}:end --> section`);
+  return lines.slice(start + 1, end).join('\n');
+}

@@ -414,8 +414,10 @@ export async function loadDeliveryContexts(
 }
 
 /**
- * The order of deliveries of events about a document (one statement for the lot, each pair by the
- * (document, sequence) index and the (event, endpoint) key): for each (event, endpoint), the first
+ * The order of deliveries of events about a document (one statement for the lot; each pair's event
+ * and endpoint read by their keys, the document's other events by the (document, sequence) index
+ * and their deliveries by the (event, endpoint) key, whatever the statistics say — as in
+ * fanOutEvents): for each (event, endpoint), the first
  * earlier event of the document still owed to that endpoint — its delivery pending, or, with no
  * delivery yet, still in the outbox (not fanned out) while the endpoint subscribes to its type —
  * and the next later event of the document whose delivery to the endpoint is pending. An earlier
@@ -428,32 +430,37 @@ async function deliveryOrders(
   const out = new Map<string, DeliveryOrder>();
   if (keys.length === 0) return out;
   const res = await trx.raw(
-    `select k.event_id as "eventId", k.endpoint_id as "endpointId", b.id as "blockedBy",
+    `with k as materialized (
+       select k.event_id, k.endpoint_id, e.document, e.sequence, w.events as subscribed
+         from unnest(?::bigint[], ?::bigint[]) as k(event_id, endpoint_id)
+         cross join lateral (select document, sequence from events where id = k.event_id offset 0) e
+         cross join lateral (select events from webhook_endpoints where id = k.endpoint_id offset 0) w
+        where e.document is not null)
+     select k.event_id as "eventId", k.endpoint_id as "endpointId",
+            (select p.id
+               from events p
+              where p.document = k.document and p.sequence < k.sequence
+                and coalesce(
+                      (select d.status = 'pending' from webhook_deliveries d
+                        where d.event_id = p.id and d.endpoint_id = k.endpoint_id),
+                      (p.type = any(k.subscribed) or '*' = any(k.subscribed))
+                        and exists (select 1 from outbox o
+                                     where o.kind = 'event.dispatch'
+                                       and (o.payload->'eventId' = to_jsonb(p.id)
+                                            or o.payload->'eventIds' @> to_jsonb(p.id))))
+              order by p.sequence
+              limit 1) as "blockedBy",
             n.event_id as "nextEventId", n.round as "nextRound"
-       from unnest(?::bigint[], ?::bigint[]) as k(event_id, endpoint_id)
-       join events e on e.id = k.event_id
-       join webhook_endpoints w on w.id = k.endpoint_id
+       from k
        left join lateral (
-         select p.id
-           from events p
-           left join webhook_deliveries d on d.event_id = p.id and d.endpoint_id = k.endpoint_id
-          where p.document = e.document and p.sequence < e.sequence
-            and (d.status = 'pending'
-                 or (d.id is null and (p.type = any(w.events) or '*' = any(w.events))
-                     and exists (select 1 from outbox o
-                                  where o.kind = 'event.dispatch'
-                                    and (o.payload->'eventId' = to_jsonb(p.id)
-                                         or o.payload->'eventIds' @> to_jsonb(p.id)))))
-          order by p.sequence
-          limit 1) b on true
-       left join lateral (
-         select d.event_id, d.round
+         select x.id as event_id, d.round
            from events x
-           join webhook_deliveries d on d.event_id = x.id and d.endpoint_id = k.endpoint_id
-          where x.document = e.document and x.sequence > e.sequence and d.status = 'pending'
+           cross join lateral (
+             select round, status from webhook_deliveries
+              where event_id = x.id and endpoint_id = k.endpoint_id offset 0) d
+          where x.document = k.document and x.sequence > k.sequence and d.status = 'pending'
           order by x.sequence
-          limit 1) n on true
-      where e.document is not null`,
+          limit 1) n on true`,
     [keys.map((k) => k.eventId), keys.map((k) => k.endpointId)],
   );
   for (const r of res.rows as Record<string, string | number | null>[]) {

@@ -1,9 +1,9 @@
 // Requests waiting on an invoice (`Prefer: wait=N`), for one API process. A waiter costs the
 // database two reads: one when it starts and one when it ends — when the invoice's status changes
-// (a NOTIFY heard on this process's single LISTEN session, shared by every waiter) or at its
-// deadline. Nothing polls while the listener is up; while it is down (Postgres restarting, the
-// session lost) waiters fall back to re-reading every SLOW_POLL_MS, and all re-read once when
-// listening resumes, since changes made in between were not heard.
+// or its flow stops (a NOTIFY heard on this process's single LISTEN session, shared by every
+// waiter) or at its deadline. Nothing polls while the listener is up; while it is down (Postgres
+// restarting, the session lost) waiters fall back to re-reading every SLOW_POLL_MS, and all re-read
+// once when listening resumes, since changes made in between were not heard.
 //
 // Fairness: a company may have at most `maxPerCompany` waiters on this process (its live and
 // sandbox keys together). Past that a request is not refused — it is answered at once with the

@@ -1,13 +1,15 @@
-// Prefer: wait=N (RFC 7240, seconds, capped at 30) — answers once the invoice is `enviada` or
-// final, or after N seconds with the state reached so far. The waiting itself is
-// api/invoice-waits.ts: woken by the invoice's status NOTIFY, no polling. A company already
+// Prefer: wait=N (RFC 7240, seconds, capped at 30) — answers once the invoice is final with
+// Hacienda (aceptada or rechazada) or its flow has stopped waiting for a person (a permanent
+// processing error), or after N seconds with the state reached so far. The waiting itself is
+// api/invoice-waits.ts: woken by the invoice's NOTIFY (a status change, or the flow stopping:
+// migration 20261228000100_invoice_wait_final_notify), no polling. A company already
 // holding its share of waiters on this process gets the current state at once and no
 // Preference-Applied (the preference is honoured or ignored, never an error).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { getInvoice, type InvoiceRow } from '../db/queries/invoices.ts';
 import type { Tenant } from '../db/queries/clients.ts';
-import { isSettledForWait, type InvoiceState } from '../domain/invoice-states.ts';
+import { isFinalForWait, type InvoiceState } from '../domain/invoice-states.ts';
 
 /** Parses RFC 7240 `Prefer: wait=N` (seconds, capped at 30). */
 export function preferWait(request: FastifyRequest): number | null {
@@ -35,7 +37,7 @@ export async function waitForSettled(
     return await waits.wait(
       id,
       read,
-      (row) => isSettledForWait(row.status as InvoiceState),
+      (row) => isFinalForWait(row.status as InvoiceState, row.processingError),
       Date.now() + seconds * 1000,
       (abort) => reply.raw.once('close', abort),
     );

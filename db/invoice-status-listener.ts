@@ -1,6 +1,7 @@
 // One `LISTEN invoice_status` session per process: the trigger of migration
-// 20261123200000_invoice_status_notify sends the invoice id on that channel whenever an invoice's
-// status changes, at commit. The session is a connection of its own (a pooled connection cannot
+// 20261123200000_invoice_status_notify (widened by 20261228000100_invoice_wait_final_notify) sends
+// the invoice id on that channel whenever an invoice's status changes or its flow stops waiting for
+// a person, at commit. The session is a connection of its own (a pooled connection cannot
 // keep a LISTEN), opened on first use and kept; when it is lost it is re-opened with growing waits
 // (1 s doubling to 30 s). Notifications sent while it was down are gone for good, so whoever
 // relies on it is told when listening stops and when it starts again (and should re-read).
@@ -13,7 +14,7 @@ const CONNECT_TIMEOUT_MS = 5000;
 
 export interface InvoiceStatusListenerOptions {
   databaseUrl: string;
-  /** An invoice's status changed (committed). */
+  /** An invoice's status changed, or its flow stopped (committed). */
   onChange(invoiceId: number): void;
   /** Listening stopped: changes may now go unheard until onListening. */
   onLost(err: unknown): void;

@@ -403,12 +403,15 @@ export function paymentObject(p: PaymentFields, invoice: Pick<InvoiceRow, 'balan
   };
 }
 
-/** The webhook envelope `{ id, event, created_at, data }`, exactly what receivers get. */
-export function eventEnvelope(e: Pick<EventRow, 'id' | 'type' | 'data' | 'createdAt'>): EventEnvelope {
+/** The webhook envelope `{ id, event, created_at, sequence, data }`, exactly what receivers get. */
+export function eventEnvelope(
+  e: Pick<EventRow, 'id' | 'type' | 'data' | 'createdAt' | 'sequence'>,
+): EventEnvelope {
   return {
     id: formatId('event', e.id),
     event: e.type,
     created_at: new Date(e.createdAt).toISOString(),
+    sequence: e.sequence ?? null,
     data: withPublicTotals(e.data),
   };
 }

@@ -42,6 +42,18 @@ export function paymentStatusOf(balanceDue: Decimal.Value, applied: Decimal.Valu
   return paid ? 'paid' : 'not_applicable';
 }
 
+/**
+ * A document paid when it is issued (a cash sale, `paid_at_issue`): the buyer paid at the counter,
+ * so from its first answer nothing is due on it and it is `paid` (its payments at issue are
+ * recorded, with their entries, when its issue entry is booked). One owing nothing anyway (a credit
+ * note, a zero total) keeps what documentBalance says.
+ */
+export function paidAtIssueBalance(d: BalanceInput): DocumentBalance {
+  const owed = documentBalance(d);
+  if (!new Decimal(owed.balanceDue).gt(0)) return owed;
+  return { balanceDue: '0.00000', paymentStatus: 'paid' };
+}
+
 export function documentBalance(d: BalanceInput): DocumentBalance {
   if (d.docType === CREDIT_NOTE) return { balanceDue: '0.00000', paymentStatus: 'not_applicable' };
   // A rejected document does not exist for Hacienda: nothing is owed on it.

@@ -50,6 +50,12 @@ export interface EventEnvelope {
   id: string;
   event: string;
   created_at: string;
+  /**
+   * The event's place among the events of its document (an invoice or other issued document, a
+   * received document; a payment's events count among its invoice's): 1, 2, 3… in the order they
+   * happened. Null for an event about no document (client.created, an endpoint's test).
+   */
+  sequence: number | null;
   data: Record<string, unknown>;
 }
 

@@ -14,6 +14,7 @@
 import type { Knex } from 'knex';
 import { paymentObject } from '../db/public-objects.ts';
 import { documentPosting, receivableChange, type PostingLine } from '../domain/chart-of-accounts.ts';
+import { documentBalance } from '../domain/balance.ts';
 import { settledAtIssue } from '../domain/note-payments.ts';
 import {
   invoiceReceivableCrc,
@@ -140,19 +141,29 @@ async function settleAtIssue(
   const due = booked.filter((i) => i.paidAtIssue);
   if (!due.length) return new Set();
   // What was already paid through the API between intake and booking is not paid twice.
-  const paidCrc = await paidCrcByInvoice(
+  const paid = await paidCrcByInvoice(
     trx,
     due.map((i) => i.id),
   );
   const plans: { invoice: InvoiceRow; pay: AtIssuePayment }[] = [];
   for (const invoice of due) {
+    const prior = paid.get(invoice.id) ?? { paidCrc: '0', applied: '0' };
     const pays = planAtIssuePayments(
       {
         status: invoice.status,
-        balanceDue: invoice.balanceDue,
+        // What the payments at issue settle: the invoice's balance before them (its row says 0
+        // and `paid` from intake: domain/balance.ts, paidAtIssueBalance).
+        balanceDue: documentBalance({
+          docType: invoice.docType,
+          status: invoice.status,
+          total: invoice.total,
+          creditedTotal: invoice.creditedTotal,
+          applied: prior.applied,
+          annulled: invoice.annulledAt !== null,
+        }).balanceDue,
         exchangeRate: invoice.exchangeRate,
         receivableCrc: invoiceReceivableCrc(invoice.summary, invoice.exchangeRate),
-        paidCrc: paidCrc.get(invoice.id) ?? '0',
+        paidCrc: prior.paidCrc,
       },
       methodsOf(invoice),
     );

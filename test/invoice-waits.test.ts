@@ -105,16 +105,60 @@ describe('Prefer: wait is woken by notifications', () => {
       'listening',
     );
     const [id] = await pendingIds(a);
-    const changedAt = Date.now();
+    // Submitted is not final: the waiter keeps waiting for Hacienda's verdict.
     await database.db('invoices').where({ id }).update({ status: 'enviada' });
+    let early = false;
+    void waiting.then(() => (early = true));
+    await new Promise((r) => setTimeout(r, 1000)); // long enough for a woken waiter to answer
+    expect(early).toBe(false);
+    expect(await metric('factura_invoice_waiters')).toBe(1);
+    const changedAt = Date.now();
+    await database.db('invoices').where({ id }).update({ status: 'aceptada' });
     const answer = await waiting;
     const took = answer.at - changedAt;
     console.log(`one waiter answered ${took} ms after the change`);
     expect(answer.status).toBe(201);
     expect(answer.applied).toBe('wait=30');
-    expect(answer.invoice.status).toBe('enviada');
+    expect(answer.invoice.status).toBe('aceptada');
     expect(took).toBeLessThan(2000);
     expect(await metric('factura_invoice_status_listening')).toBe(1);
+  });
+
+  it('a waiter answers when its invoice stops waiting for a person, not on a passing error', async () => {
+    const waiting = createWaiting(a, 30);
+    await waitFor(async () => (await metric('factura_invoice_waiters')) === 1, 20_000, 50, 'one waiter');
+    const [id] = await pendingIds(a);
+    const error = (step: string, permanent: boolean) =>
+      JSON.stringify({ step, message: 'x', permanent, at: new Date().toISOString() });
+    // A transient error (retried by itself) and a failed booking (the verdict is still awaited)
+    // are not final.
+    await database
+      .db('invoices')
+      .where({ id })
+      .update({ processingError: error('submit', false) });
+    await database
+      .db('invoices')
+      .where({ id })
+      .update({ processingError: error('accounting', true) });
+    let early = false;
+    void waiting.then(() => (early = true));
+    await new Promise((r) => setTimeout(r, 1000)); // long enough for a woken waiter to answer
+    expect(early).toBe(false);
+    const changedAt = Date.now();
+    await database
+      .db('invoices')
+      .where({ id })
+      .update({ processingError: error('sign', true) });
+    const answer = await waiting;
+    expect(answer.applied).toBe('wait=30');
+    expect(answer.invoice.status).toBe('pendiente');
+    expect(
+      (answer.invoice as unknown as { processing_error: { permanent: boolean } }).processing_error,
+    ).toMatchObject({
+      permanent: true,
+    });
+    expect(answer.at - changedAt).toBeLessThan(2000);
+    await database.db('invoices').where({ id }).update({ processingError: null, status: 'aceptada' });
   });
 
   it('200 waiters send no queries while they wait, and all answer at once when their invoices change', async () => {
@@ -193,9 +237,9 @@ describe('Prefer: wait is woken by notifications', () => {
       // listener is back), well before its deadline.
       const [id] = await pendingIds(a);
       const changedAt = Date.now();
-      await database.db('invoices').where({ id }).update({ status: 'enviada' });
+      await database.db('invoices').where({ id }).update({ status: 'rechazada' });
       const answer = await waiting;
-      expect(answer.invoice.status).toBe('enviada');
+      expect(answer.invoice.status).toBe('rechazada');
       expect(answer.at - changedAt).toBeLessThan(10_000);
       await waitFor(
         async () => (await metric('factura_invoice_status_listening')) === 1,

@@ -183,12 +183,45 @@ describe('waiting and callbacks', () => {
     lines: [{ service_id: `srv_${String(s.consulting.id).padStart(12, '0')}`, qty: 1 }],
   });
 
-  it('Prefer: wait=N answers once the invoice is enviada or final', async () => {
-    const res = await api(e, 'POST', '/api/v1/invoices', s.key, body(), { prefer: 'wait=10' });
+  it('Prefer: wait=N answers once Hacienda has accepted the invoice', async () => {
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, body(), { prefer: 'wait=20' });
     expect(res.status).toBe(201);
-    expect(res.headers.get('preference-applied')).toBe('wait=10');
-    expect(['enviada', 'aceptada']).toContain(res.json.status);
+    expect(res.headers.get('preference-applied')).toBe('wait=20');
+    expect(res.json.status).toBe('aceptada');
     expect(res.json.hacienda.submitted_at).not.toBeNull();
+    expect(res.json.hacienda.accepted_at).not.toBeNull();
+  });
+
+  it('Prefer: wait=N answers once Hacienda has rejected the invoice', async () => {
+    e.sim.simulator.configure({ forcedRejectionRate: 1 });
+    try {
+      const res = await api(e, 'POST', '/api/v1/invoices', s.key, body(), { prefer: 'wait=20' });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('preference-applied')).toBe('wait=20');
+      expect(res.json.status).toBe('rechazada');
+      expect(res.json.hacienda.rejected_at).not.toBeNull();
+    } finally {
+      e.sim.simulator.configure({ forcedRejectionRate: 0 });
+    }
+  });
+
+  it('Prefer: wait=N answers after N seconds with the state reached so far', async () => {
+    // Hacienda takes 8 s to decide: a wait of 2 s ends with the invoice still on its way.
+    e.sim.simulator.configure({ processingDelayMs: 8000 });
+    try {
+      const started = Date.now();
+      const res = await api(e, 'POST', '/api/v1/invoices', s.key, body(), { prefer: 'wait=2' });
+      const took = Date.now() - started;
+      expect(res.status).toBe(201);
+      expect(res.headers.get('preference-applied')).toBe('wait=2');
+      expect(['pendiente', 'enviada']).toContain(res.json.status);
+      expect(took).toBeGreaterThanOrEqual(1900);
+      expect(took).toBeLessThan(8000);
+      const done = await waitForStatus(res.json.id, ['aceptada'], 30_000);
+      expect(done.status).toBe('aceptada');
+    } finally {
+      e.sim.simulator.configure({ processingDelayMs: 50 });
+    }
   });
 
   it("Hacienda's callback wakes the status job instead of waiting for the next poll", async () => {

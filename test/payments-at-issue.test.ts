@@ -1,7 +1,8 @@
-// Cash sales (condition contado) are paid at issue: when the invoice's issue entry is booked, one
-// payment by its payment method settles it (balance 0, `paid`), booked once (cash against
-// receivables), with payment.created and invoice.paid; a repeated booking pays nothing twice; a
-// rejection reverses the payment with the issue entry. `paid_at_issue: false` (either shape) and
+// Cash sales (condition contado) are paid at issue: from the first answer the invoice owes nothing
+// (balance 0, `paid`), and when its issue entry is booked one payment by its payment method is
+// recorded (cash against receivables), booked once, with payment.created and invoice.paid; a
+// repeated booking pays nothing twice; a rejection leaves it `unpaid` and reverses the payment
+// with the issue entry. `paid_at_issue: false` (either shape) and
 // credit sales stay unpaid for the payments API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
@@ -88,7 +89,12 @@ describe('a cash sale (contado)', () => {
 
   beforeAll(async () => {
     const created = await issue({ payment_method: 'sinpe_movil' });
-    expect(created).toMatchObject({ condition: 'contado', paid_at_issue: true, payment_status: 'unpaid' });
+    expect(created).toMatchObject({
+      condition: 'contado',
+      paid_at_issue: true,
+      payment_status: 'paid',
+      balance_due: '0.00',
+    });
     inv = await reach(created.id, ['aceptada']);
   });
 
@@ -134,6 +140,54 @@ describe('a cash sale (contado)', () => {
     expect(await e.db('payments').where({ invoiceId: id })).toHaveLength(1);
     expect(await e.db('journal_entries').where({ invoiceId: id })).toHaveLength(2);
     expect(await clientBalance()).toBe(before);
+  });
+});
+
+describe('a cash sale before it is booked', () => {
+  it('says paid with nothing due from the 201 on, takes no payment, and is booked balanced later', async () => {
+    await e.stopWorkers();
+    let created: any;
+    try {
+      created = await issue({ payment_method: 'efectivo' });
+      expect(created).toMatchObject({
+        status: 'pendiente',
+        paid_at_issue: true,
+        payment_status: 'paid',
+        balance_due: '0.00',
+      });
+      const read = (await api(e, 'GET', `/api/v1/invoices/${created.id}`, s.key)).json;
+      expect(read).toMatchObject({ payment_status: 'paid', balance_due: '0.00' });
+      const [event] = await eventsFor('invoice.created', created.id);
+      expect(event!.data).toMatchObject({ payment_status: 'paid', balance_due: '0.00' });
+      const pay = await api(e, 'POST', `/api/v1/invoices/${created.id}/payments`, s.key, {
+        amount: created.total,
+        method: 'efectivo',
+      });
+      expect(pay.status).toBe(422);
+      expect(pay.json.code).toBe('invoice_already_paid');
+      expect(await e.db('payments').where({ invoiceId: parseId('invoice', created.id)! })).toHaveLength(0);
+    } finally {
+      await e.startWorkers();
+    }
+    const done = await reach(created.id, ['aceptada']);
+    expect(done).toMatchObject({ payment_status: 'paid', balance_due: '0.00' });
+    const payments = (await api(e, 'GET', `/api/v1/invoices/${done.id}/payments`, s.key)).json.data;
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ amount: done.total, method: 'efectivo', at_issue: true });
+    const rows = await entries(done.id);
+    const d = rows.reduce((a, r) => a.plus(r.debit), new Decimal(0));
+    const c = rows.reduce((a, r) => a.plus(r.credit), new Decimal(0));
+    expect(d.eq(c)).toBe(true);
+    expect(net(rows, 'receivables')).toBe('0.00');
+    expect(net(rows, 'cash')).toBe(new Decimal(done.total).toFixed(2));
+  });
+
+  it('a draft paid at issue is unpaid until it is issued, then paid', async () => {
+    const draft = await issue({ payment_method: 'efectivo', send: false });
+    expect(draft).toMatchObject({ status: 'borrador', payment_status: 'unpaid', balance_due: draft.total });
+    const sent = await api(e, 'POST', `/api/v1/invoices/${draft.id}/send`, s.key);
+    expect(sent.status, sent.text).toBeLessThan(300);
+    expect(sent.json).toMatchObject({ payment_status: 'paid', balance_due: '0.00' });
   });
 });
 
@@ -197,6 +251,9 @@ describe('a rejected cash sale', () => {
     expect(await clientBalance()).toBe(before);
     const after = (await api(e, 'GET', `/api/v1/invoices/${done.id}`, s.key)).json;
     expect(after).toMatchObject({ status: 'rechazada', balance_due: '0.00', payment_status: 'unpaid' });
+    // The rejection's event says so too.
+    const [rejected] = await eventsFor('invoice.rejected', done.id);
+    expect(rejected!.data).toMatchObject({ balance_due: '0.00', payment_status: 'unpaid' });
   });
 });
 

@@ -10,7 +10,7 @@ import { webhookJobId, WEBHOOK_JOB } from '../jobs/webhooks/deliver.ts';
 import { postWebhook } from '../jobs/webhooks/http.ts';
 import { createApiKey } from '../db/queries/api-keys.ts';
 import { api, seedIssuer, startE2E, type E2E } from './helpers/e2e.ts';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
+import { startReceiver, type Received, type Receiver } from './helpers/webhook-receiver.ts';
 import { waitFor } from './helpers/wait.ts';
 
 let e: E2E;
@@ -154,10 +154,33 @@ describe('a receiver subscribed to every event kind', () => {
       expect(got.headers['content-type']).toBe('application/json');
       expect(got.headers['user-agent']).toMatch(/^factura-cr-webhooks\//);
       expect(got.headers['service-event-id']).toBe(got.body.id);
-      expect(Object.keys(got.body).sort()).toEqual(['created_at', 'data', 'event', 'id']);
+      expect(Object.keys(got.body).sort()).toEqual(['created_at', 'data', 'event', 'id', 'sequence']);
       expect(got.body.id).toMatch(/^evt_\d{12}$/);
       expect(got.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     }
+  });
+
+  it("numbers a document's events 1, 2, 3… and delivers them in that order; an event about no document has none", async () => {
+    const about = (x: Received) => x.body.data.id === accepted.id || x.body.data.invoice_id === accepted.id;
+    const got = all.received.filter(about);
+    const kinds = got.map((x) => x.body.event);
+    for (const k of [
+      'invoice.created',
+      'invoice.sent',
+      'invoice.accepted',
+      'payment.created',
+      'invoice.paid',
+    ])
+      expect(kinds).toContain(k);
+    // Arrival order is the order they happened: 1, 2, 3… with no gap.
+    expect(got.map((x) => x.body.sequence)).toEqual(got.map((_, i) => i + 1));
+    expect(kinds.slice(0, 3)).toEqual(['invoice.created', 'invoice.sent', 'invoice.accepted']);
+    expect(kinds.indexOf('payment.created')).toBeLessThan(kinds.indexOf('invoice.paid'));
+    const [c] = all.ofKind('client.created').filter((x) => x.body.data.id === client.id);
+    expect(c!.body.sequence).toBeNull();
+    // The API shows the same numbers.
+    const listed = (await api(e, 'GET', '/api/v1/events?limit=100', s.key)).json.data as any[];
+    for (const x of got) expect(listed.find((l) => l.id === x.body.id)?.sequence).toBe(x.body.sequence);
   });
 
   it('client.created carries the client object', () => {
@@ -220,7 +243,13 @@ describe('a receiver subscribed to every event kind', () => {
   it('GET /api/v1/events shows the same envelopes the receiver got', async () => {
     const got = all.ofKind('invoice.paid')[0]!.body;
     const ev = (await api(e, 'GET', `/api/v1/events/${got.id}`, s.key)).json;
-    expect({ id: ev.id, event: ev.event, created_at: ev.created_at, data: ev.data }).toEqual(got);
+    expect({
+      id: ev.id,
+      event: ev.event,
+      created_at: ev.created_at,
+      sequence: ev.sequence,
+      data: ev.data,
+    }).toEqual(got);
     const listed = (await api(e, 'GET', '/api/v1/events?type=invoice.paid', s.key)).json;
     expect(listed.data.map((x: any) => x.id)).toEqual([got.id]);
   });
@@ -344,6 +373,81 @@ describe('retries', () => {
     expect(r.received).toHaveLength(1);
     expect(await deliveries(endpoint.id)).toHaveLength(1);
   });
+});
+
+describe('the events of one document', () => {
+  it('reach an endpoint in order: a later one waits while an earlier one is retried, and goes once it is delivered', async () => {
+    const { r, endpoint } = await receiver(['invoice.created', 'invoice.sent', 'invoice.accepted']);
+    // invoice.created fails twice (retried after 400 ms, then about 800 ms); the document is
+    // accepted by Hacienda well before that.
+    let failed = 0;
+    r.respond = (_n, got) => (got.body.event === 'invoice.created' && failed++ < 2 ? 500 : 200);
+    const invoice = await invoiceReaching('aceptada');
+    await waitFor(
+      () =>
+        r.received.filter((x) => x.body.data.id === invoice.id && x.body.event === 'invoice.accepted')
+          .length > 0,
+      20_000,
+      50,
+      'invoice.accepted delivered',
+    );
+    const got = r.received.filter((x) => x.body.data.id === invoice.id);
+    expect(got.map((x) => [x.body.event, x.body.sequence])).toEqual([
+      ['invoice.created', 1],
+      ['invoice.created', 1],
+      ['invoice.created', 1],
+      ['invoice.sent', 2],
+      ['invoice.accepted', 3],
+    ]);
+    // invoice.sent waited for the third attempt of invoice.created, and went soon after it.
+    expect(got[3]!.at - got[2]!.at).toBeLessThan(3000);
+    await waitFor(
+      async () => (await deliveries(endpoint.id)).every((d) => d.status === 'delivered'),
+      10_000,
+      50,
+      'every outcome recorded',
+    );
+    const ds = await deliveries(endpoint.id);
+    expect(ds.filter((d) => d.status === 'delivered')).toHaveLength(3);
+    // Waiting used none of the later deliveries' attempts.
+    expect(ds.map((d) => d.attempt_count).sort()).toEqual([1, 1, 3]);
+  });
+
+  it('a later event waits while an earlier one keeps failing, and goes once that one is given up', async () => {
+    // Giving up takes 12 attempts on this schedule: the earlier delivery is marked failed in the
+    // database instead, as its last attempt would; the waiting one finds it so when it looks again.
+    const { r, endpoint } = await receiver(['invoice.created', 'invoice.sent']);
+    r.respond = (_n, got) => (got.body.event === 'invoice.created' ? 500 : 200);
+    const res = await api(e, 'POST', '/api/v1/invoices', s.key, {
+      client_id: formatId('client', s.client.id),
+      condition: 'credito_30',
+      lines: [{ service_id: formatId('service', s.consulting.id), qty: 1 }],
+    });
+    expect(res.status).toBe(201);
+    const id = res.json.id as string;
+    await waitFor(
+      async () => (await deliveries(endpoint.id)).some((d) => d.event === 'invoice.sent'),
+      20_000,
+      50,
+      'invoice.sent fanned out',
+    );
+    await new Promise((r2) => setTimeout(r2, 1000)); // invoice.sent's chance to (wrongly) go first
+    expect(r.received.filter((x) => x.body.data.id === id).map((x) => x.body.event)).not.toContain(
+      'invoice.sent',
+    );
+    // invoice.created given up.
+    await e
+      .db('webhook_deliveries')
+      .where({ endpointId: Number(endpoint.id.slice(3)), status: 'pending' })
+      .whereIn('eventId', e.db('events').where({ document: id, type: 'invoice.created' }).select('id'))
+      .update({ status: 'failed', nextAttemptAt: null });
+    await waitFor(
+      () => r.received.some((x) => x.body.data.id === id && x.body.event === 'invoice.sent'),
+      35_000,
+      100,
+      'invoice.sent delivered after invoice.created was given up',
+    );
+  }, 60_000);
 });
 
 describe('secret rotation', () => {

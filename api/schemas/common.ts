@@ -113,8 +113,10 @@ export const IdempotencyHeaders = Type.Object({
 const PreferWait = Type.Optional(
   Type.String({
     description:
-      'RFC 7240. `wait=N` (seconds, at most 30): answer once the invoice is `enviada` or final, or after N ' +
-      'seconds with its state then (Preference-Applied: wait=N when honoured). Other preferences are ignored.',
+      'RFC 7240. `wait=N` (seconds, at most 30): answer once the invoice is final with Hacienda (`aceptada` ' +
+      'or `rechazada`) or its flow has stopped waiting for a person (`processing_error.permanent`), or ' +
+      'after N seconds with its state then (Preference-Applied: wait=N when honoured). Other preferences ' +
+      'are ignored.',
     examples: ['wait=10'],
   }),
 );

@@ -418,9 +418,10 @@ export const CreateInvoiceBody = Type.Object(
     paid_at_issue: Type.Optional(
       Type.Boolean({
         description:
-          "Cash sales (condition contado) are paid at issue: one payment by the invoice's payment method " +
-          'settles the invoice when its issue entry is booked (after Hacienda receives it). false leaves ' +
-          'it unpaid, for the payments API. Only contado; default true for contado (either shape)',
+          'Cash sales (condition contado) are paid at issue: from the first answer the invoice is `paid` ' +
+          "with balance_due 0.00, and one payment by the invoice's payment method is recorded when its " +
+          'issue entry is booked (after Hacienda receives it). false leaves it unpaid, for the payments ' +
+          'API. Only contado; default true for contado (either shape)',
       }),
     ),
     paidAtIssue: Type.Optional(Type.Boolean({ description: 'Same as paid_at_issue (give one)' })),
@@ -853,7 +854,8 @@ export const InvoiceObject = Type.Object({
   totals: DocumentSummary,
   paid_at_issue: Type.Boolean({
     description:
-      'A cash sale settled by one payment when its issue entry is booked (see paid_at_issue above)',
+      'A cash sale paid at issue: `paid` with nothing due from the first answer, its payment recorded ' +
+      'when its issue entry is booked (see paid_at_issue above)',
   }),
   payment_status: Type.String({
     enum: [...PAYMENT_STATUSES],

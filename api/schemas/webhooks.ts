@@ -119,6 +119,16 @@ export const EventObject = Type.Object({
   object: Type.Literal('event'),
   event: Type.String(),
   created_at: Timestamp,
+  sequence: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description:
+      'The place of this event among the events of its document, in the order they happened: 1, 2, 3… ' +
+      'The document is the invoice (or other issued document, or received document) the event is about; ' +
+      "a payment's events (payment.created, invoice.paid) count among its invoice's. Null for an event " +
+      'about no document (client.created, webhook_endpoint.test). Webhook payloads carry it too, and the ' +
+      'events of one document reach each endpoint in this order: a later one is sent only once the ' +
+      'earlier ones were delivered or given up.',
+    examples: [3],
+  }),
   data: Type.Object(
     {},
     {

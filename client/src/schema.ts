@@ -1175,7 +1175,7 @@ export interface paths {
            */
           'idempotency-key'?: string;
           /**
-           * @description RFC 7240. `wait=N` (seconds, at most 30): answer once the invoice is `enviada` or final, or after N seconds with its state then (Preference-Applied: wait=N when honoured). Other preferences are ignored.
+           * @description RFC 7240. `wait=N` (seconds, at most 30): answer once the invoice is final with Hacienda (`aceptada` or `rechazada`) or its flow has stopped waiting for a person (`processing_error.permanent`), or after N seconds with its state then (Preference-Applied: wait=N when honoured). Other preferences are ignored.
            * @example wait=10
            */
           prefer?: string;
@@ -1839,7 +1839,7 @@ export interface paths {
             payment_method_other?: string;
             /** @description MedioPagoOtros: required with payment method otros (99), refused with any other */
             paymentMethodOther?: string;
-            /** @description Cash sales (condition contado) are paid at issue: one payment by the invoice's payment method settles the invoice when its issue entry is booked (after Hacienda receives it). false leaves it unpaid, for the payments API. Only contado; default true for contado (either shape) */
+            /** @description Cash sales (condition contado) are paid at issue: from the first answer the invoice is `paid` with balance_due 0.00, and one payment by the invoice's payment method is recorded when its issue entry is booked (after Hacienda receives it). false leaves it unpaid, for the payments API. Only contado; default true for contado (either shape) */
             paid_at_issue?: boolean;
             /** @description Same as paid_at_issue (give one) */
             paidAtIssue?: boolean;
@@ -2073,7 +2073,7 @@ export interface paths {
         query?: never;
         header?: {
           /**
-           * @description RFC 7240. `wait=N` (seconds, at most 30): answer once the invoice is `enviada` or final, or after N seconds with its state then (Preference-Applied: wait=N when honoured). Other preferences are ignored.
+           * @description RFC 7240. `wait=N` (seconds, at most 30): answer once the invoice is final with Hacienda (`aceptada` or `rechazada`) or its flow has stopped waiting for a person (`processing_error.permanent`), or after N seconds with its state then (Preference-Applied: wait=N when honoured). Other preferences are ignored.
            * @example wait=10
            */
           prefer?: string;
@@ -5701,7 +5701,7 @@ export interface components {
       payment_method_other?: string;
       /** @description MedioPagoOtros: required with payment method otros (99), refused with any other */
       paymentMethodOther?: string;
-      /** @description Cash sales (condition contado) are paid at issue: one payment by the invoice's payment method settles the invoice when its issue entry is booked (after Hacienda receives it). false leaves it unpaid, for the payments API. Only contado; default true for contado (either shape) */
+      /** @description Cash sales (condition contado) are paid at issue: from the first answer the invoice is `paid` with balance_due 0.00, and one payment by the invoice's payment method is recorded when its issue entry is booked (after Hacienda receives it). false leaves it unpaid, for the payments API. Only contado; default true for contado (either shape) */
       paid_at_issue?: boolean;
       /** @description Same as paid_at_issue (give one) */
       paidAtIssue?: boolean;
@@ -6045,6 +6045,11 @@ export interface components {
       event: string;
       /** Format: date-time */
       created_at: string;
+      /**
+       * @description The place of this event among the events of its document, in the order they happened: 1, 2, 3… The document is the invoice (or other issued document, or received document) the event is about; a payment's events (payment.created, invoice.paid) count among its invoice's. Null for an event about no document (client.created, webhook_endpoint.test). Webhook payloads carry it too, and the events of one document reach each endpoint in this order: a later one is sent only once the earlier ones were delivered or given up.
+       * @example 3
+       */
+      sequence: number | null;
       /** @description The object the event is about, as the API showed it then: an Invoice for invoice.created, .sent, .accepted, .rejected, .processing_failed, .emailed and email.failed; a Client for client.created; a Payment for payment.created; for invoice.paid { invoice_id, amount, method, currency, payment_id, paid_at } */
       data: {
         [key: string]: unknown;
@@ -6262,7 +6267,7 @@ export interface components {
       /** @example 1130.00 */
       total: string;
       totals: components['schemas']['DocumentSummary'];
-      /** @description A cash sale settled by one payment when its issue entry is booked (see paid_at_issue above) */
+      /** @description A cash sale paid at issue: `paid` with nothing due from the first answer, its payment recorded when its issue entry is booked (see paid_at_issue above) */
       paid_at_issue: boolean;
       /**
        * @description From balance_due and the payments applied: `unpaid` (something due, nothing paid), `partial`, `paid` (nothing due, something paid), `not_applicable` (owed by nobody: a credit note, or a document credited whole before any payment)

@@ -152,9 +152,18 @@ export interface EventDataByKind {
 const everyKindMapped: [Exclude<EventKind, keyof EventDataByKind>] extends [never] ? true : false = true;
 void everyKindMapped;
 
-/** A webhook delivery's body: `event` tells what `data` is. */
+/**
+ * A webhook delivery's body: `event` tells what `data` is; `sequence` is the event's place among its
+ * document's events (1, 2, 3…; null for an event about no document).
+ */
 export type WebhookEvent = {
-  [K in keyof EventDataByKind]: { id: string; event: K; created_at: string; data: EventDataByKind[K] };
+  [K in keyof EventDataByKind]: {
+    id: string;
+    event: K;
+    created_at: string;
+    sequence: number | null;
+    data: EventDataByKind[K];
+  };
 }[keyof EventDataByKind];
 
 export class WebhookSignatureError extends Error {

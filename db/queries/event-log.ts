@@ -11,6 +11,10 @@ export interface EventRow {
   type: string;
   data: Record<string, unknown>;
   requestId: string | null;
+  /** The document the event is about (`inv_…`, `rcv_…`), numbered by the events trigger; else null. */
+  document: string | null;
+  /** Its place among the document's events (1, 2, 3…); null with no document. */
+  sequence: number | null;
   createdAt: Date;
 }
 

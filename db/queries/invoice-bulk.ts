@@ -15,7 +15,7 @@
 // caught by statement 3, which never overwrites a fresh record; the chunk then fails as a whole
 // (the caller records its items one by one, and that item is replayed).
 import type { Knex } from 'knex';
-import { documentBalance } from '../../domain/balance.ts';
+import { documentBalance, paidAtIssueBalance } from '../../domain/balance.ts';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
 import type { IssuedDocumentType } from '../../domain/invoice-request.ts';
 import { formatId } from '../../domain/ids.ts';
@@ -142,8 +142,9 @@ export function invoiceRecord(
     lines: p.lines,
     summary: p.totals,
     total: p.totals.summary.totalComprobante,
-    // All of it is due (a credit note: nothing, it is owed by nobody).
-    ...documentBalance({
+    // All of it is due (a credit note: nothing, it is owed by nobody); nothing, paid, when it is
+    // issued paid at issue (its payments are recorded when it is booked; a draft is not issued yet).
+    ...(p.paidAtIssue && number !== undefined ? paidAtIssueBalance : documentBalance)({
       docType: p.docType,
       status: 'pendiente',
       total: p.totals.summary.totalComprobante,

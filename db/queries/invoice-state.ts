@@ -36,6 +36,11 @@ export interface InvoicePatch {
   processingError?: null;
   /** What is still owed (a rejected document: nothing). */
   balanceDue?: number | string;
+  /**
+   * `unpaid_if_paid_at_issue` (a rejection): a document that said `paid` because it was paid at
+   * issue is paid by no one any more (its payments at issue, if booked, are reversed with it).
+   */
+  paymentStatus?: 'unpaid_if_paid_at_issue';
 }
 
 /** The column of each patch field: the one place where the patch meets the table. */
@@ -48,6 +53,7 @@ const INVOICE_PATCH_COLUMNS: Record<keyof InvoicePatch, string> = {
   warnings: 'warnings',
   processingError: 'processing_error',
   balanceDue: 'balance_due',
+  paymentStatus: 'payment_status',
 };
 
 /** The update of a patch, by column. */
@@ -58,9 +64,13 @@ function patchColumns(trx: Knex.Transaction, patch: InvoicePatch): Record<string
     out[INVOICE_PATCH_COLUMNS[field]] =
       value === 'now'
         ? trx.fn.now()
-        : field === 'rejectionReason' || field === 'warnings'
-          ? JSON.stringify(value)
-          : value;
+        : value === 'unpaid_if_paid_at_issue'
+          ? trx.raw(
+              `case when paid_at_issue and payment_status = 'paid' then 'unpaid' else payment_status end`,
+            )
+          : field === 'rejectionReason' || field === 'warnings'
+            ? JSON.stringify(value)
+            : value;
   }
   return out;
 }

@@ -12,6 +12,7 @@ import type { Supplier } from '../../domain/purchase-request.ts';
 import type { SignedParties } from '../../domain/signed-parties.ts';
 import { enqueueOutbox } from './events.ts';
 import { tenantOnly, type Tenant } from './clients.ts';
+import { paidAtIssueBalance } from '../../domain/balance.ts';
 
 // The idempotency helpers moved to ./idempotency.ts (shared with payments); re-exported here so
 // existing imports keep working.
@@ -204,6 +205,16 @@ export async function issueDraft(
       .update({
         status: 'pendiente',
         ...issueFields(tenant, draft, number, opts.emisorId, now),
+        // Paid at issue: nothing is due from now on (invoice-bulk.ts, invoiceRecord).
+        ...(draft.paidAtIssue
+          ? paidAtIssueBalance({
+              docType: draft.docType,
+              status: 'pendiente',
+              total: draft.total,
+              creditedTotal: 0,
+              applied: 0,
+            })
+          : {}),
         updatedAt: trx.fn.now(),
       })
       .returning('*');

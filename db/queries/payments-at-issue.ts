@@ -10,19 +10,27 @@ import { PAYMENT_METHODS } from '../../domain/sale-terms.ts';
 import type { InvoiceRow } from './invoices.ts';
 import { writePaymentLines, type PaymentRow } from './payments.ts';
 
-/** What was already paid (colones) through the API on each of these invoices. */
+/**
+ * What was already paid through the API on each of these invoices: in colones, and what it took
+ * off the balance (the invoice's currency).
+ */
 export async function paidCrcByInvoice(
   trx: Knex.Transaction,
   invoiceIds: number[],
-): Promise<Map<number, string>> {
+): Promise<Map<number, { paidCrc: string; applied: string }>> {
   const prior = (await trx('payments')
     .whereIn('invoice_id', invoiceIds)
     .groupBy('invoice_id')
-    .select('invoice_id', trx.raw('sum(amount_crc) as paid_crc'))) as {
+    .select(
+      'invoice_id',
+      trx.raw('sum(amount_crc) as paid_crc'),
+      trx.raw('sum(applied_amount) as applied'),
+    )) as {
     invoiceId: string;
     paidCrc: string;
+    applied: string;
   }[];
-  return new Map(prior.map((p) => [Number(p.invoiceId), p.paidCrc]));
+  return new Map(prior.map((p) => [Number(p.invoiceId), { paidCrc: p.paidCrc, applied: p.applied }]));
 }
 
 /** A payment at issue to record: its invoice, position in the MedioPago, method and amounts. */

@@ -283,7 +283,21 @@ export interface DeliveryEvent {
   id: number;
   type: string;
   data: Record<string, unknown>;
+  /** The document the event is about, and its place among that document's events (else null). */
+  document: string | null;
+  sequence: number | null;
   createdAt: Date;
+}
+
+/** Where a delivery stands among the deliveries of its document's events to its endpoint. */
+export interface DeliveryOrder {
+  /**
+   * An earlier event of the document still owed to the endpoint (its delivery pending, or not
+   * fanned out yet while the endpoint subscribes to it): this delivery must wait. Null: its turn.
+   */
+  blockedBy: number | null;
+  /** The next later event of the document whose delivery to the endpoint is pending (to wake). */
+  next: { eventId: number; round: number } | null;
 }
 
 /** What the delivery job needs. */
@@ -296,6 +310,8 @@ export interface DeliveryContext {
   attempts: number;
   endpoint: DeliveryEndpoint;
   event: DeliveryEvent;
+  /** Its place among the deliveries of its document to the endpoint (none: no document). */
+  order: DeliveryOrder;
 }
 
 interface StateRow {
@@ -356,7 +372,8 @@ export async function loadDeliveryContexts(
   const endpointIds = [...new Set(states.map((s) => Number(s.endpointId)))];
   const events = (
     await trx.raw(
-      `select id, type, data, created_at as "createdAt" from events where id = any(?::bigint[])`,
+      `select id, type, data, document, sequence, created_at as "createdAt"
+         from events where id = any(?::bigint[])`,
       [eventIds],
     )
   ).rows as (DeliveryEvent & { id: string | number })[];
@@ -371,6 +388,12 @@ export async function loadDeliveryContexts(
   ).rows as (DeliveryEndpoint & { id: string | number })[];
   const eventById = new Map(events.map((e) => [Number(e.id), { ...e, id: Number(e.id) }]));
   const endpointById = new Map(endpoints.map((w) => [Number(w.id), { ...w, id: Number(w.id) }]));
+  const orders = await deliveryOrders(
+    trx,
+    states
+      .map((s) => ({ eventId: Number(s.eventId), endpointId: Number(s.endpointId) }))
+      .filter((k) => eventById.get(k.eventId)?.document && endpointById.has(k.endpointId)),
+  );
   for (const s of states) {
     const event = eventById.get(Number(s.eventId));
     const endpoint = endpointById.get(Number(s.endpointId));
@@ -384,6 +407,66 @@ export async function loadDeliveryContexts(
       attempts: s.attempts,
       endpoint,
       event,
+      order: orders.get(deliveryKey(key)) ?? { blockedBy: null, next: null },
+    });
+  }
+  return out;
+}
+
+/**
+ * The order of deliveries of events about a document (one statement for the lot; each pair's event
+ * and endpoint read by their keys, the document's other events by the (document, sequence) index
+ * and their deliveries by the (event, endpoint) key, whatever the statistics say — as in
+ * fanOutEvents): for each (event, endpoint), the first
+ * earlier event of the document still owed to that endpoint — its delivery pending, or, with no
+ * delivery yet, still in the outbox (not fanned out) while the endpoint subscribes to its type —
+ * and the next later event of the document whose delivery to the endpoint is pending. An earlier
+ * event fanned out before the endpoint subscribed to it has no delivery and holds nothing up.
+ */
+async function deliveryOrders(
+  trx: Knex.Transaction,
+  keys: DeliveryKey[],
+): Promise<Map<string, DeliveryOrder>> {
+  const out = new Map<string, DeliveryOrder>();
+  if (keys.length === 0) return out;
+  const res = await trx.raw(
+    `with k as materialized (
+       select k.event_id, k.endpoint_id, e.document, e.sequence, w.events as subscribed
+         from unnest(?::bigint[], ?::bigint[]) as k(event_id, endpoint_id)
+         cross join lateral (select document, sequence from events where id = k.event_id offset 0) e
+         cross join lateral (select events from webhook_endpoints where id = k.endpoint_id offset 0) w
+        where e.document is not null)
+     select k.event_id as "eventId", k.endpoint_id as "endpointId",
+            (select p.id
+               from events p
+              where p.document = k.document and p.sequence < k.sequence
+                and coalesce(
+                      (select d.status = 'pending' from webhook_deliveries d
+                        where d.event_id = p.id and d.endpoint_id = k.endpoint_id),
+                      (p.type = any(k.subscribed) or '*' = any(k.subscribed))
+                        and exists (select 1 from outbox o
+                                     where o.kind = 'event.dispatch'
+                                       and (o.payload->'eventId' = to_jsonb(p.id)
+                                            or o.payload->'eventIds' @> to_jsonb(p.id))))
+              order by p.sequence
+              limit 1) as "blockedBy",
+            n.event_id as "nextEventId", n.round as "nextRound"
+       from k
+       left join lateral (
+         select x.id as event_id, d.round
+           from events x
+           cross join lateral (
+             select round, status from webhook_deliveries
+              where event_id = x.id and endpoint_id = k.endpoint_id offset 0) d
+          where x.document = k.document and x.sequence > k.sequence and d.status = 'pending'
+          order by x.sequence
+          limit 1) n on true`,
+    [keys.map((k) => k.eventId), keys.map((k) => k.endpointId)],
+  );
+  for (const r of res.rows as Record<string, string | number | null>[]) {
+    out.set(deliveryKey({ eventId: Number(r.eventId), endpointId: Number(r.endpointId) }), {
+      blockedBy: r.blockedBy === null ? null : Number(r.blockedBy),
+      next: r.nextEventId === null ? null : { eventId: Number(r.nextEventId), round: Number(r.nextRound) },
     });
   }
   return out;
@@ -470,7 +553,7 @@ export async function recordTestEvent(
 ): Promise<DeliveryEvent> {
   const [row] = await db('events')
     .insert({ ...tenantOnly(tenant), type: 'webhook_endpoint.test', data, requestId })
-    .returning(['id', 'type', 'data', 'createdAt']);
+    .returning(['id', 'type', 'data', 'document', 'sequence', 'createdAt']);
   return { ...(row as DeliveryEvent), id: Number((row as DeliveryEvent).id) };
 }
 

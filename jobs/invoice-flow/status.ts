@@ -210,6 +210,7 @@ async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<vo
         haciendaStatus: s.state,
         rejectionReason: reason,
         balanceDue: 0,
+        paymentStatus: 'unpaid_if_paid_at_issue',
       },
       'invoice.rejected',
     );

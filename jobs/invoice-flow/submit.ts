@@ -242,6 +242,7 @@ async function recordOutcomes(trx: Knex.Transaction, sent: Sent[]): Promise<void
         rejectedAt: 'now',
         haciendaStatus: 'rechazado',
         balanceDue: 0,
+        paymentStatus: 'unpaid_if_paid_at_issue',
         // X-Error-Cause explained in Spanish and English (never a raw English cause as the reason).
         rejectionReason: explainErrorCause(err.errorCause, err.status),
       },

@@ -7,12 +7,17 @@
 // How it ends: 2xx → delivered; 410 Gone → the endpoint is disabled and the delivery failed
 // (no retry); anything else or a timeout → the attempt is recorded and the job throws, to be
 // retried by the `webhook` backoff (exponential with jitter) until its attempts are used up.
+// In order: the events of one document reach one endpoint in the order they happened (their
+// `sequence`). A delivery whose document has an earlier event still owed to the endpoint (pending,
+// or not fanned out yet) sends nothing: its job puts itself to sleep (no attempt used) and is
+// woken by the earlier delivery's job once that one is delivered or given up, or else looks
+// again after its sleep (ORDER_WAIT_MS doubling up to ORDER_WAIT_MAX_MS).
 import { createHash } from 'node:crypto';
-import type { BackoffStrategy, Job, JobsOptions } from 'bullmq';
+import { DelayedError, type BackoffStrategy, type Job, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.ts';
 import { eventEnvelope } from '../../db/public-objects.ts';
-import type { DeliveryEndpoint } from '../../db/queries/webhooks.ts';
+import type { DeliveryContext, DeliveryEndpoint } from '../../db/queries/webhooks.ts';
 import { formatId } from '../../domain/ids.ts';
 import { keepCompleted } from '../job-options.ts';
 import { webhookRetryDelay } from '../../domain/webhook-backoff.ts';
@@ -35,6 +40,16 @@ export interface WebhookJobData {
   endpointId: number;
   /** Redelivery round (0 = the first delivery). */
   round: number;
+  /** Times it slept waiting for an earlier event of its document (absent: none). */
+  waits?: number;
+}
+
+/** The first sleep of a delivery waiting for its turn, doubled each time up to the cap. */
+export const ORDER_WAIT_MS = 250;
+export const ORDER_WAIT_MAX_MS = 30_000;
+
+export function orderWaitMs(waits: number): number {
+  return Math.min(ORDER_WAIT_MAX_MS, ORDER_WAIT_MS * 2 ** Math.min(waits, 20));
 }
 
 export function webhookJobId(d: Pick<WebhookJobData, 'eventId' | 'endpointId' | 'round'>): string {
@@ -74,6 +89,8 @@ export interface WebhookContext {
   now: () => Date;
   /** Reads and records through the process's shared transactions (webhook-store.ts). */
   store: DeliveryStore;
+  /** Wakes the sleeping delivery job of this id (its turn has come), if it sleeps. */
+  wake?: (jobId: string) => Promise<void>;
 }
 
 /**
@@ -110,7 +127,18 @@ export function signingSecrets(
   return secrets;
 }
 
-export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookContext): Promise<string> {
+/** The delivery after this one of the same document and endpoint may go now: wake its job. */
+async function wakeNext(ctx: WebhookContext, delivery: DeliveryContext): Promise<void> {
+  const next = delivery.order.next;
+  if (!next || !ctx.wake) return;
+  await ctx.wake(webhookJobId({ ...next, endpointId: delivery.key.endpointId })).catch(() => {});
+}
+
+export async function deliverWebhook(
+  job: Job<WebhookJobData>,
+  ctx: WebhookContext,
+  token?: string,
+): Promise<string> {
   const { store } = ctx;
   const { eventId, endpointId, round } = job.data;
 
@@ -123,7 +151,15 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
   if (endpoint.deletedAt || endpoint.disabledAt) {
     const why = `endpoint ${endpoint.deletedAt ? 'deleted' : 'disabled'}`;
     await store.abandon({ deliveryId: delivery.deliveryId, round, reason: why });
+    await wakeNext(ctx, delivery);
     return why;
+  }
+  // An earlier event of the document is still owed to this endpoint: sleep until it is done.
+  if (delivery.order.blockedBy !== null && token) {
+    const waits = job.data.waits ?? 0;
+    await job.updateData({ ...job.data, waits: waits + 1 });
+    await job.moveToDelayed(Date.now() + orderWaitMs(waits), token);
+    throw new DelayedError();
   }
 
   // 2. The body (the same bytes on every attempt) and its signature (fresh timestamp).
@@ -170,6 +206,7 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
   metrics.webhookDelivery(webhookOutcome(status, result.error), result.durationMs / 1000);
   if (status !== null && status >= 200 && status < 300) {
     await store.record({ ...attempt, status: 'delivered', nextAttemptAt: null });
+    await wakeNext(ctx, delivery);
     return `delivered (${status})`;
   }
   if (status === 410) {
@@ -178,6 +215,7 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
       { endpointId, reason: 'the receiver answered 410 Gone' },
     );
     ctx.log.info({ endpointId, eventId }, 'webhook endpoint answered 410 Gone; disabled');
+    await wakeNext(ctx, delivery);
     return 'gone: endpoint disabled';
   }
   const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -187,5 +225,7 @@ export async function deliverWebhook(job: Job<WebhookJobData>, ctx: WebhookConte
     status: last ? 'failed' : 'pending',
     nextAttemptAt: last ? null : new Date(Date.now() + delay),
   });
+  // Given up: the next event of the document may go.
+  if (last) await wakeNext(ctx, delivery);
   throw new Error(status !== null ? `receiver answered ${status}` : (result.error ?? 'delivery failed'));
 }

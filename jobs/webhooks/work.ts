@@ -1,10 +1,12 @@
 // Webhook deliveries as a work module: the `webhooks` queue and its Worker (with the custom
 // backoff strategy, deliver.ts), the group commit its jobs share (store.ts); the relay's dispatch
 // of `event.dispatch` rows, which turns each committed event into one job per subscribed endpoint
-// inside the relay's transaction and hands what those jobs will read to the store; and the
+// inside the relay's transaction and hands what those jobs will read to the store (a job whose
+// document has an earlier event still owed to its endpoint sleeps until that one's job wakes it:
+// deliver.ts); and the
 // reconciler's hook (deliveries still pending well after their next attempt was due, whose job
 // Redis lost, are enqueued again with the attempts left in their round).
-import { Queue, type ConnectionOptions, type Worker } from 'bullmq';
+import { Job, Queue, type ConnectionOptions, type Worker } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.ts';
@@ -117,9 +119,14 @@ export function startWebhooks(o: WebhookStart): RunningWebhooks {
   });
   queue.on('error', (err) => o.log.error({ err, queue: WEBHOOK_QUEUE }, 'queue error'));
   const store = new DeliveryStore(o.db, { groupMs: o.groupMs });
-  const ctx = { log: o.log, config: o.config, now: () => new Date(), store };
+  // A delivery waiting for an earlier event of its document is promoted by id when that one is
+  // done (one script, which refuses a job that is not asleep: it then wakes on its own timer).
+  const wake = async (jobId: string) => {
+    await new Job(queue, WEBHOOK_JOB, {}, {}, jobId).promote();
+  };
+  const ctx = { log: o.log, config: o.config, now: () => new Date(), store, wake };
   const strategy = webhookBackoffStrategy(o.config.webhooks.backoffBaseMs);
-  const worker = buildWorker<WebhookJobData>(WEBHOOK_QUEUE, (job) => deliverWebhook(job, ctx), {
+  const worker = buildWorker<WebhookJobData>(WEBHOOK_QUEUE, (job, token) => deliverWebhook(job, ctx, token), {
     connection: o.connection,
     prefix,
     log: o.log,

@@ -9,7 +9,7 @@ export interface Received {
   at: number;
   headers: http.IncomingHttpHeaders;
   raw: string;
-  body: { id: string; event: string; created_at: string; data: Record<string, any> };
+  body: { id: string; event: string; created_at: string; sequence: number | null; data: Record<string, any> };
   /** Verified with every secret the receiver holds, together. */
   verified: VerifyResult;
   /** Verified with each secret alone, in order. */

@@ -1,5 +1,5 @@
-// batch.process: records the pending items of a batch in chunks (a whole batch of up to 1,000 is
-// one chunk). A chunk is read, parsed and prepared against the catalogue (one lookup) outside any
+// batch.process: records the pending items of a batch in chunks of BATCH_CHUNK (a batch of up to
+// 1,000 is at most two chunks). A chunk is read, parsed and prepared against the catalogue (one lookup) outside any
 // transaction, then recorded in one transaction of four statements (recordBatchChunk): its
 // invoices, their events and outbox rows, the idempotency records and every item's outcome are
 // written together, so a batch interrupted anywhere resumes with exactly the items still pending,
@@ -48,8 +48,12 @@ export interface BatchJobData {
   requestId?: string | null;
 }
 
-/** Items recorded in one transaction (a batch holds at most 1,000). */
-export const BATCH_CHUNK = 1000;
+/**
+ * Items recorded in one transaction (a batch holds at most 1,000). A chunk's requests, prepared
+ * invoices, rows and events are all in memory while it is recorded, and a worker records two
+ * batches at once: 500 keeps that under 1,000 invoices, which bounds the worker's peak memory.
+ */
+export const BATCH_CHUNK = 500;
 
 type ItemRow = PendingBatchItem;
 

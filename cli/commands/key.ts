@@ -1,6 +1,7 @@
 // `key create|list|roll|revoke`: API keys from the command line. The secret is printed once,
 // at creation or roll, and appears nowhere else.
 import type { Command } from 'commander';
+import type { Knex } from 'knex';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../db/queries/api-keys.ts';
 import { getCompany } from '../../db/queries/companies.ts';
 import { companyRateLimit, isScope, SCOPES } from '../../domain/scopes.ts';
@@ -151,11 +152,7 @@ export function registerKeyCommands(program: Command): void {
         checkSecretOnly(opts);
         if (!/^\d+$/.test(opts.grace)) throw new CliError('--grace must be a number of seconds');
         await withContext(async ({ db, config }) => {
-          const companyId = parseIdArg('company', opts.company, '--company');
-          const id = parseIdArg('apiKey', opts.key, '--key');
-          const found =
-            (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
-          if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
+          const { companyId, id, found } = await namedKey(db, opts);
           if (found.revokedAt) throw new CliError('a revoked key cannot be rolled');
           const secret = await rollApiKey(db, found, Number(opts.grace));
           await announce(config);
@@ -176,15 +173,20 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { company: string; key: string; json?: boolean }) => {
       await withContext(async ({ db, config }) => {
-        const companyId = parseIdArg('company', opts.company, '--company');
-        const id = parseIdArg('apiKey', opts.key, '--key');
-        const found =
-          (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
-        if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
+        const { companyId, id, found } = await namedKey(db, opts);
         await revokeApiKey(db, id);
         await announce(config);
         const fresh = (await getApiKey(db, companyId, found.livemode, id))!;
         output(opts.json, keyObject(fresh), () => `Revoked ${opts.key}`);
       });
     });
+}
+
+/** The key `--key` names in the company `--company` names, in either mode, or a CliError. */
+async function namedKey(db: Knex, opts: { company: string; key: string }) {
+  const companyId = parseIdArg('company', opts.company, '--company');
+  const id = parseIdArg('apiKey', opts.key, '--key');
+  const found = (await getApiKey(db, companyId, false, id)) ?? (await getApiKey(db, companyId, true, id));
+  if (!found) throw new CliError(`--key: no key ${opts.key} in company ${opts.company}`);
+  return { companyId, id, found };
 }

@@ -216,7 +216,12 @@ async function seed_(): Promise<void> {
   ] as const) {
     const line = [{ service_id: formatId('service', s.consulting.id), qty: 1 }];
     const client = formatId('client', s.client.id);
-    const issued = await api('POST', '/api/v1/invoices', key, { client_id: client, lines: line });
+    const issued = await api('POST', '/api/v1/invoices', key, {
+      client_id: client,
+      lines: line,
+      condition: 'credito_30',
+      credit_days: 30,
+    });
     const draft = await api('POST', '/api/v1/invoices', key, { client_id: client, lines: line, send: false });
     const cli = await api('POST', '/api/v1/clients', key, { cedula: '1-0999-0999', name: 'Cliente Semilla' });
     const hook = await api('POST', '/api/v1/webhook_endpoints', key, {

@@ -264,7 +264,12 @@ async function seedResources(
     price: '1000.00',
   });
   const lines = [{ service_id: service.id, qty: 1 }];
-  const issued = await ok('POST', '/api/v1/invoices', { client_id: client.id, lines });
+  const issued = await ok('POST', '/api/v1/invoices', {
+    client_id: client.id,
+    lines,
+    condition: 'credito_30',
+    credit_days: 30,
+  });
   await ok('POST', '/api/v1/invoices', { client_id: client.id, lines, send: false });
   await ok('POST', `/api/v1/invoices/${issued.id}/payments`, { amount: '1.00', method: 'efectivo' });
   await ok('POST', '/api/v1/webhook_endpoints', {

@@ -294,6 +294,7 @@ function ivaReturnedOfDocument(
  * of an entry is the sum of its credits (receivable plus the tax the issuer assumes).
  */
 function checkColones(totals: DocumentTotals, currency: string, exchangeRate: Dec): void {
+  if (entryBound(totals) * exchangeRate.toNumber() < ENTRY_BOUND_LIMIT) return;
   const posting = invoicePostingFromTotals(totals, fmt5(exchangeRate));
   const credits = posting.reduce((a, l) => a.plus(l.credit), ZERO);
   const largest = posting.reduce((a, l) => D.max(a, l.debit, l.credit), credits);
@@ -309,6 +310,29 @@ function checkColones(totals: DocumentTotals, currency: string, exchangeRate: De
     },
   ]);
 }
+
+/**
+ * A quick bound, before TipoCambio, on the figures of the document's entry: T, the sum of the
+ * absolute values of everything invoicePostingFromTotals reads. Each part of the entry is a sum of
+ * those values with either sign (the other taxes can count three times: in their own credit, off
+ * the IVA, and through their line's net tax), so no figure of the entry, nor the sum of its
+ * credits, exceeds 4 × T × TipoCambio plus a few centavos of rounding. A document with
+ * T × TipoCambio under an eighth of MAX_AMOUNT therefore fits, and only one near the limit pays for
+ * the exact entry. Plain doubles are enough for a bound this loose (relative error about 1e-16);
+ * anything not finite takes the exact path.
+ */
+export function entryBound(totals: DocumentTotals): number {
+  const abs = (a: Amount | null | undefined): number => (a ? Math.abs(Number(a)) : 0);
+  let bound = abs(totals.summary.totalImpuesto) + abs(totals.summary.totalOtrosCargos);
+  bound += abs(totals.summary.totalIVADevuelto);
+  for (const l of totals.lines) {
+    bound += abs(l.subTotal) + abs(l.impuestoNeto) + abs(l.impuestoAsumidoEmisorFabrica);
+    for (const t of l.taxes) bound += abs(t.amount);
+  }
+  for (const c of totals.otherCharges) bound += abs(c.amount);
+  return bound;
+}
+const ENTRY_BOUND_LIMIT = MAX_AMOUNT.toNumber() / 8;
 
 /**
  * What a note on this document needs to return IVA in the same share (TotalsOptions.ivaReturnedOf):

@@ -2,8 +2,10 @@
 // hand (shown in the comments) and rounded half-up to 5 decimals per line value.
 import { describe, expect, it } from 'vitest';
 import { DomainValidationError } from '../domain/errors.ts';
+import { invoicePostingFromTotals } from '../domain/chart-of-accounts.ts';
 import {
   computeDocumentTotals,
+  entryBound,
   returnedIvaShare,
   toColones,
   type LineInput,
@@ -452,6 +454,56 @@ describe('computeDocumentTotals: invalid input', () => {
       expect(
         errorsOf(() => computeDocumentTotals([line], { currency: 'USD', exchangeRate: '2000', docType })),
       ).toEqual([{ path: '/exchangeRate', code: 'amount_too_large' }]);
+  });
+
+  it('bounds every figure of the entry by 4 × T × TipoCambio, the quick check before the exact one', () => {
+    // T (entryBound) lets a document far from the limit skip the exact entry. The claim behind it:
+    // no debit, credit or sum of credits exceeds 4 × T × TipoCambio (plus rounding), whatever mix
+    // of other taxes, assumed tax, IVA returned and third-party charges the document holds.
+    const docs: [LineInput[], TotalsOptions][] = [
+      [[ok], CRC],
+      [[{ ...ok, discounts: [{ percent: '15', code: '07' }] }], { currency: 'USD', exchangeRate: '512.33' }],
+      [
+        [
+          { ...ok, otherTaxes: [{ code: '02', rate: '30' }], assumedTax: '4' },
+          {
+            ...ok,
+            unit: 'Sp',
+            otherTaxes: [{ code: '06', unitQuantity: '20', taxPerUnit: '1.33' }],
+            assumedTax: '25',
+          },
+          { ...ok, otherTaxes: [{ code: '99', codeOther: 'Patente', amount: '150' }] },
+        ],
+        CRC,
+      ],
+      [
+        [
+          { quantity: '1', unitPrice: '45000', unit: 'Sp', ivaRateCode: '04', ivaReturned: true },
+          { ...ok, ivaRateCode: '10' },
+        ],
+        {
+          ...CRC,
+          otherCharges: [
+            {
+              code: '04',
+              detail: 'Flete de tercero',
+              amount: '2500',
+              thirdParty: { idType: '02', idNumber: '3101654321', name: 'Tercero S.A.' },
+            },
+            { code: '06', detail: 'Impuesto de servicio', percent: '10' },
+          ],
+        },
+      ],
+    ];
+    for (const [lines, options] of docs) {
+      const t = computeDocumentTotals(lines, options);
+      const limit = 4 * entryBound(t) * Number(options.exchangeRate) + 0.1;
+      const entry = invoicePostingFromTotals(t, options.exchangeRate);
+      expect(entry.length).toBeGreaterThan(1);
+      const credits = entry.reduce((a, l) => a + Number(l.credit), 0);
+      for (const figure of [credits, ...entry.flatMap((l) => [Number(l.debit), Number(l.credit)])])
+        expect(figure).toBeLessThanOrEqual(limit);
+    }
   });
 
   it('reports every problem of every line at once', () => {

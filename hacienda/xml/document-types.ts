@@ -38,5 +38,12 @@ export function comprobanteKind(type: string | DocumentTypeDescriptor): Comproba
   const d =
     typeof type !== 'string' ? type : /^\d{2}$/.test(type) ? documentType(type) : documentTypeOfRoot(type);
   if (!d) throw new UnknownDocumentTypeError(`no document type is written as ${String(type)}`);
-  return { ...d.xml, docType: d.code, conditions: d.conditions };
+  let kind = KINDS.get(d);
+  if (!kind) {
+    kind = Object.freeze({ ...d.xml, docType: d.code, conditions: d.conditions });
+    KINDS.set(d, kind);
+  }
+  return kind;
 }
+/** Each descriptor's layout, made once: every document written asks for it. */
+const KINDS = new WeakMap<DocumentTypeDescriptor, ComprobanteKindInfo>();

@@ -53,11 +53,21 @@ const LINES: DocumentLine[] = [
   },
 ];
 
-function buildDocument(n: number): string {
+/** The modules a document is built with: this checkout's, or another's (bench/sign-ab.ts). */
+export interface BuildModules {
+  buildClave: typeof buildClave;
+  buildConsecutivo: typeof buildConsecutivo;
+  computeDocumentTotals: typeof computeDocumentTotals;
+  buildFacturaXml: typeof buildFacturaXml;
+}
+const OWN_MODULES: BuildModules = { buildClave, buildConsecutivo, computeDocumentTotals, buildFacturaXml };
+
+/** The bench's FacturaElectronica number `n`, totals computed and XML written. */
+export function buildDocument(n: number, m: BuildModules = OWN_MODULES): string {
   const issuedAt = new Date();
-  const consecutivo = buildConsecutivo({ branch: '001', terminal: '00001', docType: '01', number: n });
+  const consecutivo = m.buildConsecutivo({ branch: '001', terminal: '00001', docType: '01', number: n });
   const doc: FacturaDocument = {
-    clave: buildClave({
+    clave: m.buildClave({
       date: issuedAt,
       emisorId: EMISOR.idNumber,
       consecutivo,
@@ -79,9 +89,9 @@ function buildDocument(n: number): string {
     condicionVenta: '01',
     mediosPago: [{ type: '04' }],
     lines: LINES,
-    totals: computeDocumentTotals(LINES, { currency: 'CRC', exchangeRate: '1' }),
+    totals: m.computeDocumentTotals(LINES, { currency: 'CRC', exchangeRate: '1' }),
   };
-  return buildFacturaXml(doc);
+  return m.buildFacturaXml(doc);
 }
 
 interface Measurement {

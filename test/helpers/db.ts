@@ -21,10 +21,6 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = knexFactory({ client: 'pg', connection: adminUrl(), pool: { min: 0, max: 1 } });
   try {
     await admin.raw('create database ?? template ??', [name, template]);
-    // A test database outlives no server crash, so its commits need not wait for the WAL to reach
-    // the disk: every session on it (the test's own and the service processes it starts) commits
-    // without that wait, and behaves the same in every other way.
-    await admin.raw('alter database ?? set synchronous_commit = off', [name]);
   } finally {
     await admin.destroy();
   }

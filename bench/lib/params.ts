@@ -45,6 +45,8 @@ export interface BenchParams {
   lightSeconds: number;
   /** Seconds after the latency stage before the idle window (measured and printed apart). */
   lightSettleSeconds: number;
+  /** The settling goes on while the service is still busy, up to this many seconds. */
+  lightSettleMaxSeconds: number;
   /** The floor: invoices whose exchanges and rows are written raw (sign: `rsaSeconds`). */
   floorInvoices: number;
   e2eInvoices: number;
@@ -125,6 +127,7 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     lightIdleSeconds: num(env, 'BENCH_LIGHT_IDLE_SECONDS', full ? 20 : 2),
     lightSeconds: num(env, 'BENCH_LIGHT_SECONDS', full ? 20 : 3),
     lightSettleSeconds: num(env, 'BENCH_LIGHT_SETTLE_SECONDS', full ? 20 : 2),
+    lightSettleMaxSeconds: num(env, 'BENCH_LIGHT_SETTLE_MAX_SECONDS', full ? 90 : 2),
     floorInvoices: Math.max(100, num(env, 'BENCH_FLOOR_INVOICES', full ? 2000 : 200)),
     e2eInvoices: num(env, 'BENCH_E2E_INVOICES', full ? 3000 : 12),
     e2eWarmupInvoices: num(env, 'BENCH_E2E_WARMUP_INVOICES', full ? 1000 : 4),

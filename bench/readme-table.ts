@@ -87,7 +87,7 @@ export function renderSpanish(rows: TargetRow[]): string {
       return `| ${[
         figure,
         es(r.value, r.unit === 'commits' ? 'commits' : r.unit),
-        `${es_.limit} (${es(r.limit_value, r.limit_unit)})`,
+        `${es_.limit} (${es(r.limit_value, r.limit_value === 1 && r.limit_unit === 'commits' ? 'commit' : r.limit_unit)})`,
         es(r.ratio),
         esTarget(r),
         r.met ? 'sí' : 'no',

@@ -3,7 +3,7 @@
 //
 //   npx tsx bench/readme-table.ts <results.json> es|en
 import { readFileSync } from 'node:fs';
-import { renderMarkdown } from './lib/report.ts';
+import { cell, renderMarkdown } from './lib/report.ts';
 import type { TargetId, TargetRow } from './lib/targets.ts';
 
 /** Each target's figure and limit in Spanish; `{}` is the figure's own parenthesis, if any. */
@@ -76,7 +76,6 @@ function esTarget(r: TargetRow): string {
 }
 
 export function renderSpanish(rows: TargetRow[]): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|');
   return [
     '| Cifra | Valor | Límite | Razón | Meta | Cumplida |',
     '| --- | --- | --- | --- | --- | --- |',
@@ -86,7 +85,7 @@ export function renderSpanish(rows: TargetRow[]): string {
       const figure = es_.figure.replace(' {}', own ? ` (${esText(own)})` : '');
       return `| ${[
         figure,
-        es(r.value, r.unit === 'commits' ? 'commits' : r.unit),
+        es(r.value, r.unit),
         `${es_.limit} (${es(r.limit_value, r.limit_value === 1 && r.limit_unit === 'commits' ? 'commit' : r.limit_unit)})`,
         es(r.ratio),
         esTarget(r),

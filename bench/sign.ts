@@ -23,7 +23,12 @@ import { verifyXadesSignature } from '../hacienda/verify.ts';
 import { buildFacturaXml } from '../hacienda/xml/factura.ts';
 import type { DocumentLine, FacturaDocument } from '../hacienda/xml/types.ts';
 
-const EMISOR = { idType: '02', idNumber: '3101123456', name: 'Servicios Ejemplo Sociedad Anonima' } as const;
+/** The bench document's issuer (also bench/sign-ab.ts). */
+export const EMISOR = {
+  idType: '02',
+  idNumber: '3101123456',
+  name: 'Servicios Ejemplo Sociedad Anonima',
+} as const;
 
 const LINES: DocumentLine[] = [
   {

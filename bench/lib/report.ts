@@ -64,7 +64,8 @@ export function renderInfo(rows: InfoRow[]): string {
   );
 }
 
-const cell = (s: string) => s.replace(/\|/g, '\\|');
+/** A Markdown table cell's text, its pipes escaped. */
+export const cell = (s: string) => s.replace(/\|/g, '\\|');
 
 /** The targets as a Markdown table (Figure | Value | Limit | Ratio | Target | Met), for a README. */
 export function renderMarkdown(rows: TargetRow[]): string {

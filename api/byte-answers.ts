@@ -11,3 +11,8 @@ export function sendBytes(reply: FastifyReply, contentType: string, bytes: Buffe
 export function sendStream(reply: FastifyReply, contentType: string, stream: Readable): FastifyReply {
   return reply.type(contentType).send(stream);
 }
+
+/** A JSON body made already (rendered objects kept as bytes): sent as it is, never serialised again. */
+export function sendJsonBytes(reply: FastifyReply, json: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
+}

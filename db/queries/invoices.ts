@@ -301,15 +301,9 @@ export type PublicInvoiceRow = Pick<InvoiceRow, (typeof PUBLIC_INVOICE_COLUMNS)[
  * filter an equality or range the (company, mode, …) indexes answer in order, so a page reads
  * its own rows and no count is taken (`has_more` comes from fetching one row more).
  */
-export async function listInvoices(
-  db: Knex,
-  tenant: Tenant,
-  f: InvoiceFilters,
-): Promise<{ rows: PublicInvoiceRow[]; hasMore: boolean }> {
-  const t = tenantOnly(tenant);
+function invoicePage(db: Knex, tenant: Tenant, f: InvoiceFilters): Knex.QueryBuilder {
   const q = db('invoices')
-    .select(PUBLIC_INVOICE_COLUMNS)
-    .where(t)
+    .where(tenantOnly(tenant))
     .orderBy([
       { column: 'companyId', order: 'desc' },
       { column: 'livemode', order: 'desc' },
@@ -326,7 +320,38 @@ export async function listInvoices(
   if (f.updatedGte) q.where('updatedAt', '>=', f.updatedGte);
   if (f.updatedLt) q.where('updatedAt', '<', f.updatedLt);
   if (f.startingAfter !== undefined) q.where('id', '<', f.startingAfter);
-  const rows = (await q) as PublicInvoiceRow[];
+  return q;
+}
+
+/**
+ * The row version Postgres gives every invoice (its `xmin`: each update writes the row anew under
+ * the id of the transaction that wrote it), as text. The same id and version are the same row.
+ */
+const ROW_VERSION = 'xmin::text as version';
+
+/** A page's rows (the public columns), each with its row version. */
+export async function listInvoices(
+  db: Knex,
+  tenant: Tenant,
+  f: InvoiceFilters,
+): Promise<{ rows: (PublicInvoiceRow & { version: string })[]; hasMore: boolean }> {
+  const rows = (await invoicePage(db, tenant, f).select([
+    ...PUBLIC_INVOICE_COLUMNS,
+    db.raw(ROW_VERSION),
+  ])) as (PublicInvoiceRow & { version: string })[];
+  return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
+}
+
+/** The same page as listInvoices, only each row's id and version: what a page is, without its rows. */
+export async function listInvoiceVersions(
+  db: Knex,
+  tenant: Tenant,
+  f: InvoiceFilters,
+): Promise<{ rows: { id: number; version: string }[]; hasMore: boolean }> {
+  const rows = (await invoicePage(db, tenant, f).select(['id', db.raw(ROW_VERSION)])) as {
+    id: number;
+    version: string;
+  }[];
   return { rows: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
 }
 

@@ -4,14 +4,21 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getClient } from '../../../db/queries/clients.ts';
-import { getInvoiceDocument, listInvoices, type InvoiceRow } from '../../../db/queries/invoices.ts';
+import {
+  getInvoiceDocument,
+  listInvoices,
+  listInvoiceVersions,
+  type InvoiceFilters,
+  type InvoiceRow,
+} from '../../../db/queries/invoices.ts';
 import { invoiceObject } from '../../../db/public-objects.ts';
 import { parseId, parseRef } from '../../../domain/ids.ts';
 import { tenantOf } from '../../auth.ts';
 import { loadInvoice } from '../../lookups.ts';
-import { sendBytes } from '../../byte-answers.ts';
+import { sendBytes, sendJsonBytes } from '../../byte-answers.ts';
 import { ApiError } from '../../errors.ts';
 import { requestLanguage } from '../../language.ts';
+import { listJson, RenderedInvoices } from '../../rendered-invoices.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { InvoiceObject, ListInvoicesQuery } from '../../schemas/invoices.ts';
 import type { AppDeps } from '../../deps.ts';
@@ -62,9 +69,16 @@ function getInvoiceRoute(fastify: FastifyInstance, { db }: AppDeps): void {
   );
 }
 
-/** The filtered list, newest first, with cursor pagination. */
+/**
+ * The filtered list, newest first, with cursor pagination. The page is first read as ids and row
+ * versions only; when every row is kept rendered (api/rendered-invoices.ts) the answer is made of
+ * those, otherwise the page is read whole, in one statement, and its rows rendered and kept.
+ */
 function listInvoicesRoute(fastify: FastifyInstance, { db }: AppDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const rendered = new RenderedInvoices();
+  // Each item through the serializer the route's own response schema gives its items.
+  const itemSchema = InvoiceObject as unknown as Record<string, unknown>;
   app.get(
     '/api/v1/invoices',
     {
@@ -76,7 +90,7 @@ function listInvoicesRoute(fastify: FastifyInstance, { db }: AppDeps): void {
         response: { 200: ListOf(InvoiceObject), ...errorResponses(422) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const auth = tenantOf(request);
       const q = request.query;
       let clientId: number | undefined;
@@ -92,7 +106,7 @@ function listInvoicesRoute(fastify: FastifyInstance, { db }: AppDeps): void {
         if (!client) return { object: 'list' as const, data: [], has_more: false };
         clientId = client.id;
       }
-      const { rows, hasMore } = await listInvoices(db, auth, {
+      const filters: InvoiceFilters = {
         status: q.status,
         docType: q.document_type,
         clientId,
@@ -104,9 +118,15 @@ function listInvoicesRoute(fastify: FastifyInstance, { db }: AppDeps): void {
         updatedLt: q.updated_lt,
         startingAfter: q.starting_after ? (parseId('invoice', q.starting_after) ?? undefined) : undefined,
         limit: q.limit ?? 20,
-      });
+      };
       const lang = requestLanguage(request);
-      return { object: 'list' as const, data: rows.map((r) => invoiceObject(r, lang)), has_more: hasMore };
+      const versions = await listInvoiceVersions(db, auth, filters);
+      const kept = rendered.page(versions.rows, lang);
+      if (kept) return sendJsonBytes(reply, listJson(kept, versions.hasMore));
+      const { rows, hasMore } = await listInvoices(db, auth, filters);
+      const serialize = (o: object) => reply.serializeInput(o as Record<string, unknown>, itemSchema);
+      const items = rows.map((r) => rendered.keep(r, lang, serialize(invoiceObject(r, lang))));
+      return sendJsonBytes(reply, listJson(items, hasMore));
     },
   );
 }

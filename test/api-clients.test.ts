@@ -326,6 +326,28 @@ describe('reading clients', () => {
     expect(testList.map((c: { id: string }) => c.id)).toEqual([created.id]);
   });
 
+  it('lists each client as GET /api/v1/clients/{id} shows it, its addresses in their order', async () => {
+    const body = valid();
+    const withTwo = await call(t.app, 'POST', '/api/v1/clients', {
+      key,
+      body: { ...body, cedula: '1-0777-0888', addresses: [...body.addresses].reverse() },
+    });
+    const without = await call(t.app, 'POST', '/api/v1/clients', {
+      key,
+      body: { ...body, cedula: '1-0777-0999', addresses: [] },
+    });
+    expect(withTwo.statusCode).toBe(201);
+    expect(without.statusCode).toBe(201);
+    const list = await call(t.app, 'GET', '/api/v1/clients', { key, query: { limit: '2' } });
+    const [second, first] = list.json().data;
+    expect(first.addresses.map((a: { provincia: string }) => a.provincia)).toEqual(['4', '1']);
+    expect(second.addresses).toEqual([]);
+    for (const item of [first, second]) {
+      const one = await call(t.app, 'GET', `/api/v1/clients/${item.id}`, { key });
+      expect(item).toEqual(one.json());
+    }
+  });
+
   it('filters by cedula (exact, separators ignored)', async () => {
     const res = await call(t.app, 'GET', '/api/v1/clients', { key, query: { cedula: '6-0111-0222' } });
     expect(res.json().data.map((c: { id: string }) => c.id)).toEqual([created.id]);

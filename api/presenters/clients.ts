@@ -2,13 +2,14 @@
 // answer of the client routes and the data of `client.created`.
 import type { Static } from 'typebox';
 import type { Client } from '../../db/models/index.ts';
+import type { ListedClient } from '../../db/queries/clients.ts';
 import { formatId } from '../../domain/ids.ts';
 import { money2 } from '../../db/public-objects.ts';
 import type { ClientObject } from '../schemas/clients.ts';
 
 export type ClientJson = Static<typeof ClientObject>;
 
-export function clientObject(c: Client): ClientJson {
+export function clientObject(c: Client | ListedClient): ClientJson {
   return {
     id: formatId('client', c.id),
     object: 'client' as const,

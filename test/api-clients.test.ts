@@ -338,7 +338,15 @@ describe('reading clients', () => {
     });
     expect(withTwo.statusCode).toBe(201);
     expect(without.statusCode).toBe(201);
+    const statements: string[] = [];
+    const record = (q: { sql: string }) => {
+      if (/client/.test(q.sql)) statements.push(q.sql);
+    };
+    t.db.on('query', record);
     const list = await call(t.app, 'GET', '/api/v1/clients', { key, query: { limit: '2' } });
+    t.db.off('query', record);
+    // The page and its addresses in one statement.
+    expect(statements).toHaveLength(1);
     const [second, first] = list.json().data;
     expect(first.addresses.map((a: { provincia: string }) => a.provincia)).toEqual(['4', '1']);
     expect(second.addresses).toEqual([]);

@@ -30,7 +30,7 @@ export class RenderedInvoices {
     });
   }
 
-  /** The JSON of every row of the page, or null when any of them is not kept (or the page is empty). */
+  /** The JSON of every row of the page (none for an empty page), or null when any of them is not kept. */
   page(rows: RowVersion[], lang: Language): Buffer[] | null {
     const out: Buffer[] = [];
     for (const r of rows) {
@@ -38,7 +38,7 @@ export class RenderedInvoices {
       if (json === undefined) return null;
       out.push(json);
     }
-    return out.length ? out : null;
+    return out;
   }
 
   /** Keeps a row's JSON (as UTF-8) and returns it. */

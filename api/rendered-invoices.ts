@@ -41,9 +41,13 @@ export class RenderedInvoices {
     return out;
   }
 
-  /** Keeps a row's JSON (as UTF-8) and returns it. */
+  /**
+   * Keeps a row's JSON (as UTF-8) and returns it. The bytes get a buffer of their own, outside
+   * Node's shared pool (where a small Buffer.from lands), so what is kept is what is counted.
+   */
   keep(r: RowVersion, lang: Language, json: string): Buffer {
-    const bytes = Buffer.from(json, 'utf8');
+    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json, 'utf8'));
+    bytes.write(json, 'utf8');
     this.cache.set(keyOf(r, lang), bytes);
     return bytes;
   }

@@ -154,6 +154,15 @@ describe('RenderedInvoices', () => {
     expect(r.page([], 'es')).toEqual([]);
   });
 
+  it('keeps each JSON in a buffer of its own size, not a slice of a shared pool', () => {
+    const r = new RenderedInvoices();
+    const json = JSON.stringify({ description: 'Consultoría en sistemas ₡' });
+    const kept = r.keep({ id: 1, version: '1' }, 'es', json);
+    expect(String(kept)).toBe(json);
+    expect(kept.byteOffset).toBe(0);
+    expect(kept.buffer.byteLength).toBe(Buffer.byteLength(json));
+  });
+
   it('holds at most its size, the least recently used leaving first', () => {
     const r = new RenderedInvoices(100);
     const json = 'x'.repeat(40);

@@ -81,11 +81,14 @@ async function singlesAtFivePerSecond(s: Issuer, count: number): Promise<{ ms: n
 }
 
 const STEPS = ['signedAt', 'submittedAt', 'accountedAt', 'acceptedAt'] as const;
+/** The small company's invoices in each measure, alone and during the flood. */
+const SINGLES = 25;
 
 describe('fairness between companies', () => {
   it("one company's flood does not hold back another company's single invoices", async () => {
-    // 1. The small company alone: its latency with the pipeline to itself.
-    const { ms: alone, steps: aloneSteps } = await singlesAtFivePerSecond(small, 15);
+    // 1. The small company alone: its latency with the pipeline to itself, over as many invoices
+    // as the measure during the flood (a p99 of so few is their slowest: equal counts compare).
+    const { ms: alone, steps: aloneSteps } = await singlesAtFivePerSecond(small, SINGLES);
     const aloneP50 = percentile(alone, 50);
     const aloneP99 = percentile(alone, 99);
 
@@ -132,7 +135,7 @@ describe('fairness between companies', () => {
         )[0]!.n,
       );
     const backlog = await notAccepted();
-    const { ms: during, steps: duringSteps } = await singlesAtFivePerSecond(small, 25);
+    const { ms: during, steps: duringSteps } = await singlesAtFivePerSecond(small, SINGLES);
     const duringP50 = percentile(during, 50);
     const duringP99 = percentile(during, 99);
     console.log(

@@ -148,7 +148,10 @@ describe('fairness between companies', () => {
     for (const w of await waiting) expect(w.status).toBe(201);
     // The measure means something only if the flood was still there while it ran.
     expect(backlog).toBeGreaterThan(500);
-    expect(duringP99).toBeLessThanOrEqual(5 * aloneP99);
+    // Held back, its invoices would wait behind the backlog (over 500 invoices: tens of seconds).
+    // Served in turn, they wait only for the chunks already being worked on: on a fast machine
+    // that is a second or two while alone takes a few hundred ms, hence the 4 s floor.
+    expect(duringP99).toBeLessThanOrEqual(Math.max(5 * aloneP99, 4000));
 
     // 4. The flood is carried through in full: every invoice accepted, numbers without gaps.
     await waitFor(

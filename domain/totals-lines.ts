@@ -34,11 +34,12 @@ import {
   textLength,
   r5,
   fmt5,
+  fmt5OrNull,
   fmt2,
   sum,
+  toFixedHalfUp,
 } from './decimal-input.ts';
 import type {
-  Amount,
   ExonerationInput,
   LineInput,
   ResolvedDiscount,
@@ -493,6 +494,8 @@ export interface ComputedLine {
   assumed: Dec;
   ivaReturned: Dec | null;
   split: { gravado: Dec | null; exento: Dec | null; exonerado: Dec | null; noSujeto: Dec | null };
+  /** Each tax's Monto less its MontoExoneracion, in `result.taxes` order (TotalDesgloseImpuesto). */
+  taxNets: Dec[];
 }
 
 export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
@@ -518,27 +521,32 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
 
   const { ivaAmount, exonerationAmount, rate, treatment, ivaTax } = computeIva(v, baseImponible);
   const taxes: LineTax[] = [...(ivaTax ? [ivaTax] : []), ...others.map(otherTaxRow)];
+  // The figures of `taxes` as written (rounded to 5 decimals), less the exoneration.
+  const taxNets = [
+    ...(ivaTax ? [r5(ivaAmount).minus(r5(exonerationAmount))] : []),
+    ...others.map((t) => r5(t.amount)),
+  ];
   const gross = ivaAmount.plus(sum(others.map((t) => t.amount)));
   if (baseImponible.gt(MAX_AMOUNT) || gross.gt(MAX_AMOUNT)) {
     issues.add(p, 'amount_too_large', 'a tax or BaseImponible of the line exceeds 13 integer digits');
     return null;
   }
   const impuestoAsumido = v.assumedTax;
-  if (impuestoAsumido.gt(gross.minus(exonerationAmount))) {
+  const taxAfterExoneration = gross.minus(exonerationAmount);
+  if (impuestoAsumido.gt(taxAfterExoneration)) {
     issues.add(
       `${p}/assumedTax`,
       'assumed_exceeds_tax',
-      `ImpuestoAsumidoEmisorFabrica cannot exceed the line's tax (${fmt5(gross.minus(exonerationAmount))})`,
+      `ImpuestoAsumidoEmisorFabrica cannot exceed the line's tax (${fmt5(taxAfterExoneration)})`,
     );
     return null;
   }
-  const impuestoNeto = gross.minus(exonerationAmount).minus(impuestoAsumido);
+  const impuestoNeto = taxAfterExoneration.minus(impuestoAsumido);
   const montoTotalLinea = subTotal.plus(impuestoNeto);
   const ivaReturned = v.ivaReturned ? ivaAmount.minus(exonerationAmount) : null;
 
   const split = splitByTreatment(v, montoTotal, rate, treatment);
 
-  const fmtOrNull = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
   return {
     montoTotal,
     discountTotal,
@@ -546,11 +554,12 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
     assumed: impuestoAsumido,
     ivaReturned,
     split,
+    taxNets,
     result: {
       lineNumber: v.index + 1,
       kind: v.kind,
       treatment,
-      quantity: v.quantity.toFixed(3),
+      quantity: toFixedHalfUp(v.quantity, 3),
       unitPrice: fmt5(v.unitPrice),
       montoTotal: fmt5(montoTotal),
       discounts,
@@ -564,10 +573,10 @@ export function computeLine(issues: Issues, v: ValidLine): ComputedLine | null {
       impuestoNeto: fmt5(impuestoNeto),
       montoTotalLinea: fmt5(montoTotalLinea),
       split: {
-        gravado: fmtOrNull(split.gravado),
-        exento: fmtOrNull(split.exento),
-        exonerado: fmtOrNull(split.exonerado),
-        noSujeto: fmtOrNull(split.noSujeto),
+        gravado: fmt5OrNull(split.gravado),
+        exento: fmt5OrNull(split.exento),
+        exonerado: fmt5OrNull(split.exonerado),
+        noSujeto: fmt5OrNull(split.noSujeto),
       },
     },
   };
@@ -594,6 +603,11 @@ function resolveDiscounts(
   return { discounts, subTotal: remaining };
 }
 
+/** Each IVA rate code's Tarifa as a Decimal, parsed once (decimals are immutable). */
+const IVA_RATE_DECIMALS: ReadonlyMap<string, Dec> = new Map(
+  Object.entries(IVA_RATES).map(([code, info]) => [code, new D(info.rate)]),
+);
+
 /** The line's IVA on BaseImponible (or as a credit note states it), with its exoneration; none under IVACobradoFabrica 02. */
 function computeIva(
   v: ValidLine,
@@ -604,7 +618,7 @@ function computeIva(
   }
   const stated = v.stated;
   const rateInfo = IVA_RATES[v.iva.rateCode];
-  const rate = new D(rateInfo.rate);
+  const rate = IVA_RATE_DECIMALS.get(v.iva.rateCode) ?? new D(rateInfo.rate);
   const ivaAmount =
     stated?.taxes[0] ??
     r5(v.iva.factor ? baseImponible.times(v.iva.factor) : baseImponible.times(rate).div(HUNDRED));
@@ -618,7 +632,7 @@ function computeIva(
     code: v.iva.code,
     ivaRateCode: v.iva.rateCode,
     rate: fmt2(rate),
-    ...(v.iva.factor ? { factor: v.iva.factor.toFixed(4) } : {}),
+    ...(v.iva.factor ? { factor: toFixedHalfUp(v.iva.factor, 4) } : {}),
     amount: fmt5(ivaAmount),
     exoneration,
   };

@@ -57,6 +57,7 @@ import {
   parseDecimal,
   r5,
   fmt5,
+  fmt5OrNull,
   fmt2,
   sum,
 } from './decimal-input.ts';
@@ -124,7 +125,6 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
     : null;
   if (issues.list.length > 0) throw new DomainValidationError(issues.list);
 
-  const opt = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
   const totals: DocumentTotals = {
     lines: computed.map((c) => c.result),
     otherCharges: other.resolved,
@@ -132,10 +132,10 @@ export function computeDocumentTotals(lines: readonly LineInput[], options: Tota
       currency: options.currency,
       exchangeRate: fmt5(exchangeRate),
       ...bucketSummary(buckets),
-      totalGravado: opt(totalGravado),
-      totalExento: opt(totalExento),
-      totalExonerado: opt(totalExonerado),
-      totalNoSujeto: opt(totalNoSujeto),
+      totalGravado: fmt5OrNull(totalGravado),
+      totalExento: fmt5OrNull(totalExento),
+      totalExonerado: fmt5OrNull(totalExonerado),
+      totalNoSujeto: fmt5OrNull(totalNoSujeto),
       totalVenta: fmt5(totalVenta),
       totalDescuentos: lineSums.anyDiscount ? fmt5(totalDescuentos) : null,
       totalVentaNeta: fmt5(totalVentaNeta),
@@ -222,9 +222,9 @@ function sumLines(computed: readonly ComputedLine[]): LineSums {
     if (c.result.discounts.length > 0) sums.anyDiscount = true;
     if (c.assumed.gt(0)) sums.anyAssumed = true;
     if (c.ivaReturned) sums.anyReturned = true;
-    for (const t of c.result.taxes) {
+    for (const [k, t] of c.result.taxes.entries()) {
       const key = `${t.code}|${t.ivaRateCode ?? ''}`;
-      const net = new D(t.amount).minus(t.exoneration ? t.exoneration.amount : ZERO);
+      const net = c.taxNets[k]!;
       const entry = sums.breakdown.get(key);
       if (entry) entry.amount = entry.amount.plus(net);
       else sums.breakdown.set(key, { code: t.code, ivaRateCode: t.ivaRateCode, amount: net });
@@ -242,16 +242,15 @@ function bothKinds(buckets: Buckets, b: Bucket): Dec | null {
 
 /** The per-kind bucket figures of ResumenFactura. */
 function bucketSummary(buckets: Buckets) {
-  const opt = (d: Dec | null): Amount | null => (d === null ? null : fmt5(d));
   return {
-    totalServGravados: opt(buckets.services.gravado),
-    totalServExentos: opt(buckets.services.exento),
-    totalServExonerado: opt(buckets.services.exonerado),
-    totalServNoSujeto: opt(buckets.services.noSujeto),
-    totalMercanciasGravadas: opt(buckets.goods.gravado),
-    totalMercanciasExentas: opt(buckets.goods.exento),
-    totalMercExonerada: opt(buckets.goods.exonerado),
-    totalMercNoSujeta: opt(buckets.goods.noSujeto),
+    totalServGravados: fmt5OrNull(buckets.services.gravado),
+    totalServExentos: fmt5OrNull(buckets.services.exento),
+    totalServExonerado: fmt5OrNull(buckets.services.exonerado),
+    totalServNoSujeto: fmt5OrNull(buckets.services.noSujeto),
+    totalMercanciasGravadas: fmt5OrNull(buckets.goods.gravado),
+    totalMercanciasExentas: fmt5OrNull(buckets.goods.exento),
+    totalMercExonerada: fmt5OrNull(buckets.goods.exonerado),
+    totalMercNoSujeta: fmt5OrNull(buckets.goods.noSujeto),
   };
 }
 
@@ -322,7 +321,6 @@ function checkColones(totals: DocumentTotals, currency: string, exchangeRate: De
  * anything not finite takes the exact path.
  */
 export function entryBound(totals: DocumentTotals): number {
-  const abs = (a: Amount | null | undefined): number => (a ? Math.abs(Number(a)) : 0);
   let bound = abs(totals.summary.totalImpuesto) + abs(totals.summary.totalOtrosCargos);
   bound += abs(totals.summary.totalIVADevuelto);
   for (const l of totals.lines) {
@@ -331,6 +329,10 @@ export function entryBound(totals: DocumentTotals): number {
   }
   for (const c of totals.otherCharges) bound += abs(c.amount);
   return bound;
+}
+/** |a| as a double, 0 for an absent figure (entryBound). */
+function abs(a: Amount | null | undefined): number {
+  return a ? Math.abs(Number(a)) : 0;
 }
 const ENTRY_BOUND_LIMIT = MAX_AMOUNT.toNumber() / 8;
 

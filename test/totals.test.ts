@@ -1,6 +1,8 @@
 // Worked examples of the v4.4 line and summary arithmetic. Every expected figure was computed by
 // hand (shown in the comments) and rounded half-up to 5 decimals per line value.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { D, fmt2, fmt5, r5, sum, toFixedHalfUp } from '../domain/decimal-input.ts';
 import { DomainValidationError } from '../domain/errors.ts';
 import { invoicePostingFromTotals } from '../domain/chart-of-accounts.ts';
 import {
@@ -647,5 +649,51 @@ describe('computeDocumentTotals: IVA devuelto of a sale paid partly by card', ()
         ),
       ),
     ).toEqual([{ path: '/payments', code: 'payments_mismatch' }]);
+  });
+});
+
+describe('decimal helpers: the quick paths equal decimal.js', () => {
+  // fmt5, fmt2 and toFixedHalfUp skip toFixed's rounding pass for values that need none, and r5
+  // returns such values as they are: on any value they must give exactly what decimal.js gives.
+  const decimalText = fc
+    .tuple(
+      fc.constantFrom('', '-'),
+      fc.stringMatching(/^[0-9]{1,20}$/),
+      fc.option(fc.stringMatching(/^[0-9]{1,9}$/)),
+      fc.option(fc.integer({ min: -45, max: 45 })),
+    )
+    .map(
+      ([sign, int, frac, exp]) =>
+        `${sign}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `e${exp}`}`,
+    );
+  const special = [
+    '0',
+    '-0',
+    '0.00000',
+    '-0.000001',
+    '0.00001',
+    '9999999999999.99999',
+    '1e40',
+    '-1e-40',
+    'NaN',
+  ];
+
+  it('fmt5, fmt2, toFixedHalfUp and r5 on generated and edge values', () => {
+    const values = [...special, ...fc.sample(decimalText, { numRuns: 20_000, seed: 20261128 })];
+    for (const text of values) {
+      const d = new D(text);
+      expect(fmt5(d), text).toBe(d.toFixed(5, D.ROUND_HALF_UP));
+      expect(fmt2(d), text).toBe(d.toFixed(2, D.ROUND_HALF_UP));
+      expect(toFixedHalfUp(d, 3), text).toBe(d.toFixed(3, D.ROUND_HALF_UP));
+      const rounded = d.toDecimalPlaces(5, D.ROUND_HALF_UP);
+      expect(r5(d).toString(), text).toBe(rounded.toString());
+      expect(r5(d).isNegative(), text).toBe(rounded.isNegative());
+    }
+  });
+
+  it('sum adds in order and is ZERO for no values', () => {
+    expect(sum([]).toString()).toBe('0');
+    expect(sum([new D('1.5')]).toFixed(5)).toBe('1.50000');
+    expect(sum([new D('0.1'), new D('0.2'), new D('9999999999999.7')]).toString()).toBe('10000000000000');
   });
 });

@@ -34,12 +34,20 @@ export interface CanonicalDocument {
 
 const DECLARATION =
   /<\?xml version=(["'])1\.0\1(?: encoding=(["'])(?:UTF|utf)-8\2)?(?: standalone=(["'])(?:yes|no)\3)?[ \t\n]*\?>/y;
-const NAME = /[A-Za-z_][A-Za-z0-9._-]*/y;
 /** ` name="value"`; a value never holds `<` or `"`; references and controls are checked apart. */
 const ATTRIBUTE = / ([A-Za-z_][A-Za-z0-9._-]*(?::[A-Za-z_][A-Za-z0-9._-]*)?)="([^"<]*)"/y;
 const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9a-fA-F]{1,6}));/y;
 /** Any code unit outside tab, LF and U+0020..U+FFFD minus surrogates (CR is refused: see header). */
 const SUSPICIOUS_CHAR = /[^\t\n\u0020-\uD7FF\uE000-\uFFFD]/g;
+/**
+ * A whole element `<Name>text</Name>` with plain text: XML 1.0 characters that C14N writes as
+ * they are (no markup characters, references, CR or surrogates). Most elements of a comprobante
+ * are such leaves, and one sticky match reads each, name check included, faster than the
+ * character loops below; anything else falls to them (same verdict, only slower).
+ */
+const PLAIN_LEAF =
+  // eslint-disable-next-line no-control-regex
+  /<([A-Za-z_][A-Za-z0-9._-]*)>[^<>&\u0000-\u0008\u000B-\u001F\uD800-\uDFFF\uFFFE\uFFFF]*<\/\1>/y;
 const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const NAMED: Record<string, number> = { amp: 38, lt: 60, gt: 62, quot: 34, apos: 39 };
 
@@ -48,10 +56,11 @@ const GT = 62;
 const AMP = 38;
 const SLASH = 47;
 const SPACE = 32;
+const TAB = 9;
+const LF = 10;
 
 /** Returns the document's C14N form, or null when the text is not in the shape described above. */
 export function canonicalizeDocument(xml: string): CanonicalDocument | null {
-  if (!hasOnlyXmlChars(xml)) return null;
   let i = 0;
   if (xml.startsWith('<?xml', 0)) {
     DECLARATION.lastIndex = 0;
@@ -61,64 +70,145 @@ export function canonicalizeDocument(xml: string): CanonicalDocument | null {
   i = skipWhitespace(xml, i);
   if (xml.charCodeAt(i) !== LT) return null;
 
-  const rootStart = i;
-  const stack: string[] = [];
-  const parts: string[] = [];
-  let copied = rootStart;
+  const out = new CanonicalText(xml, i);
+  // The open elements, as [nameStart, nameEnd] index pairs into `xml` (no name is copied).
+  const open: number[] = [];
   let namespaces: [string, string][] = [];
-  const splice = (from: number, to: number, replacement: string): void => {
-    parts.push(xml.slice(copied, from), replacement);
-    copied = to;
-  };
 
   for (;;) {
     // Here xml[i] is '<'.
     if (xml.charCodeAt(i + 1) === SLASH) {
-      const name = stack.pop();
-      if (name === undefined || !xml.startsWith(name, i + 2) || xml.charCodeAt(i + 2 + name.length) !== GT) {
-        return null;
-      }
-      if (stack.length === 0) {
-        const rootEnd = i + 3 + name.length;
+      const nameEnd = open.pop();
+      const nameStart = open.pop();
+      if (nameStart === undefined || nameEnd === undefined) return null;
+      const tagEnd = i + 2 + (nameEnd - nameStart);
+      if (!sameText(xml, nameStart, i + 2, nameEnd - nameStart) || xml.charCodeAt(tagEnd) !== GT) return null;
+      if (open.length === 0) {
+        const rootEnd = tagEnd + 1;
         if (skipWhitespace(xml, rootEnd) !== xml.length) return null;
-        parts.push(xml.slice(copied, rootEnd));
-        return { canonical: parts.join(''), rootCloseStart: i, namespaces };
+        return { canonical: out.finish(rootEnd), rootCloseStart: i, namespaces };
       }
-      i += 3 + name.length;
+      i = tagEnd + 1;
+    } else if (open.length > 0 && matchesPlainLeaf(xml, i)) {
+      // A whole leaf below the root, text included: nothing to push, rewrite or pop.
+      i = PLAIN_LEAF.lastIndex;
     } else {
-      NAME.lastIndex = i + 1;
-      const name = NAME.exec(xml)?.[0];
-      if (name === undefined) return null;
-      const tag = readAttributes(xml, i + 1 + name.length, stack.length === 0);
-      if (!tag) return null;
-      if (stack.length === 0) namespaces = tag.namespaces;
-      if (tag.canonical !== null) {
-        const canonicalTag = `<${name}${tag.canonical}>`;
-        if (canonicalTag !== xml.slice(i, tag.end)) splice(i, tag.end, canonicalTag);
-      }
-      stack.push(name);
-      i = tag.end;
-    }
-
-    // Character data up to the next tag.
-    const next = xml.indexOf('<', i);
-    if (next < 0) return null;
-    for (let k = i; k < next; k++) {
-      const c = xml.charCodeAt(k);
-      if (c === GT) {
-        // A literal '>' is legal text unless it ends ']]>'; C14N writes it as &gt;.
-        if (k >= i + 2 && xml.charCodeAt(k - 1) === 93 && xml.charCodeAt(k - 2) === 93) return null;
-        splice(k, k + 1, '&gt;');
-      } else if (c === AMP) {
-        const ref = readReference(xml, k);
-        if (!ref) return null;
-        const canonical = escapeTextChar(ref.codePoint);
-        if (canonical !== xml.slice(k, ref.end)) splice(k, ref.end, canonical);
-        k = ref.end - 1;
+      const nameEnd = readName(xml, i + 1);
+      if (nameEnd === i + 1) return null;
+      if (xml.charCodeAt(nameEnd) === GT) {
+        // Most elements carry no attributes: nothing to read, order or rewrite.
+        open.push(i + 1, nameEnd);
+        i = nameEnd + 1;
+      } else {
+        const tag = readAttributes(xml, nameEnd, open.length === 0);
+        if (!tag) return null;
+        if (open.length === 0) namespaces = tag.namespaces;
+        if (tag.canonical !== null) {
+          const canonicalTag = `<${xml.slice(i + 1, nameEnd)}${tag.canonical}>`;
+          if (canonicalTag !== xml.slice(i, tag.end)) out.splice(i, tag.end, canonicalTag);
+        }
+        open.push(i + 1, nameEnd);
+        i = tag.end;
       }
     }
-    i = next;
+    i = readText(xml, i, out);
+    if (i < 0) return null;
   }
+}
+
+/**
+ * The canonical form being assembled: the input's text from the root on, with the spans C14N
+ * spells differently replaced. A builder document usually needs no replacement at all, and then
+ * the result is one slice of the input.
+ */
+class CanonicalText {
+  private readonly parts: string[] = [];
+  private copied: number;
+
+  constructor(
+    private readonly xml: string,
+    from: number,
+  ) {
+    this.copied = from;
+  }
+
+  /** Writes `replacement` instead of the input's [from, to). */
+  splice(from: number, to: number, replacement: string): void {
+    this.parts.push(this.xml.slice(this.copied, from), replacement);
+    this.copied = to;
+  }
+
+  /** The canonical text up to the input's index `end`. */
+  finish(end: number): string {
+    const rest = this.xml.slice(this.copied, end);
+    if (this.parts.length === 0) return rest;
+    this.parts.push(rest);
+    return this.parts.join('');
+  }
+}
+
+/**
+ * Reads character data from `from` up to the next '<' and returns that index, or -1 when the
+ * text ends the document or holds anything the scanner refuses. On the way it checks every code
+ * unit is an XML 1.0 character (no CR, see the header; surrogates paired) and applies the C14N
+ * spellings of text: a literal '>' becomes &gt;, references their canonical form.
+ */
+function readText(xml: string, from: number, out: CanonicalText): number {
+  for (let k = from; k < xml.length; k++) {
+    const c = xml.charCodeAt(k);
+    if (c === LT) return k;
+    if (c === GT) {
+      // A literal '>' is legal text unless it ends ']]>'; C14N writes it as &gt;.
+      if (k >= from + 2 && xml.charCodeAt(k - 1) === 93 && xml.charCodeAt(k - 2) === 93) return -1;
+      out.splice(k, k + 1, '&gt;');
+    } else if (c === AMP) {
+      const ref = readReference(xml, k);
+      if (!ref) return -1;
+      const canonical = escapeTextChar(ref.codePoint);
+      if (canonical !== xml.slice(k, ref.end)) out.splice(k, ref.end, canonical);
+      k = ref.end - 1;
+    } else if (c < SPACE) {
+      if (c !== TAB && c !== LF) return -1;
+    } else if (c >= 0xd800) {
+      if (c <= 0xdbff && isLowSurrogate(xml.charCodeAt(k + 1))) k++;
+      else if (c <= 0xdfff || c >= 0xfffe) return -1;
+    }
+  }
+  return -1;
+}
+
+/** Name characters the scanner accepts (ASCII only): bit 1 may start a name, bit 2 continue it. */
+const NAME_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z_]/.test(ch)) NAME_CHARS[c] = 3;
+  else if (/[0-9.-]/.test(ch)) NAME_CHARS[c] = 2;
+}
+
+/** The index just after the name `[A-Za-z_][A-Za-z0-9._-]*` at `from`, or `from` when there is none. */
+function readName(xml: string, from: number): number {
+  const first = xml.charCodeAt(from);
+  if (!(first < 128 && (NAME_CHARS[first]! & 1) !== 0)) return from;
+  let j = from + 1;
+  for (let c = xml.charCodeAt(j); c < 128 && NAME_CHARS[c] !== 0; c = xml.charCodeAt(++j));
+  return j;
+}
+
+/** Whether a PLAIN_LEAF element starts at `at`; PLAIN_LEAF.lastIndex is then its end. */
+function matchesPlainLeaf(xml: string, at: number): boolean {
+  PLAIN_LEAF.lastIndex = at;
+  return PLAIN_LEAF.test(xml);
+}
+
+/** Whether xml[a, a + length) and xml[b, b + length) are the same text. */
+function sameText(xml: string, a: number, b: number, length: number): boolean {
+  if (b + length > xml.length) return false;
+  for (let k = 0; k < length; k++) if (xml.charCodeAt(a + k) !== xml.charCodeAt(b + k)) return false;
+  return true;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
 }
 
 interface Tag {
@@ -141,6 +231,7 @@ function readAttributes(xml: string, from: number, isRoot: boolean): Tag | null 
     const name = m[1]!;
     const raw = m[2]!;
     j = ATTRIBUTE.lastIndex;
+    if (!hasOnlyXmlChars(raw)) return null;
     const value = canonicalAttributeValue(raw);
     if (value === null) return null;
     if (value !== raw) rewrite = true;
@@ -268,7 +359,10 @@ function escapeAttributeChar(c: number): string {
   }
 }
 
-/** XML 1.0 characters only, surrogates paired, and no CR (parsers rewrite CR and CRLF to LF). */
+/**
+ * XML 1.0 characters only, surrogates paired, and no CR (parsers rewrite CR and CRLF to LF): the
+ * check readText makes on character data, for an attribute value.
+ */
 function hasOnlyXmlChars(xml: string): boolean {
   SUSPICIOUS_CHAR.lastIndex = 0;
   for (let m = SUSPICIOUS_CHAR.exec(xml); m; m = SUSPICIOUS_CHAR.exec(xml)) {

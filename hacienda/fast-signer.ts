@@ -8,7 +8,7 @@
 // signFast returns null whenever the document is not in the shape canonical-document.ts
 // understands; createSigner (signer.ts) then signs it through xadesjs, which also refuses what
 // cannot be signed (malformed XML, DOCTYPE, outside PIs, xml:* on the root, signed documents).
-import { createHash, createPrivateKey, sign as rsaSign, X509Certificate } from 'node:crypto';
+import { createPrivateKey, hash, sign as rsaSign, X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { canonicalizeDocument } from './canonical-document.ts';
 import { certificateInfo } from './signing-key.ts';
@@ -98,6 +98,7 @@ export function signFast(
   return xml.slice(0, doc.rootCloseStart) + signatureBlock(f) + xml.slice(doc.rootCloseStart);
 }
 
+/** Base64 SHA-256 of `data` (a string hashed as UTF-8), with node:crypto's one-shot hash. */
 function sha256(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('base64');
+  return hash('sha256', data, 'base64');
 }

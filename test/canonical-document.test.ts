@@ -232,12 +232,34 @@ describe('shapes left to xadesjs', () => {
     ['a control character', ok.replace('>x<', '>\u0001<')],
     ['an unpaired surrogate', ok.replace('>x<', '>\uD800<')],
     ['a non-ASCII element name', ok.replace(/<(\/?)B/g, '<$1Año')],
+    // The character checks of text and attribute values, on each path the scanner reads them.
+    ['a control character in an attribute value', ok.replace('c="2"', 'c="2\u0001"')],
+    ['a CR in an attribute value', ok.replace('c="2"', 'c="2\r"')],
+    ['an unpaired surrogate in an attribute value', ok.replace('c="2"', 'c="\uD800"')],
+    ['a control character between elements', ok.replace('\n<B', '\u001F\n<B')],
+    ['a CR between elements', ok.replace('\n</R>', '\r\n</R>')],
+    ['U+FFFE in text', ok.replace('>x<', '>x\uFFFE<')],
+    ['an unpaired low surrogate', ok.replace('>x<', '>\uDC00x<')],
+    ['a surrogate pair cut by a tag', ok.replace('>x<', '>\uD83D<')],
+    ['a control character in a leaf', ok.replace('</R>', '<C>y\u000B</C>\n</R>')],
+    ['a CR in a leaf', ok.replace('</R>', '<C>y\r</C>\n</R>')],
+    [']]> in a leaf', ok.replace('</R>', '<C>y]]>z</C>\n</R>')],
+    ['mismatched leaf tags', ok.replace('</R>', '<C>y</D>\n</R>')],
+    ['a leaf end tag with a longer name', ok.replace('</R>', '<C>y</Cc>\n</R>')],
+    ['whitespace in a leaf end tag', ok.replace('</R>', '<C>y</C >\n</R>')],
     ['a byte-order mark', `\uFEFF${ok}`],
     ['an XML 1.1 declaration', ok.replace('1.0', '1.1')],
     ['another encoding', ok.replace('utf-8', 'ISO-8859-1')],
   ])('refuses %s', (_what, xml) => {
     expect(xml).not.toBe(ok);
     expect(canonicalizeDocument(xml)).toBeNull();
+  });
+
+  it('reads leaves with tabs, line feeds, non-ASCII and astral text as written', () => {
+    const xml = ok.replace('</R>', '<C>a\tb\nñ\u00A0\uE000\uFFFD😀</C>\n<D></D>\n<E>&amp;></E>\n</R>');
+    const doc = canonicalizeDocument(xml);
+    expect(doc?.canonical).toBe(xmllintC14n(xml));
+    expect(doc?.canonical).toContain('<C>a\tb\nñ\u00A0\uE000\uFFFD😀</C>\n<D></D>\n<E>&amp;&gt;</E>');
   });
 
   it('puts namespace declarations and attributes in C14N order', () => {

@@ -29,6 +29,23 @@ function checkChars(element: string, value: string): void {
 }
 
 /**
+ * Whether `value` can go into character data exactly as it is: every code unit is tab, LF or
+ * U+0020..U+D7FF other than `&`, `<` and `>`. Most values (codes, amounts, names) are, and one
+ * pass over their few characters is cheaper than the two regular expressions checkChars and
+ * escapeText run; anything else (CR, controls, surrogates, U+E000 and above, markup characters)
+ * takes that exact path.
+ */
+function isPlainText(value: string): boolean {
+  for (let k = 0; k < value.length; k++) {
+    const c = value.charCodeAt(k);
+    if (c < 0x20 ? c !== 0x09 && c !== 0x0a : c === 0x26 || c === 0x3c || c === 0x3e || c >= 0xd800) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
  * Escapes character data: `&`, `<`, `>` (so `]]>` can never appear) and CR (written as a
  * reference so that parsers do not normalise it away). Quotes need no escaping in text.
  */
@@ -98,7 +115,11 @@ export class XmlWriter {
 
   /** `<name>text</name>` */
   leaf(name: string, text: string, attributes?: Readonly<Record<string, string>>): this {
-    checkChars(name, text);
+    let body = text;
+    if (!isPlainText(text)) {
+      checkChars(name, text);
+      body = escapeText(text);
+    }
     let attrs = '';
     if (attributes) {
       for (const [k, v] of Object.entries(attributes)) {
@@ -107,7 +128,7 @@ export class XmlWriter {
         attrs += ` ${k}="${escapeAttr(v)}"`;
       }
     }
-    this.out += `<${name}${attrs}>${escapeText(text)}</${name}>\n`;
+    this.out += `<${name}${attrs}>${body}</${name}>\n`;
     return this;
   }
 

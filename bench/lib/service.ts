@@ -17,7 +17,13 @@ import {
   simulatorAdminHeaders,
   simulatorEnv,
   WORKER_NODE_OPTIONS,
+  API_NODE_OPTIONS,
 } from './service-layout.ts';
+
+/** The environment of a service process with its Procfile node options after the caller's own. */
+function withNodeOptions(env: Record<string, string>, options: string): Record<string, string> {
+  return { ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${options}`.trim() };
+}
 
 export interface Service {
   apiUrl: string;
@@ -65,7 +71,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
   const profile = (name: string) => ({ profile: o.params.profile.has(name) });
   const entry = (file: string) => (o.buildDir ? compiledEntry(file, o.buildDir) : file);
   const simulator = startChild('sandbox', entry(ENTRY.simulator), env, profile('sandbox'));
-  const api = startChild('api', entry(ENTRY.api), env, profile('api'));
+  const api = startChild('api', entry(ENTRY.api), withNodeOptions(env, API_NODE_OPTIONS), profile('api'));
   await waitUntil(
     'simulator',
     async () =>
@@ -95,7 +101,7 @@ export async function startService(o: ServiceOptions): Promise<Service> {
         startChild(
           count === 1 ? 'worker' : `worker-${i + 1}`,
           entry(ENTRY.worker),
-          { ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${WORKER_NODE_OPTIONS}`.trim() },
+          withNodeOptions(env, WORKER_NODE_OPTIONS),
           profile('worker'),
         ),
       );

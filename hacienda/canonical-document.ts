@@ -37,8 +37,6 @@ const DECLARATION =
 /** ` name="value"`; a value never holds `<` or `"`; references and controls are checked apart. */
 const ATTRIBUTE = / ([A-Za-z_][A-Za-z0-9._-]*(?::[A-Za-z_][A-Za-z0-9._-]*)?)="([^"<]*)"/y;
 const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9a-fA-F]{1,6}));/y;
-/** Any code unit outside tab, LF and U+0020..U+FFFD minus surrogates (CR is refused: see header). */
-const SUSPICIOUS_CHAR = /[^\t\n\u0020-\uD7FF\uE000-\uFFFD]/g;
 /**
  * A whole element `<Name>text</Name>` with plain text: XML 1.0 characters that C14N writes as
  * they are (no markup characters, references, CR or surrogates). Most elements of a comprobante
@@ -167,11 +165,10 @@ function readText(xml: string, from: number, out: CanonicalText): number {
       const canonical = escapeTextChar(ref.codePoint);
       if (canonical !== xml.slice(k, ref.end)) out.splice(k, ref.end, canonical);
       k = ref.end - 1;
-    } else if (c < SPACE) {
-      if (c !== TAB && c !== LF) return -1;
-    } else if (c >= 0xd800) {
-      if (c <= 0xdbff && isLowSurrogate(xml.charCodeAt(k + 1))) k++;
-      else if (c <= 0xdfff || c >= 0xfffe) return -1;
+    } else if (c < SPACE || c >= 0xd800) {
+      const units = xmlCharUnits(xml, k, c);
+      if (units === 0) return -1;
+      k += units - 1;
     }
   }
   return -1;
@@ -207,8 +204,19 @@ function sameText(xml: string, a: number, b: number, length: number): boolean {
   return true;
 }
 
-function isLowSurrogate(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
+/**
+ * How many code units the XML 1.0 character starting at `k` (code unit `c`) takes: 1, or 2 for a
+ * surrogate pair; 0 when none starts there (controls other than tab and LF, CR (see the header),
+ * an unpaired surrogate, U+FFFE, U+FFFF). The one character rule of text and attribute values.
+ */
+function xmlCharUnits(text: string, k: number, c: number): number {
+  if (c < SPACE) return c === TAB || c === LF ? 1 : 0;
+  if (c < 0xd800) return 1;
+  if (c <= 0xdbff) {
+    const low = text.charCodeAt(k + 1);
+    return low >= 0xdc00 && low <= 0xdfff ? 2 : 0;
+  }
+  return c <= 0xdfff || c >= 0xfffe ? 0 : 1;
 }
 
 interface Tag {
@@ -363,17 +371,11 @@ function escapeAttributeChar(c: number): string {
  * XML 1.0 characters only, surrogates paired, and no CR (parsers rewrite CR and CRLF to LF): the
  * check readText makes on character data, for an attribute value.
  */
-function hasOnlyXmlChars(xml: string): boolean {
-  SUSPICIOUS_CHAR.lastIndex = 0;
-  for (let m = SUSPICIOUS_CHAR.exec(xml); m; m = SUSPICIOUS_CHAR.exec(xml)) {
-    const c = m[0].charCodeAt(0);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const low = xml.charCodeAt(m.index + 1);
-      if (!(low >= 0xdc00 && low <= 0xdfff)) return false;
-      SUSPICIOUS_CHAR.lastIndex = m.index + 2;
-    } else {
-      return false;
-    }
+function hasOnlyXmlChars(text: string): boolean {
+  for (let k = 0; k < text.length;) {
+    const units = xmlCharUnits(text, k, text.charCodeAt(k));
+    if (units === 0) return false;
+    k += units;
   }
   return true;
 }

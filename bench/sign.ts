@@ -146,11 +146,8 @@ async function measureAlternating(
     slices[0].push(await measure(a.name, slice, a.op, 0));
     slices[1].push(await measure(b.name, slice, b.op, 0));
   }
-  const median = (ms: Measurement[]): Measurement => {
-    const sorted = [...ms].sort((x, y) => rate(x) - rate(y));
-    const mid = sorted[Math.floor(sorted.length / 2)]!;
-    return { name: mid.name, ops: mid.ops, seconds: mid.seconds };
-  };
+  const median = (ms: Measurement[]): Measurement =>
+    [...ms].sort((x, y) => rate(x) - rate(y))[Math.floor(ms.length / 2)]!;
   return [median(slices[0]), median(slices[1])];
 }
 

@@ -3,6 +3,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { knexSnakeCaseMappers } from 'objection';
+import { PREPARED_PLAN_OPTIONS } from './prepared.ts';
 
 // NUMERIC comes back as a string (exact money); BIGINT ids as JS numbers: they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -19,7 +20,12 @@ export type Db = Knex;
 export function createDb(options: DbOptions): Db {
   return knexFactory({
     client: 'pg',
-    connection: { connectionString: options.url, application_name: options.applicationName ?? 'factura' },
+    connection: {
+      connectionString: options.url,
+      application_name: options.applicationName ?? 'factura',
+      // Named statements (prepared.ts) are planned once, generically.
+      options: PREPARED_PLAN_OPTIONS,
+    },
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: 5_000,
     ...knexSnakeCaseMappers(),

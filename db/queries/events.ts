@@ -3,6 +3,7 @@
 // notification; the relay turns the row into webhook deliveries after commit. Every event is
 // written by the SQL below: recordEvents runs it on its own, and the statements that record new
 // invoices (created-rows.ts) hold it as two of their common table expressions.
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import type { EventKind } from '../../domain/webhook-events.ts';
 import type { OutboxKind, OutboxPayloads } from './outbox.ts';
@@ -63,7 +64,9 @@ export async function recordEvents(trx: Knex.Transaction, events: readonly NewEv
   }));
   const source = `jsonb_to_recordset(?::jsonb)
          as x(company_id bigint, livemode boolean, type text, data jsonb, request_id text)`;
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'events.record',
     `with ${eventCtes(source)}
      select (select json_agg(id order by id) from e) as ids, ${OUTBOX_NOTIFY_SQL} as notified`,
     [JSON.stringify(rows), requestIds.size === 1 ? ([...requestIds][0] ?? null) : null],
@@ -78,7 +81,9 @@ export async function dispatchEvents(
   requestId: string | null,
 ): Promise<void> {
   if (!eventIds.length) return;
-  await trx.raw(
+  await prepared(
+    trx,
+    'events.dispatch',
     `with e as (select unnest(?::bigint[]) as id), o as (${DISPATCH_SQL})
      select ${OUTBOX_NOTIFY_SQL} as notified`,
     [[...eventIds], requestId],

@@ -14,6 +14,7 @@
 // in the snapshot taken before its locks: a request with the same key committed in between is
 // caught by statement 3, which never overwrites a fresh record; the chunk then fails as a whole
 // (the caller records its items one by one, and that item is replayed).
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import { documentBalance, paidAtIssueBalance } from '../../domain/balance.ts';
 import { buildClave, buildConsecutivo, randomSecurityCode } from '../../domain/clave.ts';
@@ -248,7 +249,9 @@ async function claimAndRead(trx: Knex.Transaction, tenant: Tenant, chunk: BatchC
   // The key locks read the claimed items (a sort, so every item lock is taken first) and come in
   // key order, so two transactions never wait on each other's keys. Finished requests and used
   // external_ids are looked up one index probe per key (LOOKUP_NOTE in invoice-group.ts).
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'invoice-bulk.claim-and-read',
     `with c as (
        select position from batch_items
        where batch_id = ? and position = any(?::int[]) and status = 'pending'
@@ -483,7 +486,9 @@ async function writeAfter(
       problem: o.kind === 'failed' ? o.problem : null,
     }));
   const keyed = made.filter((x) => x.item.idempotency).length;
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'invoice-bulk.write-created',
     `${CREATED_ROWS_SQL},
      u as (
        update batch_items b

@@ -2,6 +2,7 @@
 // step needs for the whole chunk, multi-row statements write what it did, and the caller commits
 // once. Per-invoice state columns stay the truth: every load selects only the invoices still
 // waiting for that step, every write is guarded by the state it expects.
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import type { InvoiceRow } from './invoices.ts';
 import { FLOW_STOPPED_SQL } from './processing-error.ts';
@@ -18,7 +19,9 @@ export async function assignFlowChunks(
 ): Promise<void> {
   const rows = chunks.flatMap((c) => c.invoiceIds.map((id) => [id, c.name, c.priority ?? null] as const));
   if (!rows.length) return;
-  await trx.raw(
+  await prepared(
+    trx,
+    'invoice-flow.assign-chunks',
     `update invoices i set flow_chunk = v.chunk, flow_priority = v.priority
        from (select * from unnest(?::bigint[], ?::text[], ?::int[]) as t(id, chunk, priority)) v
       where i.id = v.id`,
@@ -37,7 +40,9 @@ export async function waitingFlowPriorities(
   pairs: { companyId: number; livemode: boolean }[],
 ): Promise<Map<string, number>> {
   if (!pairs.length) return new Map();
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'invoice-flow.waiting-priorities',
     `select v.company_id, v.livemode,
             (select max(i.flow_priority) from invoices i
               where i.company_id = v.company_id and i.livemode = v.livemode and i.status = 'pendiente'
@@ -271,7 +276,9 @@ export async function updateHaciendaStates(
   states: { invoiceId: number; state: string }[],
 ): Promise<void> {
   if (!states.length) return;
-  await db.raw(
+  await prepared(
+    db,
+    'invoice-flow.hacienda-states',
     `update invoices i set hacienda_status = v.state
        from (select * from unnest(?::bigint[], ?::text[]) as t(id, state)) v
       where i.id = v.id and i.status = 'enviada' and i.hacienda_status is distinct from v.state`,
@@ -285,7 +292,9 @@ export async function storeResponseXmls(
   answers: { invoiceId: number; responseXml: string }[],
 ): Promise<void> {
   if (!answers.length) return;
-  await trx.raw(
+  await prepared(
+    trx,
+    'invoice-flow.response-xmls',
     `update invoice_documents d set response_xml = v.xml, response_at = now(), updated_at = now()
        from (select * from unnest(?::bigint[], ?::text[]) as t(id, xml)) v
       where d.invoice_id = v.id`,

@@ -1,6 +1,7 @@
 // The SQL of a group of single invoice creates (the group commit is operations/invoice-committer.ts):
 // statement 1 reads everything the group needs, statement 3 writes what goes with the new invoices
 // (statement 2, the invoices themselves, is insertNumbered in invoice-bulk.ts).
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import type { OtherTaxInput } from '../../domain/other-taxes.ts';
 import type { InvoiceRequest } from '../../domain/invoice-request.ts';
@@ -78,7 +79,9 @@ export async function readGroup(
   const exts = uniq(reqs.flatMap((r) => (r.externalId !== null ? [r.externalId] : [])));
   const replaces = uniq(reqs.flatMap((r) => (r.replaces !== null ? [r.replaces] : [])));
   const t = [tenant.companyId, tenant.livemode];
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'invoice-group.read',
     `with l as (
        select k, pg_try_advisory_xact_lock(?::int, hashtext(? || k)) as ok
        from (select unnest(?::text[]) as k order by 1) s),
@@ -156,7 +159,9 @@ export async function writeGroupCreated(
   flowIds: number[],
   replacements: { oldId: number; newId: number }[],
 ): Promise<GroupWrites> {
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'invoice-group.write-created',
     `${CREATED_ROWS_SQL},
      rb as (
        update invoices set replaced_by_id = v.new_id, updated_at = now()

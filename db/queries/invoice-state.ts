@@ -1,6 +1,7 @@
 // Guarded state changes of invoices, written with their events in the caller's transaction
 // (`update … where id in (…) and status in (<from>)`, whatever the number of invoices), and the
 // bookkeeping of a rejection: the reversing entry, exactly once.
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import { invoiceObject } from '../public-objects.ts';
 import { recordEvents } from './events.ts';
@@ -128,7 +129,9 @@ async function writeEntry(
   lines: PostingLine[],
   description: string,
 ): Promise<boolean> {
-  const inserted = await trx.raw(
+  const inserted = await prepared(
+    trx,
+    'invoice-state.write-entry',
     `insert into journal_entries (company_id, livemode, kind, invoice_id, description, currency, exchange_rate)
      values (?, ?, ?, ?, ?, ?, ?)
      on conflict (invoice_id, kind) where kind in ('invoice', 'invoice_reversal') do nothing

@@ -2,6 +2,7 @@
 // multi-row statement whatever the chunk's size: the issue entries (exactly once each: unique
 // invoice + kind), their lines, the clients' balances, the invoices' `accounted_at`. The caller's
 // transaction holds the invoices locked.
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import { documentLabel } from '../../domain/document-notes.ts';
 import type { InvoiceRow } from './invoices.ts';
@@ -11,7 +12,9 @@ export async function insertIssueEntries(
   trx: Knex.Transaction,
   invoices: InvoiceRow[],
 ): Promise<{ entryId: number; invoiceId: number }[]> {
-  const entries = (await trx.raw(
+  const entries = (await prepared(
+    trx,
+    'journal-bulk.issue-entries',
     `insert into journal_entries (company_id, livemode, kind, invoice_id, description, currency, exchange_rate)
      select * from unnest(?::bigint[], ?::boolean[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::numeric[])
      on conflict (invoice_id, kind) where kind in ('invoice', 'invoice_reversal') do nothing
@@ -63,7 +66,9 @@ export async function addToClientBalances(
   owed: { clientId: number; amount: string }[],
 ): Promise<void> {
   const sorted = [...owed].sort((a, b) => a.clientId - b.clientId);
-  await trx.raw(
+  await prepared(
+    trx,
+    'journal-bulk.client-balances',
     `update clients c set balance = c.balance + v.amount, updated_at = now()
        from (select id, sum(amount) as amount
                from unnest(?::bigint[], ?::numeric[]) as t(id, amount) group by id) v

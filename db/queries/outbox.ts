@@ -6,6 +6,7 @@
 // The relay's SQL: claim waiting rows (several relays never take the same row), read the
 // company, mode and trace of the invoices they start, and delete what was moved to the queues
 // in the claiming transaction.
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 
 /** What each kind of outbox row carries. */
@@ -36,7 +37,9 @@ export type OutboxRow<K extends OutboxKind = OutboxKind> = Extract<OutboxMessage
 };
 
 export async function claimOutbox(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'outbox.claim',
     `select id, kind, payload, request_id from outbox
       order by id
       limit ?
@@ -76,7 +79,9 @@ export interface FlowInvoice {
 /** The company, mode and trace of the invoices whose flows start (flows are chunked by the first two). */
 export async function flowInvoices(trx: Knex.Transaction, ids: number[]): Promise<Map<number, FlowInvoice>> {
   if (!ids.length) return new Map();
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'outbox.flow-invoices',
     `select id, company_id, livemode, trace_context from invoices where id = any(?::bigint[])`,
     [ids],
   );

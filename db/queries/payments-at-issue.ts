@@ -3,6 +3,7 @@
 // payments_at_issue_key allows no second one), their journal entries and lines (cash against
 // receivables), the invoices' balances (marked booked in the same row update) and the clients';
 // and, for a rejected cash sale, the reversal of its payments at issue, once.
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import { Decimal } from 'decimal.js';
 import { formatId } from '../../domain/ids.ts';
@@ -99,7 +100,9 @@ export async function settleInvoices(
   trx: Knex.Transaction,
   settled: { invoiceId: number; balanceAfter: string; paymentStatus: string }[],
 ): Promise<void> {
-  await trx.raw(
+  await prepared(
+    trx,
+    'payments-at-issue.settle',
     `update invoices i set balance_due = v.balance, payment_status = v.status, updated_at = now(),
             accounted_at = coalesce(i.accounted_at, now())
        from (select * from unnest(?::bigint[], ?::numeric[], ?::text[]) as t(id, balance, status)) v
@@ -114,7 +117,9 @@ export async function settleInvoices(
 
 /** The clients' balances lowered by their payments at issue (a payment with no client moves none). */
 export async function lowerClientBalances(trx: Knex.Transaction, payments: PaymentRow[]): Promise<void> {
-  await trx.raw(
+  await prepared(
+    trx,
+    'payments-at-issue.lower-client-balances',
     `update clients c set balance = c.balance - v.amount, updated_at = now()
        from (select id, sum(amount) as amount
                from unnest(?::bigint[], ?::numeric[]) as t(id, amount) group by id) v

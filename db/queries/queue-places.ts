@@ -1,5 +1,6 @@
 // What a company already has waiting in a queue, for the place of its next job there
 // (jobs/fair-share.ts): its batches still processing, its webhook deliveries still pending.
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 
 /**
@@ -11,7 +12,9 @@ export async function batchesAhead(
   batchIds: number[],
 ): Promise<Map<number, number>> {
   if (!batchIds.length) return new Map();
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'queue-places.batches-ahead',
     `select b.id,
             (select count(*) from batches o
               where o.status = 'processing' and o.id < b.id
@@ -31,7 +34,9 @@ export async function deliveriesAhead(
   targets: { eventId: number; endpointId: number }[],
 ): Promise<Map<string, { companyId: number; ahead: number }>> {
   if (!targets.length) return new Map();
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'queue-places.deliveries-ahead',
     `with t as (
        select d.id, d.event_id, d.endpoint_id, d.company_id, d.livemode,
               row_number() over (partition by d.company_id, d.livemode order by d.id) - 1 as rank,

@@ -5,6 +5,7 @@
 // lease (`lease_until`, renewed every few seconds during a slow call) and nobody else sends the
 // invoice; a dead sender's lease runs out within seconds.
 // Also the "Hacienda lost it" clock of an invoice: since when its clave has answered 404.
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 
 /** Why a document is sent: its first submission (and retries), or again after Hacienda lost it. */
@@ -101,7 +102,9 @@ export async function beginSubmissions(
   const ids = starts.map((s) => s.invoiceId);
   return db.transaction(async (trx) => {
     await trx.raw('select 1 from invoices where id = any(?::bigint[]) order by id for update', [ids]);
-    const prior = await trx.raw(
+    const prior = await prepared(
+      trx,
+      'submissions.prior-leases',
       `select invoice_id,
               ceil(extract(epoch from max(lease_until) filter (where finished_at is null) - now())
                    * 1000)::bigint as ms
@@ -156,7 +159,9 @@ export async function finishSubmissions(
   ends: (SubmissionEnd & { id: number })[],
 ): Promise<void> {
   if (!ends.length) return;
-  await db.raw(
+  await prepared(
+    db,
+    'submissions.finish',
     `update hacienda_submissions s
         set outcome = v.outcome, http_status = v.http_status, detail = v.detail,
             finished_at = now(), lease_until = null

@@ -4,6 +4,7 @@
 // requests and is part of the job id, so each request sends once more. Every POST is an attempt
 // row, written with its outcome once the request has ended (webhooks are at least once: a POST
 // cut off by a stopping worker leaves the delivery pending, and it is sent again).
+import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import { tenantOnly, type Tenant } from './clients.ts';
 import { dispatchEvents } from './events.ts';
@@ -165,7 +166,9 @@ export interface DeliveryTarget {
  */
 export async function fanOutEvents(trx: Knex.Transaction, eventIds: number[]): Promise<DeliveryTarget[]> {
   if (eventIds.length === 0) return [];
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'webhooks.fan-out',
     `with ev as materialized (
        select id, company_id, livemode, type from events where id = any(?::bigint[])),
      created as (
@@ -207,7 +210,9 @@ export async function eventTraceContexts(
   eventIds: number[],
 ): Promise<Map<number, string>> {
   if (eventIds.length === 0) return new Map();
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'webhooks.event-traces',
     `select e.id, i.trace_context
        from events e
        join invoices i on i.id = substr(e.data->>'id', 5)::bigint and i.company_id = e.company_id
@@ -324,7 +329,9 @@ interface StateRow {
 }
 
 async function readDeliveryStates(trx: Knex.Transaction, keys: DeliveryKey[]): Promise<StateRow[]> {
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'webhooks.delivery-states',
     `select d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.status,
             d.round, d.attempts
        from webhook_deliveries d
@@ -355,7 +362,9 @@ export async function loadDeliveryContexts(
     );
     const missing = unique.filter((k) => !found.has(deliveryKey(k)));
     // Waits, if the fan-out's transaction holds the same pair, for it to end.
-    await trx.raw(
+    await prepared(
+      trx,
+      'webhooks.delivery-contexts-insert',
       `insert into webhook_deliveries (event_id, endpoint_id, company_id, livemode)
        select e.id, w.id, e.company_id, e.livemode
          from unnest(?::bigint[], ?::bigint[]) as k(event_id, endpoint_id)
@@ -371,14 +380,18 @@ export async function loadDeliveryContexts(
   const eventIds = [...new Set(states.map((s) => Number(s.eventId)))];
   const endpointIds = [...new Set(states.map((s) => Number(s.endpointId)))];
   const events = (
-    await trx.raw(
+    await prepared(
+      trx,
+      'webhooks.delivery-events',
       `select id, type, data, document, sequence, created_at as "createdAt"
          from events where id = any(?::bigint[])`,
       [eventIds],
     )
   ).rows as (DeliveryEvent & { id: string | number })[];
   const endpoints = (
-    await trx.raw(
+    await prepared(
+      trx,
+      'webhooks.delivery-endpoints',
       `select id, url, livemode, secret_enc as "secretEnc", previous_secret_enc as "previousSecretEnc",
               previous_secret_expires_at as "previousSecretExpiresAt", disabled_at as "disabledAt",
               deleted_at as "deletedAt"
@@ -429,7 +442,9 @@ async function deliveryOrders(
 ): Promise<Map<string, DeliveryOrder>> {
   const out = new Map<string, DeliveryOrder>();
   if (keys.length === 0) return out;
-  const res = await trx.raw(
+  const res = await prepared(
+    trx,
+    'webhooks.delivery-orders',
     `with k as materialized (
        select k.event_id, k.endpoint_id, e.document, e.sequence, w.events as subscribed
          from unnest(?::bigint[], ?::bigint[]) as k(event_id, endpoint_id)
@@ -501,7 +516,9 @@ export async function recordAttempts(trx: Knex.Transaction, outcomes: AttemptOut
   if (outcomes.length === 0) return;
   if (new Set(outcomes.map((o) => o.deliveryId)).size !== outcomes.length)
     throw new Error('recordAttempts: one outcome per delivery');
-  await trx.raw(
+  await prepared(
+    trx,
+    'webhooks.record-attempts',
     `with x as (
        select * from unnest(?::bigint[], ?::int[], ?::timestamptz[], ?::int[], ?::int[], ?::text[], ?::text[],
                             ?::text[], ?::timestamptz[])

@@ -1,0 +1,62 @@
+// Named statements (db/prepared.ts): each name stands for one text, no named statement ends in a
+// `*` whose columns a migration could change, and a connection of createDb plans them once,
+// generically, and reuses the plan.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../config/index.ts';
+import { prepared } from '../db/prepared.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+/** Every `prepared(db, 'name', \`sql\`` in db/queries: its name and its SQL text. */
+function namedStatements(): { file: string; name: string; sql: string }[] {
+  const dir = join(projectRoot, 'db/queries');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .flatMap((file) =>
+      [...readFileSync(join(dir, file), 'utf8').matchAll(/prepared\(\s*\w+,\s*'([^']+)',\s*`([^`]*)`/g)].map(
+        (m) => ({ file, name: m[1]!, sql: m[2]! }),
+      ),
+    );
+}
+
+describe('named statements', () => {
+  it('each name is used once, with a constant text that names its output columns', () => {
+    const all = namedStatements();
+    expect(all.length).toBeGreaterThanOrEqual(20);
+    const names = all.map((s) => s.name);
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    for (const s of all) {
+      expect(s.sql, `${s.file}: ${s.name}`).not.toMatch(/returning\s+\*/i);
+      // Interpolation is allowed only of constant SQL fragments named in capitals or built by eventCtes.
+      for (const [piece] of s.sql.matchAll(/\$\{[^}]*\}/g))
+        expect(piece, `${s.file}: ${s.name}`).toMatch(/^\$\{([A-Z_]+|eventCtes\(source\))\}$/);
+    }
+  });
+
+  it('a connection plans a named statement generically once and reuses it', async () => {
+    await t.db.transaction(async (trx) => {
+      expect((await trx.raw('show plan_cache_mode')).rows[0].plan_cache_mode).toBe('force_generic_plan');
+      const sql = 'select id from invoices where id = any(?::bigint[]) and company_id = ?';
+      for (const ids of [[1], [2, 3], []]) {
+        const res = await prepared(trx, 'test.generic', sql, [ids, 1]);
+        expect(res.rows).toEqual([]);
+      }
+      const row = (
+        await trx.raw(
+          `select generic_plans, custom_plans from pg_prepared_statements where name = 'test.generic'`,
+        )
+      ).rows[0] as { generic_plans: string; custom_plans: string };
+      expect(Number(row.generic_plans)).toBe(3);
+      expect(Number(row.custom_plans)).toBe(0);
+    });
+  });
+});

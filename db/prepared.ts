@@ -1,9 +1,11 @@
 // Named statements. A statement run by name is parsed once per connection (node-postgres sends
 // its text only the first time) and planned once, generically: every connection of createDb sets
 // `plan_cache_mode = force_generic_plan`, which touches prepared statements only, and only the
-// statements below are prepared. Unnamed statements are parsed and planned on every run; for the
-// multi-CTE statements of the pipeline that costs more than running them (the intake's read of a
-// group: about 1.3 ms of Postgres CPU unnamed, 0.1 ms named). A statement may be named when:
+// statements below are prepared. Unnamed, the pipeline's multi-CTE statements cost more to parse
+// and plan than to run when they carry a few rows (the intake's read of a group of one: about
+// 1.3 ms of Postgres CPU unnamed, 0.1 ms named). A statement carrying many rows (a full chunk, a
+// batch) runs unnamed: planned for its sizes, its planning shared by all its rows.
+// A statement may be named when:
 //   - its text is constant (no interpolation that varies between runs),
 //   - its plan does not depend on the values: equality on indexed columns, arrays of ids or keys,
 //     tenant and limits (a partial index's predicate is written in the text, never bound),
@@ -12,13 +14,25 @@
 // Names are unique (test/prepared-statements.test.ts): one name, one text.
 import type { Knex } from 'knex';
 
+/** Rows up to which a statement runs by name: a light load's chunks and groups. */
+export const PREPARED_MAX_ROWS = 10;
+
+/** The largest array among the bindings: the rows a statement carries, unless told. */
+function largestArray(bindings: readonly Knex.RawBinding[]): number {
+  let n = 0;
+  for (const b of bindings) if (Array.isArray(b) && b.length > n) n = b.length;
+  return n;
+}
+
 export function prepared(
   db: Knex | Knex.Transaction,
   name: string,
   sql: string,
   bindings: readonly Knex.RawBinding[] = [],
+  rows = largestArray(bindings),
 ): Knex.Raw {
-  return db.raw(sql, bindings as Knex.RawBinding[]).options({ name });
+  const raw = db.raw(sql, bindings as Knex.RawBinding[]);
+  return rows <= PREPARED_MAX_ROWS ? raw.options({ name }) : raw;
 }
 
 /** The connection setting that gives named statements their generic plan. */

@@ -1,11 +1,11 @@
 // Named statements (db/prepared.ts): each name stands for one text, no named statement ends in a
-// `*` whose columns a migration could change, and a connection of createDb plans them once,
-// generically, and reuses the plan.
+// `*` whose columns a migration could change, a connection of createDb plans them once,
+// generically, and reuses the plan, and a statement carrying many rows runs unnamed.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../config/index.ts';
-import { prepared } from '../db/prepared.ts';
+import { PREPARED_MAX_ROWS, prepared } from '../db/prepared.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
 let t: TestDatabase;
@@ -57,6 +57,22 @@ describe('named statements', () => {
       ).rows[0] as { generic_plans: string; custom_plans: string };
       expect(Number(row.generic_plans)).toBe(3);
       expect(Number(row.custom_plans)).toBe(0);
+    });
+  });
+
+  it('a statement carrying more rows than PREPARED_MAX_ROWS runs unnamed, planned for its sizes', async () => {
+    await t.db.transaction(async (trx) => {
+      const sql = 'select id from invoices where id = any(?::bigint[])';
+      const many = Array.from({ length: PREPARED_MAX_ROWS + 1 }, (_, i) => i + 1);
+      await prepared(trx, 'test.many', sql, [many]);
+      await prepared(trx, 'test.told', sql, [[1]], PREPARED_MAX_ROWS + 1);
+      await prepared(trx, 'test.few', sql, [many.slice(1)]);
+      const names = (
+        await trx.raw(
+          `select name from pg_prepared_statements where name in ('test.many', 'test.told', 'test.few') order by name`,
+        )
+      ).rows.map((r: { name: string }) => r.name);
+      expect(names).toEqual(['test.few']);
     });
   });
 });

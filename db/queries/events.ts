@@ -70,6 +70,7 @@ export async function recordEvents(trx: Knex.Transaction, events: readonly NewEv
     `with ${eventCtes(source)}
      select (select json_agg(id order by id) from e) as ids, ${OUTBOX_NOTIFY_SQL} as notified`,
     [JSON.stringify(rows), requestIds.size === 1 ? ([...requestIds][0] ?? null) : null],
+    rows.length,
   );
   return ((res.rows[0] as { ids: (number | string)[] }).ids ?? []).map(Number);
 }

@@ -515,6 +515,7 @@ async function writeAfter(
       JSON.stringify(others),
       batchId,
     ],
+    outcomes.length,
   );
   if (Number(res.rows[0].keys) !== keyed) throw new IdempotencyRecordExists();
   if (Number(res.rows[0].outcomes) !== outcomes.length)

@@ -179,6 +179,7 @@ export async function writeGroupCreated(
       tenant.companyId,
       tenant.livemode,
     ],
+    items.length,
   );
   return { keys: Number(res.rows[0].keys), replaced: Number(res.rows[0].replaced) };
 }

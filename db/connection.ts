@@ -3,7 +3,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { knexSnakeCaseMappers } from 'objection';
-import { PREPARED_PLAN_OPTIONS } from './prepared.ts';
+import { PREPARED_PLAN_SQL } from './prepared.ts';
 
 // NUMERIC comes back as a string (exact money); BIGINT ids as JS numbers: they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -23,10 +23,16 @@ export function createDb(options: DbOptions): Db {
     connection: {
       connectionString: options.url,
       application_name: options.applicationName ?? 'factura',
-      // Named statements (prepared.ts) are planned once, generically.
-      options: PREPARED_PLAN_OPTIONS,
     },
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      // Named statements (prepared.ts) are planned once, generically. A SET rather than a startup
+      // option, which a connection pooler in session mode may refuse.
+      afterCreate(conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) {
+        conn.query(PREPARED_PLAN_SQL, (err) => done(err ?? null, conn));
+      },
+    },
     acquireConnectionTimeout: 5_000,
     ...knexSnakeCaseMappers(),
   });

@@ -35,5 +35,5 @@ export function prepared(
   return rows <= PREPARED_MAX_ROWS ? raw.options({ name }) : raw;
 }
 
-/** The connection setting that gives named statements their generic plan. */
-export const PREPARED_PLAN_OPTIONS = '-c plan_cache_mode=force_generic_plan';
+/** Run on every new connection of createDb: named statements get their generic plan. */
+export const PREPARED_PLAN_SQL = 'set plan_cache_mode = force_generic_plan';

@@ -3,7 +3,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { knexSnakeCaseMappers } from 'objection';
-import { PREPARED_PLAN_SQL } from './prepared.ts';
 
 // NUMERIC comes back as a string (exact money); BIGINT ids as JS numbers: they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -20,19 +19,8 @@ export type Db = Knex;
 export function createDb(options: DbOptions): Db {
   return knexFactory({
     client: 'pg',
-    connection: {
-      connectionString: options.url,
-      application_name: options.applicationName ?? 'factura',
-    },
-    pool: {
-      min: 0,
-      max: options.poolMax ?? 10,
-      // Named statements (prepared.ts) are planned once, generically. A SET rather than a startup
-      // option, which a connection pooler in session mode may refuse.
-      afterCreate(conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) {
-        conn.query(PREPARED_PLAN_SQL, (err) => done(err ?? null, conn));
-      },
-    },
+    connection: { connectionString: options.url, application_name: options.applicationName ?? 'factura' },
+    pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: 5_000,
     ...knexSnakeCaseMappers(),
   });

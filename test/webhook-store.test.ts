@@ -154,6 +154,42 @@ it('an outcome of an older round counts as an attempt but leaves the newer round
     .update({ disabledAt: null, disabledReason: null });
 });
 
+it('finished attempts alone are one statement without BEGIN and COMMIT; a 410 takes a transaction', async () => {
+  const ids = await events(3);
+  const store = new DeliveryStore(t.db, { groupMs: 5 });
+  const ctx = await Promise.all(ids.map((eventId) => store.load({ eventId, endpointId })));
+  const sent: string[] = [];
+  const seen = (q: { sql: string }) => sent.push(q.sql.trim().split(/\s+/)[0]!.toLowerCase());
+  t.db.on('query', seen);
+  try {
+    await Promise.all(ctx.slice(0, 2).map((c) => store.record(outcome(c!.deliveryId))));
+    expect(sent).toEqual(['with']);
+    const rows = await t.db('webhook_deliveries').whereIn(
+      'id',
+      ctx.slice(0, 2).map((c) => c!.deliveryId),
+    );
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
+      ['delivered', 1],
+      ['delivered', 1],
+    ]);
+    sent.length = 0;
+    await store.record(
+      outcome(ctx[2]!.deliveryId, {
+        status: 'failed',
+        result: { statusCode: 410, durationMs: 3, error: null, responseExcerpt: null },
+      }),
+      { endpointId, reason: 'the receiver answered 410 Gone' },
+    );
+    expect(sent).toEqual(['begin;', 'with', 'update', 'commit;']);
+  } finally {
+    t.db.off('query', seen);
+    await t
+      .db('webhook_endpoints')
+      .where({ id: endpointId })
+      .update({ disabledAt: null, disabledReason: null });
+  }
+});
+
 it('a request that fails fails alone: the others of its transaction are committed', async () => {
   const ids = await events(5);
   const store = new DeliveryStore(t.db, { groupMs: 5 });

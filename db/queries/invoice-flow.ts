@@ -81,15 +81,16 @@ export async function invoicesToSign(db: Knex, ids: number[]): Promise<InvoiceRo
 
 /**
  * The signed bytes of a chunk, each with the parties it was signed with
- * (`invoice_documents.parties`, in the same row and statement), and the invoices to store them on.
- * The first writer wins: a document already stored keeps its bytes and its parties.
+ * (`invoice_documents.parties`, in the same row), and the invoices to store them on, in one
+ * statement (atomic on its own: no transaction around it). The first writer wins: a document
+ * already stored keeps its bytes and its parties.
  */
 export async function storeSignedDocuments(
-  trx: Knex.Transaction,
+  db: Knex,
   signed: { invoiceId: number; xml: string; parties: SignedParties }[],
 ): Promise<void> {
   if (!signed.length) return;
-  await trx('invoice_documents')
+  const documents = db('invoice_documents')
     .insert(
       signed.map((s) => ({
         invoiceId: s.invoiceId,
@@ -99,18 +100,21 @@ export async function storeSignedDocuments(
     )
     .onConflict('invoice_id')
     .merge({
-      signedXml: trx.raw('coalesce(invoice_documents.signed_xml, excluded.signed_xml)'),
-      parties: trx.raw(
+      signedXml: db.raw('coalesce(invoice_documents.signed_xml, excluded.signed_xml)'),
+      parties: db.raw(
         'case when invoice_documents.signed_xml is null then excluded.parties else invoice_documents.parties end',
       ),
-    });
-  await trx('invoices')
+    })
+    .returning('invoice_id');
+  await db
+    .with('stored', documents)
+    .table('invoices')
     .whereIn(
       'id',
       signed.map((s) => s.invoiceId),
     )
     .whereNull('signed_at')
-    .update({ signedAt: trx.fn.now(), processingError: null });
+    .update({ signedAt: db.fn.now(), processingError: null });
 }
 
 /**

@@ -512,7 +512,7 @@ export interface AttemptOutcome {
  * never away from `delivered`. Written after the POST: a worker that stops mid-request leaves
  * no row, the delivery stays pending and is sent again (at least once).
  */
-export async function recordAttempts(trx: Knex.Transaction, outcomes: AttemptOutcome[]): Promise<void> {
+export async function recordAttempts(trx: Knex, outcomes: AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   if (new Set(outcomes.map((o) => o.deliveryId)).size !== outcomes.length)
     throw new Error('recordAttempts: one outcome per delivery');

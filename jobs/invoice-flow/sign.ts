@@ -107,11 +107,9 @@ export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promis
     if (!own || isTransientDatabaseError(u.err)) transient ??= u.err;
     else failed.push({ invoice: u.invoice, err: u.err, code: 'sign_failed' });
 
-  // 3. Store the exact bytes in one transaction (the first writer wins), then the failures; a
+  // 3. Store the exact bytes in one statement (the first writer wins), then the failures; a
   //    document whose bytes cannot be stored fails alone (jobs/invoice-flow/isolate.ts).
-  const unstored = await writeIsolating(signed, (part) =>
-    db.transaction((trx) => storeSignedDocuments(trx, [...part])),
-  );
+  const unstored = await writeIsolating(signed, (part) => storeSignedDocuments(db, [...part]));
   for (const u of unstored)
     failed.push({
       invoice: byId.get(u.member.invoiceId)!,

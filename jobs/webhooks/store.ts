@@ -4,7 +4,8 @@
 // what the concurrent jobs ask for within a few milliseconds — and whatever arrives while a
 // transaction is in flight — goes into one transaction: the contexts the starting jobs need (each
 // delivery, event and endpoint read once), then the finished attempts in one multi-row statement
-// (plus the 410 disables and abandoned deliveries). A job is answered only after that
+// (plus the 410 disables and abandoned deliveries); a group of finished attempts alone is that
+// one statement, without BEGIN and COMMIT. A job is answered only after that
 // transaction has committed, so a job completes only once its outcome is durable. If a shared
 // transaction fails as a whole, its requests are run one by one, so one bad request cannot fail
 // the others.
@@ -196,6 +197,16 @@ export class DeliveryStore {
   }
 
   private async transaction(group: Request[]): Promise<Map<string, DeliveryContext>> {
+    // Finished attempts alone (the usual group at light load: one delivery) are one statement,
+    // atomic and durable on its own: no BEGIN and COMMIT around it.
+    if (group.every((r) => r.kind === 'record' && r.disable === null)) {
+      await recordAttempts(
+        this.db,
+        group.flatMap((r) => (r.kind === 'record' ? [r.outcome] : [])),
+      );
+      this.transactions += 1;
+      return new Map();
+    }
     const loaded = await this.db.transaction(async (trx) => {
       const outcomes: AttemptOutcome[] = [];
       const disables: { endpointId: number; reason: string }[] = [];

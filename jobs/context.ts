@@ -36,14 +36,28 @@ export interface JobContext {
 
 export class MissingCredentialsError extends Error {}
 
+/**
+ * A signer or a reception client of a company's mode. `stamp` is when the company last saved those
+ * credentials (`company_credentials.updated_at`, null: none), when the caller read it with its own
+ * rows (db/queries/invoice-flow.ts): what was opened from credentials with the same stamp is used
+ * again without reading them. Without a stamp (or with a new one), the credentials are read.
+ */
 export interface HaciendaAccess {
-  signer(companyId: number, livemode: boolean): Promise<XadesSigner>;
-  reception(companyId: number, livemode: boolean): Promise<ReceptionClient>;
+  signer(companyId: number, livemode: boolean, stamp?: Date | null): Promise<XadesSigner>;
+  reception(companyId: number, livemode: boolean, stamp?: Date | null): Promise<ReceptionClient>;
+}
+
+type Opened<T> = Map<string, { stamp: number; value: T }>;
+/** What `cache` holds for `key` opened from credentials saved at `stamp`, if anything. */
+function openedAt<T>(cache: Opened<T>, key: string, stamp: Date | null | undefined): T | undefined {
+  const hit = stamp ? cache.get(key) : undefined;
+  return hit && hit.stamp === stamp!.getTime() ? hit.value : undefined;
 }
 
 /** Signers and reception clients cached per company key, renewed when credentials change. */
 export function createHaciendaAccess(db: Knex, config: Config): HaciendaAccess {
-  const signers = new Map<string, { stamp: number; signer: Promise<XadesSigner> }>();
+  const signers: Opened<Promise<XadesSigner>> = new Map();
+  const receptions: Opened<ReceptionClient> = new Map();
   const pool: TokenPool = createTokenPool();
   const load = async (companyId: number, livemode: boolean): Promise<CredentialsRow> => {
     const row = await companyCredentials(db, companyId, livemode);
@@ -54,19 +68,24 @@ export function createHaciendaAccess(db: Knex, config: Config): HaciendaAccess {
     return row;
   };
   return {
-    async signer(companyId, livemode) {
+    async signer(companyId, livemode, known) {
+      const key = `${companyId}:${livemode}`;
+      const opened = openedAt(signers, key, known);
+      if (opened) return opened;
       const row = await load(companyId, livemode);
       if (!row.signingKeyEnc)
         throw new MissingCredentialsError(`company ${companyId} has no signing certificate`);
-      const key = `${companyId}:${livemode}`;
       const stamp = new Date(row.updatedAt).getTime();
       const cached = signers.get(key);
-      if (cached && cached.stamp === stamp) return cached.signer;
+      if (cached && cached.stamp === stamp) return cached.value;
       const signer = createSigner(openSigningMaterial(config.secretsKey, row.signingKeyEnc));
-      signers.set(key, { stamp, signer });
+      signers.set(key, { stamp, value: signer });
       return signer;
     },
-    async reception(companyId, livemode) {
+    async reception(companyId, livemode, known) {
+      const key = `${companyId}:${livemode}`;
+      const opened = openedAt(receptions, key, known);
+      if (opened) return opened;
       const row = await load(companyId, livemode).catch((err: unknown) => {
         if (err instanceof MissingCredentialsError && !livemode) return null;
         throw err;
@@ -87,7 +106,7 @@ export function createHaciendaAccess(db: Knex, config: Config): HaciendaAccess {
         { companyId: String(companyId), environment: livemode ? 'production' : 'sandbox' },
         { idpUrl: env.idpUrl, clientId: env.clientId, username, password },
       );
-      return instrumentReception(
+      const client = instrumentReception(
         createReceptionClient({
           apiUrl: env.apiUrl,
           tokens,
@@ -96,6 +115,8 @@ export function createHaciendaAccess(db: Knex, config: Config): HaciendaAccess {
         }),
         livemode ? 'production' : 'sandbox',
       );
+      if (row) receptions.set(key, { stamp: new Date(row.updatedAt).getTime(), value: client });
+      return client;
     },
   };
 }

@@ -68,15 +68,27 @@ export async function flowOfClave(
   return row ? { id: Number(row.id), companyId: Number(row.companyId), flowChunk: row.flowChunk } : undefined;
 }
 
+/**
+ * When the invoice's company last saved its credentials for the invoice's mode (`updated_at`;
+ * null: none), read with the step's own invoices (over `invoices i`): the worker reuses the
+ * signer and reception client it opened from credentials with that stamp (jobs/context.ts)
+ * instead of reading them again.
+ */
+const CREDENTIALS_STAMP = `(select c.updated_at from company_credentials c
+   where c.company_id = i.company_id and c.livemode = i.livemode) as credentials_stamp`;
+export interface CredentialsStamped {
+  credentialsStamp: Date | null;
+}
+
 /** Invoices of the chunk that still need a signature (issued, no signed bytes yet). */
-export async function invoicesToSign(db: Knex, ids: number[]): Promise<InvoiceRow[]> {
+export async function invoicesToSign(db: Knex, ids: number[]): Promise<(InvoiceRow & CredentialsStamped)[]> {
   return (await db('invoices as i')
     .leftJoin('invoice_documents as d', 'd.invoice_id', 'i.id')
     .whereIn('i.id', ids)
     .whereNot('i.status', 'borrador')
     .whereNull('d.signed_xml')
     .orderBy('i.id')
-    .select('i.*')) as InvoiceRow[];
+    .select('i.*', db.raw(CREDENTIALS_STAMP))) as (InvoiceRow & CredentialsStamped)[];
 }
 
 /**
@@ -177,7 +189,7 @@ const SUBMIT_COLUMNS = [
   'i.supplier',
 ];
 
-export interface SubmitWork {
+export interface SubmitWork extends CredentialsStamped {
   invoice: SubmitInvoice;
   signedXml: Buffer | null;
   emisor: Identification;
@@ -197,12 +209,25 @@ export async function invoicesToSubmit(db: Knex, ids: number[]): Promise<SubmitW
     .whereIn('i.id', ids)
     .where('i.status', 'pendiente')
     .orderBy('i.id')
-    .select(...SUBMIT_COLUMNS, 'd.signed_xml as doc_signed_xml', db.raw(IDENTIFICATIONS))) as (SubmitInvoice &
-    IdentificationColumns & { docSignedXml: Buffer | null })[];
+    .select(
+      ...SUBMIT_COLUMNS,
+      'd.signed_xml as doc_signed_xml',
+      db.raw(IDENTIFICATIONS),
+      db.raw(CREDENTIALS_STAMP),
+    )) as (SubmitInvoice & IdentificationColumns & CredentialsStamped & { docSignedXml: Buffer | null })[];
   return rows.map(
-    ({ docSignedXml, emisorIdType, emisorIdNumber, receptorIdType, receptorIdNumber, ...invoice }) => ({
+    ({
+      docSignedXml,
+      credentialsStamp,
+      emisorIdType,
+      emisorIdNumber,
+      receptorIdType,
+      receptorIdNumber,
+      ...invoice
+    }) => ({
       invoice,
       signedXml: docSignedXml,
+      credentialsStamp,
       ...identificationsOf(invoice, { emisorIdType, emisorIdNumber, receptorIdType, receptorIdNumber }),
     }),
   );
@@ -255,23 +280,27 @@ export type VerdictInvoice = Pick<
  * `enviada` invoices of the chunk that no person has to look at first (a failed booking waits
  * apart), with what asking for their verdicts needs.
  */
-export async function invoicesAwaitingVerdict(db: Knex, ids: number[]): Promise<VerdictInvoice[]> {
-  return (await db('invoices')
-    .whereIn('id', ids)
-    .where('status', 'enviada')
+export async function invoicesAwaitingVerdict(
+  db: Knex,
+  ids: number[],
+): Promise<(VerdictInvoice & CredentialsStamped)[]> {
+  return (await db('invoices as i')
+    .whereIn('i.id', ids)
+    .where('i.status', 'enviada')
     .whereRaw(`not (${FLOW_STOPPED_SQL})`)
-    .orderBy('id')
+    .orderBy('i.id')
     .select(
-      'id',
-      'company_id',
-      'livemode',
-      'clave',
-      'issued_at',
-      'trace_context',
-      'hacienda_status',
-      'hacienda_missing_since',
-      'supplier',
-    )) as VerdictInvoice[];
+      'i.id',
+      'i.company_id',
+      'i.livemode',
+      'i.clave',
+      'i.issued_at',
+      'i.trace_context',
+      'i.hacienda_status',
+      'i.hacienda_missing_since',
+      'i.supplier',
+      db.raw(CREDENTIALS_STAMP),
+    )) as (VerdictInvoice & CredentialsStamped)[];
 }
 
 /** Hacienda's interim states of several invoices (`procesando`, …), where they changed. */

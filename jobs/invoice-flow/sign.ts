@@ -4,7 +4,11 @@
 // document was built from are stored with it (invoice_documents.parties, domain/signed-parties.ts). A
 // document that cannot be signed or stored is its own permanent processing error; the others go on.
 import { UnrecoverableError, type Job } from 'bullmq';
-import { invoicesToSign, storeSignedDocuments } from '../../db/queries/invoice-flow.ts';
+import {
+  invoicesToSign,
+  storeSignedDocuments,
+  type CredentialsStamped,
+} from '../../db/queries/invoice-flow.ts';
 import { Client, Company } from '../../db/models/index.ts';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import { DomainValidationError } from '../../domain/errors.ts';
@@ -54,16 +58,18 @@ export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promis
   const { companyById, clientById } = await partiesOf(ctx, invoices);
   const byId = new Map(invoices.map((i) => [i.id, i]));
   const signers = new Map<string, Promise<XadesSigner>>();
-  const signerOf = (invoice: InvoiceRow) => {
+  const signerOf = (invoice: InvoiceRow & CredentialsStamped) => {
     const key = `${invoice.companyId}:${invoice.livemode}`;
     let signer = signers.get(key);
     if (!signer) {
       // A certificate that expired since the invoice was recorded signs nothing (checked once per
       // chunk and key, at the signing time the document will carry).
-      signer = ctx.hacienda.signer(invoice.companyId, invoice.livemode).then((s) => {
-        assertCertificateCurrent(s.certificate, ctx.now());
-        return s;
-      });
+      signer = ctx.hacienda
+        .signer(invoice.companyId, invoice.livemode, invoice.credentialsStamp)
+        .then((s) => {
+          assertCertificateCurrent(s.certificate, ctx.now());
+          return s;
+        });
       signers.set(key, signer);
     }
     return signer;

@@ -12,6 +12,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Knex } from 'knex';
 import {
   invoicesAwaitingVerdict,
+  type CredentialsStamped,
   type VerdictInvoice,
   storeResponseXmls,
   updateHaciendaStates,
@@ -45,11 +46,15 @@ const isFinal = (p: Polled): p is Final => p.s.found && p.s.terminal;
  * answer (a timeout, a 5xx) is asked again at the next poll with the rest; nobody answering at
  * all means Hacienda (or its network) is away: thrown, retried with the job's backoff.
  */
-async function askHacienda(ctx: JobContext, invoices: VerdictInvoice[]): Promise<Polled[]> {
+async function askHacienda(
+  ctx: JobContext,
+  invoices: (VerdictInvoice & CredentialsStamped)[],
+): Promise<Polled[]> {
   const clients = new Map<string, Promise<ReceptionClient>>();
-  const clientOf = (i: VerdictInvoice) => {
+  const clientOf = (i: VerdictInvoice & CredentialsStamped) => {
     const key = `${i.companyId}:${i.livemode}`;
-    if (!clients.has(key)) clients.set(key, ctx.hacienda.reception(i.companyId, i.livemode));
+    if (!clients.has(key))
+      clients.set(key, ctx.hacienda.reception(i.companyId, i.livemode, i.credentialsStamp));
     return clients.get(key)!;
   };
   let unanswered: unknown = null;

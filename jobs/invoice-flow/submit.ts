@@ -50,7 +50,10 @@ async function receptionClients(ctx: JobContext, work: SubmitWork[]) {
     const key = `${w.invoice.companyId}:${w.invoice.livemode}`;
     try {
       if (!clients.has(key))
-        clients.set(key, await ctx.hacienda.reception(w.invoice.companyId, w.invoice.livemode));
+        clients.set(
+          key,
+          await ctx.hacienda.reception(w.invoice.companyId, w.invoice.livemode, w.credentialsStamp),
+        );
       sendable.push(w);
     } catch (err) {
       if (!(err instanceof MissingCredentialsError)) throw err;

@@ -328,23 +328,62 @@ interface StateRow {
   attempts: number;
 }
 
-async function readDeliveryStates(trx: Knex.Transaction, keys: DeliveryKey[]): Promise<StateRow[]> {
+/** A delivery's state with its event and endpoint (null columns: the event or endpoint is gone). */
+type ContextRow = StateRow &
+  Partial<Omit<DeliveryEvent, 'id'> & Omit<DeliveryEndpoint, 'id'>> & {
+    evId: string | number | null;
+    epId: string | number | null;
+  };
+
+async function readDeliveryStates(trx: Knex.Transaction, keys: DeliveryKey[]): Promise<ContextRow[]> {
   const res = await prepared(
     trx,
     'webhooks.delivery-states',
     `select d.id as "deliveryId", d.event_id as "eventId", d.endpoint_id as "endpointId", d.status,
-            d.round, d.attempts
+            d.round, d.attempts,
+            e.id as "evId", e.type, e.data, e.document, e.sequence, e.created_at as "createdAt",
+            w.id as "epId", w.url, w.livemode, w.secret_enc as "secretEnc",
+            w.previous_secret_enc as "previousSecretEnc",
+            w.previous_secret_expires_at as "previousSecretExpiresAt", w.disabled_at as "disabledAt",
+            w.deleted_at as "deletedAt"
        from webhook_deliveries d
        join unnest(?::bigint[], ?::bigint[]) as k(event_id, endpoint_id)
-         on d.event_id = k.event_id and d.endpoint_id = k.endpoint_id`,
+         on d.event_id = k.event_id and d.endpoint_id = k.endpoint_id
+       left join events e on e.id = d.event_id
+       left join webhook_endpoints w on w.id = d.endpoint_id`,
     [keys.map((k) => k.eventId), keys.map((k) => k.endpointId)],
   );
-  return res.rows as StateRow[];
+  return res.rows as ContextRow[];
+}
+
+/** The event and endpoint a context row carries, or null when either is gone. */
+function partsOf(r: ContextRow): { event: DeliveryEvent; endpoint: DeliveryEndpoint } | null {
+  if (r.evId === null || r.epId === null) return null;
+  return {
+    event: {
+      id: Number(r.evId),
+      type: r.type!,
+      data: r.data!,
+      document: r.document ?? null,
+      sequence: r.sequence ?? null,
+      createdAt: r.createdAt!,
+    },
+    endpoint: {
+      id: Number(r.epId),
+      url: r.url!,
+      livemode: r.livemode!,
+      secretEnc: r.secretEnc!,
+      previousSecretEnc: r.previousSecretEnc ?? null,
+      previousSecretExpiresAt: r.previousSecretExpiresAt ?? null,
+      disabledAt: r.disabledAt ?? null,
+      deletedAt: r.deletedAt ?? null,
+    },
+  };
 }
 
 /**
- * The deliveries of these pairs with their events and endpoints: each delivery, event and
- * endpoint read once (three statements in the caller's transaction). A delivery the fan-out has
+ * The deliveries of these pairs with their events and endpoints (one statement in the caller's
+ * transaction, and one for their order among their documents' deliveries). A delivery the fan-out has
  * not committed yet (its job may run first) is created here; a pair whose event or endpoint no
  * longer exists is absent from the answer.
  */
@@ -376,41 +415,16 @@ export async function loadDeliveryContexts(
     );
     states.push(...(await readDeliveryStates(trx, missing)));
   }
-  if (states.length === 0) return out;
-  const eventIds = [...new Set(states.map((s) => Number(s.eventId)))];
-  const endpointIds = [...new Set(states.map((s) => Number(s.endpointId)))];
-  const events = (
-    await prepared(
-      trx,
-      'webhooks.delivery-events',
-      `select id, type, data, document, sequence, created_at as "createdAt"
-         from events where id = any(?::bigint[])`,
-      [eventIds],
-    )
-  ).rows as (DeliveryEvent & { id: string | number })[];
-  const endpoints = (
-    await prepared(
-      trx,
-      'webhooks.delivery-endpoints',
-      `select id, url, livemode, secret_enc as "secretEnc", previous_secret_enc as "previousSecretEnc",
-              previous_secret_expires_at as "previousSecretExpiresAt", disabled_at as "disabledAt",
-              deleted_at as "deletedAt"
-         from webhook_endpoints where id = any(?::bigint[])`,
-      [endpointIds],
-    )
-  ).rows as (DeliveryEndpoint & { id: string | number })[];
-  const eventById = new Map(events.map((e) => [Number(e.id), { ...e, id: Number(e.id) }]));
-  const endpointById = new Map(endpoints.map((w) => [Number(w.id), { ...w, id: Number(w.id) }]));
+  const found = states.flatMap((s) => {
+    const parts = partsOf(s);
+    return parts ? [{ s, ...parts }] : [];
+  });
+  if (found.length === 0) return out;
   const orders = await deliveryOrders(
     trx,
-    states
-      .map((s) => ({ eventId: Number(s.eventId), endpointId: Number(s.endpointId) }))
-      .filter((k) => eventById.get(k.eventId)?.document && endpointById.has(k.endpointId)),
+    found.filter((f) => f.event.document).map((f) => ({ eventId: f.event.id, endpointId: f.endpoint.id })),
   );
-  for (const s of states) {
-    const event = eventById.get(Number(s.eventId));
-    const endpoint = endpointById.get(Number(s.endpointId));
-    if (!event || !endpoint) continue;
+  for (const { s, event, endpoint } of found) {
     const key = { eventId: event.id, endpointId: endpoint.id };
     out.set(deliveryKey(key), {
       key,

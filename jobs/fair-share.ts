@@ -29,21 +29,26 @@ export const MAX_PRIORITY = 2_097_151;
 /**
  * The chunks with their places, in their order. `reached(companyId)` is the lowest priority waiting
  * in the sign queue of the company's shard (0 when none waits), asked once per shard
- * (`shardOf(companyId)`, its queue prefix).
+ * (`shardOf(companyId)`, its queue prefix). `known`: the places the chunks' companies have reached
+ * among their chunks still waiting to be signed, when the caller read them in its transaction
+ * (waitingFlowPriorities' answer); otherwise they are read here.
  */
 export async function withFairPlaces<C extends Placed>(
   trx: Knex | Knex.Transaction,
   chunks: C[],
   reached: (companyId: number) => Promise<number>,
   shardOf: (companyId: number) => string = () => '',
+  known?: Map<string, number>,
 ): Promise<(C & { priority: number })[]> {
   if (!chunks.length) return [];
   const key = (c: { companyId: number; livemode: boolean }) => `${c.companyId}:${c.livemode}`;
   const pairs = [...new Map(chunks.map((c) => [key(c), c])).values()];
-  const waiting = await waitingFlowPriorities(
-    trx,
-    pairs.map((c) => ({ companyId: c.companyId, livemode: c.livemode })),
-  );
+  const waiting =
+    known ??
+    (await waitingFlowPriorities(
+      trx,
+      pairs.map((c) => ({ companyId: c.companyId, livemode: c.livemode })),
+    ));
   const reachedBy = new Map<string, Promise<number>>();
   const last = new Map<string, number>();
   const placed: (C & { priority: number })[] = [];

@@ -159,21 +159,13 @@ export async function pendingEmailsPage(
 
 /**
  * In the acceptance transaction: the automatic email of each accepted invoice whose company emails
- * accepted documents (each company's setting read once).
+ * accepted documents (`enabled`: those companies, read by the caller with its invoices).
  */
 export async function scheduleAcceptanceEmails(
   trx: Knex.Transaction,
   invoices: readonly InvoiceRow[],
+  enabled: ReadonlySet<number>,
 ): Promise<void> {
-  if (!invoices.length) return;
-  const companyIds = [...new Set(invoices.map((i) => i.companyId))];
-  const enabled = new Set(
-    (
-      (await trx('companies').whereIn('id', companyIds).where('email_enabled', true).pluck('id')) as (
-        string | number
-      )[]
-    ).map(Number),
-  );
   for (const invoice of invoices) {
     if (!enabled.has(Number(invoice.companyId))) continue;
     const recipients = await defaultRecipients(trx, invoice);

@@ -43,19 +43,74 @@ export async function waitingFlowPriorities(
   const res = await prepared(
     trx,
     'invoice-flow.waiting-priorities',
-    `select v.company_id, v.livemode,
-            (select max(i.flow_priority) from invoices i
-              where i.company_id = v.company_id and i.livemode = v.livemode and i.status = 'pendiente'
-                and i.signed_at is null and i.flow_chunk is not null
-                and not coalesce((i.processing_error->>'permanent')::boolean, false)) as top
+    `select v.company_id, v.livemode, ${WAITING_TOP} as top
        from unnest(?::bigint[], ?::boolean[]) as v(company_id, livemode)`,
     [pairs.map((p) => p.companyId), pairs.map((p) => p.livemode)],
   );
+  return waitingByPair(res.rows as WaitingRow[]);
+}
+
+/**
+ * The highest place among the chunks of the pair `v(company_id, livemode)` still waiting to be
+ * signed (waitingFlowPriorities; the relay reads it with the invoices it starts, flowInvoices).
+ */
+export const WAITING_TOP = `(select max(i.flow_priority) from invoices i
+   where i.company_id = v.company_id and i.livemode = v.livemode and i.status = 'pendiente'
+     and i.signed_at is null and i.flow_chunk is not null
+     and not coalesce((i.processing_error->>'permanent')::boolean, false))`;
+
+export type WaitingRow = { company_id: string | number; livemode: boolean; top: number | string | null };
+/** Rows of (company, mode, top) as waitingFlowPriorities answers them: pairs with none left out. */
+export function waitingByPair(rows: WaitingRow[]): Map<string, number> {
   return new Map(
-    (res.rows as { company_id: string | number; livemode: boolean; top: number | null }[]).flatMap((r) =>
+    rows.flatMap((r) =>
       r.top === null ? [] : [[`${Number(r.company_id)}:${r.livemode}`, Number(r.top)] as const],
     ),
   );
+}
+
+export interface FlowInvoice {
+  id: number;
+  companyId: number;
+  livemode: boolean;
+  traceContext: string | null;
+}
+
+/**
+ * The company, mode and trace of the invoices whose flows start (flows are chunked by the first
+ * two), with the place each of their pairs has reached among its chunks still waiting to be signed
+ * (`waiting`, as waitingFlowPriorities answers it): one statement.
+ */
+export async function flowInvoices(
+  trx: Knex.Transaction,
+  ids: number[],
+): Promise<{ invoices: Map<number, FlowInvoice>; waiting: Map<string, number> }> {
+  if (!ids.length) return { invoices: new Map(), waiting: new Map() };
+  const res = await prepared(
+    trx,
+    'invoice-flow.flow-invoices',
+    `with f as (select id, company_id, livemode, trace_context from invoices where id = any(?::bigint[])),
+          w as (select v.company_id, v.livemode, ${WAITING_TOP} as top
+                  from (select distinct company_id, livemode from f) v)
+     select f.id, f.company_id, f.livemode, f.trace_context, w.top
+       from f join w on w.company_id = f.company_id and w.livemode = f.livemode`,
+    [ids],
+  );
+  const rows = res.rows as (WaitingRow & { id: string | number; trace_context: string | null })[];
+  return {
+    invoices: new Map(
+      rows.map((r) => [
+        Number(r.id),
+        {
+          id: Number(r.id),
+          companyId: Number(r.company_id),
+          livemode: r.livemode,
+          traceContext: r.trace_context ?? null,
+        },
+      ]),
+    ),
+    waiting: waitingByPair(rows),
+  };
 }
 
 /** The flow chunk of the invoice with this clave (Hacienda's callback), if it has one. */
@@ -276,14 +331,19 @@ export type VerdictInvoice = Pick<
   | 'supplier'
 >;
 
+/** Whether the invoice's company emails its accepted documents (`companies.email_enabled`). */
+export interface EmailsEnabled {
+  emailsEnabled: boolean;
+}
+
 /**
  * `enviada` invoices of the chunk that no person has to look at first (a failed booking waits
- * apart), with what asking for their verdicts needs.
+ * apart), with what asking for their verdicts needs and what recording them reads of the company.
  */
 export async function invoicesAwaitingVerdict(
   db: Knex,
   ids: number[],
-): Promise<(VerdictInvoice & CredentialsStamped)[]> {
+): Promise<(VerdictInvoice & CredentialsStamped & EmailsEnabled)[]> {
   return (await db('invoices as i')
     .whereIn('i.id', ids)
     .where('i.status', 'enviada')
@@ -300,7 +360,8 @@ export async function invoicesAwaitingVerdict(
       'i.hacienda_missing_since',
       'i.supplier',
       db.raw(CREDENTIALS_STAMP),
-    )) as (VerdictInvoice & CredentialsStamped)[];
+      db.raw('(select co.email_enabled from companies co where co.id = i.company_id) as emails_enabled'),
+    )) as (VerdictInvoice & CredentialsStamped & EmailsEnabled)[];
 }
 
 /** Hacienda's interim states of several invoices (`procesando`, …), where they changed. */

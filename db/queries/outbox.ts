@@ -69,35 +69,6 @@ export function outboxItems(
   return one ? [Number(one)] : [];
 }
 
-export interface FlowInvoice {
-  id: number;
-  companyId: number;
-  livemode: boolean;
-  traceContext: string | null;
-}
-
-/** The company, mode and trace of the invoices whose flows start (flows are chunked by the first two). */
-export async function flowInvoices(trx: Knex.Transaction, ids: number[]): Promise<Map<number, FlowInvoice>> {
-  if (!ids.length) return new Map();
-  const res = await prepared(
-    trx,
-    'outbox.flow-invoices',
-    `select id, company_id, livemode, trace_context from invoices where id = any(?::bigint[])`,
-    [ids],
-  );
-  return new Map(
-    (res.rows as Record<string, unknown>[]).map((r) => [
-      Number(r.id),
-      {
-        id: Number(r.id),
-        companyId: Number(r.company_id),
-        livemode: r.livemode as boolean,
-        traceContext: (r.trace_context as string | null) ?? null,
-      },
-    ]),
-  );
-}
-
 /** Rows moved to the queues leave the outbox (the events table keeps what happened). */
 export async function deleteOutboxRows(trx: Knex.Transaction, ids: number[]): Promise<void> {
   await trx('outbox').whereIn('id', ids).del();

@@ -4,8 +4,8 @@
 // find the jobs that carry it; the flows go to the shard of their company (platform/shards.ts).
 import type { FlowProducer } from 'bullmq';
 import type { Knex } from 'knex';
-import { assignFlowChunks } from '../../db/queries/invoice-flow.ts';
-import { flowInvoices, outboxItems, type OutboxRow } from '../../db/queries/outbox.ts';
+import { assignFlowChunks, flowInvoices } from '../../db/queries/invoice-flow.ts';
+import { outboxItems, type OutboxRow } from '../../db/queries/outbox.ts';
 import { addShardedFlows } from '../../platform/shards.ts';
 import { withFairPlaces } from '../fair-share.ts';
 import type { Dispatch } from '../work.ts';
@@ -21,13 +21,19 @@ export interface FlowDispatchOptions {
   reached?: (companyId: number) => Promise<number>;
 }
 
-/** The invoices the rows start, with what chunking needs to know of each. */
-async function flowItems(trx: Knex.Transaction, rows: OutboxRow<'invoice.flow'>[]): Promise<FlowItem[]> {
-  const invoices = await flowInvoices(
+/**
+ * The invoices the rows start, with what chunking needs to know of each, and the places their
+ * companies have reached among their chunks still waiting (one statement).
+ */
+async function flowItems(
+  trx: Knex.Transaction,
+  rows: OutboxRow<'invoice.flow'>[],
+): Promise<{ items: FlowItem[]; waiting: Map<string, number> }> {
+  const { invoices, waiting } = await flowInvoices(
     trx,
     rows.flatMap((r) => outboxItems(r.payload, 'invoiceId')),
   );
-  return rows.flatMap((r) =>
+  const items = rows.flatMap((r) =>
     outboxItems(r.payload, 'invoiceId').flatMap((id) => {
       const inv = invoices.get(id);
       if (!inv) return [];
@@ -41,12 +47,14 @@ async function flowItems(trx: Knex.Transaction, rows: OutboxRow<'invoice.flow'>[
       return [item];
     }),
   );
+  return { items, waiting };
 }
 
 export function flowDispatch(o: FlowDispatchOptions): Dispatch<'invoice.flow'> {
   return async (trx, rows) => {
-    const made = makeChunks(await flowItems(trx, rows), o.chunkSize ?? 50);
-    const chunks = await withFairPlaces(trx, made, o.reached ?? (async () => 0), o.prefixOf);
+    const { items, waiting } = await flowItems(trx, rows);
+    const made = makeChunks(items, o.chunkSize ?? 50);
+    const chunks = await withFairPlaces(trx, made, o.reached ?? (async () => 0), o.prefixOf, waiting);
     if (!chunks.length) return;
     await assignFlowChunks(trx, chunks);
     if (o.prefixOf)

@@ -13,6 +13,7 @@ import type { Knex } from 'knex';
 import {
   invoicesAwaitingVerdict,
   type CredentialsStamped,
+  type EmailsEnabled,
   type VerdictInvoice,
   storeResponseXmls,
   updateHaciendaStates,
@@ -37,7 +38,9 @@ import { inInvoiceTrace } from '../../platform/tracing.ts';
 const STATUS_CONCURRENCY = 16;
 
 type Found = Extract<StatusResult, { found: true }>;
-type Polled = { invoice: VerdictInvoice; s: StatusResult; resent: boolean; gaveUp: boolean };
+/** A chunk's invoice as the step read it (invoicesAwaitingVerdict). */
+type Awaiting = VerdictInvoice & CredentialsStamped & EmailsEnabled;
+type Polled = { invoice: Awaiting; s: StatusResult; resent: boolean; gaveUp: boolean };
 type Final = Polled & { s: Found };
 const isFinal = (p: Polled): p is Final => p.s.found && p.s.terminal;
 
@@ -46,12 +49,9 @@ const isFinal = (p: Polled): p is Final => p.s.found && p.s.terminal;
  * answer (a timeout, a 5xx) is asked again at the next poll with the rest; nobody answering at
  * all means Hacienda (or its network) is away: thrown, retried with the job's backoff.
  */
-async function askHacienda(
-  ctx: JobContext,
-  invoices: (VerdictInvoice & CredentialsStamped)[],
-): Promise<Polled[]> {
+async function askHacienda(ctx: JobContext, invoices: Awaiting[]): Promise<Polled[]> {
   const clients = new Map<string, Promise<ReceptionClient>>();
-  const clientOf = (i: VerdictInvoice & CredentialsStamped) => {
+  const clientOf = (i: Awaiting) => {
     const key = `${i.companyId}:${i.livemode}`;
     if (!clients.has(key))
       clients.set(key, ctx.hacienda.reception(i.companyId, i.livemode, i.credentialsStamp));
@@ -189,7 +189,11 @@ async function recordVerdicts(trx: Knex.Transaction, final: Final[]): Promise<vo
   }
   // The receptor's email, recorded with the acceptance and sent by its own job: whatever
   // becomes of it, the acceptance and its journal stand.
-  await scheduleAcceptanceEmails(trx, accepted);
+  await scheduleAcceptanceEmails(
+    trx,
+    accepted,
+    new Set(final.filter((f) => f.invoice.emailsEnabled).map((f) => f.invoice.companyId)),
+  );
 
   for (const { invoice, s } of final) {
     if (s.state === 'aceptado') continue;

@@ -86,12 +86,15 @@ export async function flowInvoices(
   ids: number[],
 ): Promise<{ invoices: Map<number, FlowInvoice>; waiting: Map<string, number> }> {
   if (!ids.length) return { invoices: new Map(), waiting: new Map() };
+  // The waiting place is computed once per pair (`materialized`): each computation walks the pair's
+  // `pendiente` invoices, a backlog's thousands when it has one, and an inlined `w` may be scanned
+  // again for every invoice of the pass (test/flow-invoices.test.ts).
   const res = await prepared(
     trx,
     'invoice-flow.flow-invoices',
     `with f as (select id, company_id, livemode, trace_context from invoices where id = any(?::bigint[])),
-          w as (select v.company_id, v.livemode, ${WAITING_TOP} as top
-                  from (select distinct company_id, livemode from f) v)
+          w as materialized (select v.company_id, v.livemode, ${WAITING_TOP} as top
+                               from (select distinct company_id, livemode from f) v)
      select f.id, f.company_id, f.livemode, f.trace_context, w.top
        from f join w on w.company_id = f.company_id and w.livemode = f.livemode`,
     [ids],

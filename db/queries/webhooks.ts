@@ -415,16 +415,16 @@ export async function loadDeliveryContexts(
     );
     states.push(...(await readDeliveryStates(trx, missing)));
   }
-  const found = states.flatMap((s) => {
+  const whole = states.flatMap((s) => {
     const parts = partsOf(s);
     return parts ? [{ s, ...parts }] : [];
   });
-  if (found.length === 0) return out;
+  if (whole.length === 0) return out;
   const orders = await deliveryOrders(
     trx,
-    found.filter((f) => f.event.document).map((f) => ({ eventId: f.event.id, endpointId: f.endpoint.id })),
+    whole.filter((w) => w.event.document).map((w) => ({ eventId: w.event.id, endpointId: w.endpoint.id })),
   );
-  for (const { s, event, endpoint } of found) {
+  for (const { s, event, endpoint } of whole) {
     const key = { eventId: event.id, endpointId: endpoint.id };
     out.set(deliveryKey(key), {
       key,

@@ -6,26 +6,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { flowInvoices } from '../db/queries/invoice-flow.ts';
 import { createTestCompany } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { insertPendingInvoices } from './helpers/invoice-rows.ts';
 
 let t: TestDatabase;
 let companyId: number;
-
-/** `n` invoices of the company from number `from`, `pendiente`, with the given chunk and place. */
-async function insertInvoices(from: number, n: number, chunk: string | null, priority: number | null) {
-  const rows = await t.db.raw(
-    `insert into invoices (company_id, livemode, doc_type, branch, terminal, number, clave, consecutivo,
-                           status, currency, exchange_rate, condition, condicion_venta, payment_methods,
-                           total, balance_due, lines, summary, flow_chunk, flow_priority)
-     select ?, false, '01', '001', '00001', g,
-            '50601012600310176543200100001010' || lpad(g::text, 10, '0') || '11234567',
-            '0010000101' || lpad(g::text, 10, '0'),
-            'pendiente', 'CRC', 1, 'contado', '01', '["efectivo"]', 1000, 1000, '[]', '{}', ?, ?
-       from generate_series(?::int, ?::int) g
-     returning id`,
-    [companyId, chunk, priority, from, from + n - 1],
-  );
-  return (rows.rows as { id: string }[]).map((r) => Number(r.id));
-}
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -37,8 +21,8 @@ afterAll(async () => {
 
 it('reads the invoices with their company place, computed once per company and mode', async () => {
   // A backlog waiting to be signed, its highest place 4000, and 30 new invoices without a flow.
-  await insertInvoices(1, 2000, 'chunk-backlog', 4000);
-  const fresh = await insertInvoices(2001, 30, null, null);
+  await insertPendingInvoices(t.db, companyId, { from: 1, n: 2000, chunk: 'chunk-backlog', priority: 4000 });
+  const fresh = await insertPendingInvoices(t.db, companyId, { from: 2001, n: 30 });
 
   const read = await t.db.transaction((trx) => flowInvoices(trx, fresh));
   expect([...read.invoices.keys()]).toEqual(fresh);

@@ -12,6 +12,7 @@ import { createTestCertificate } from '../hacienda/test-certificates.ts';
 import { createHaciendaAccess, MissingCredentialsError } from '../jobs/context.ts';
 import { createTestCompany, testConfig } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { insertPendingInvoices } from './helpers/invoice-rows.ts';
 import { sealSecret } from './helpers/secrets.ts';
 
 let t: TestDatabase;
@@ -94,36 +95,10 @@ it('a reception client is kept per stamp; a sandbox without credentials reads th
 
 it("the steps read the stamp with their invoices: the credentials' updated_at, null without any", async () => {
   const other = (await createTestCompany(t.db, { idNumber: '3101765434' })).id;
-  const ids: number[] = [];
-  for (const [n, owner] of [
-    [1, companyId],
-    [2, other],
-  ] as const) {
-    const [row] = await t
-      .db('invoices')
-      .insert({
-        companyId: owner,
-        livemode: false,
-        docType: '01',
-        branch: '001',
-        terminal: '00001',
-        number: n,
-        clave: `506010126003101765432001000010100000000${n}11234567${n}`.slice(0, 50),
-        consecutivo: `00100001010000000${String(n).padStart(3, '0')}`,
-        status: 'pendiente',
-        currency: 'CRC',
-        exchangeRate: '1',
-        condition: 'contado',
-        condicionVenta: '01',
-        paymentMethods: JSON.stringify(['efectivo']),
-        total: '1000',
-        balanceDue: '1000',
-        lines: JSON.stringify([]),
-        summary: JSON.stringify({}),
-      })
-      .returning(['id']);
-    ids.push(Number(row.id));
-  }
+  const ids = [
+    ...(await insertPendingInvoices(t.db, companyId, { from: 1, n: 1 })),
+    ...(await insertPendingInvoices(t.db, other, { from: 2, n: 1 })),
+  ];
   const rows = await invoicesToSign(t.db, ids);
   expect(rows.map((r) => r.credentialsStamp?.getTime() ?? null)).toEqual([(await stamp()).getTime(), null]);
 });

@@ -216,7 +216,7 @@ async function main(): Promise<void> {
     add('end_to_end', e);
     if (params.stages.has('memory')) add('memory', { figures: e.memory, targets: [], info: e.memoryInfo });
   }
-  if (params.stages.has('light')) lightAtTen(stages, targets, info);
+  if (params.stages.has('light')) lightAtTen(stages, targets, info, floor);
   if (params.stages.has('batch')) add('batch', await batchStage(ctx));
   const workers = service.children.workers;
   if (params.stages.has('memory') && workers.length) {
@@ -318,9 +318,15 @@ async function main(): Promise<void> {
 
 /**
  * The light-load figures at 10 invoices per second, the latency stage's, beside the same at full
- * load (end to end): an info row, and the target when both ran.
+ * load (end to end): an info row, and the target when both ran; beside the floor measured one
+ * invoice at a time at the same rate, when end to end measured it (bench/lib/floor-paced.ts).
  */
-function lightAtTen(stages: Record<string, unknown>, targets: TargetRow[], info: InfoRow[]): void {
+function lightAtTen(
+  stages: Record<string, unknown>,
+  targets: TargetRow[],
+  info: InfoRow[],
+  floor: Floor | null,
+): void {
   type Cpu = { service_cpu_ms_per_invoice?: number; service_percent_of_one_core?: number };
   const at10 = stages.latency as Cpu | undefined;
   const full = stages.end_to_end as Cpu | undefined;
@@ -339,6 +345,30 @@ function lightAtTen(stages: Record<string, unknown>, targets: TargetRow[], info:
     limit_value: null,
     ratio: null,
   });
+  const paced = floor?.light;
+  if (paced) {
+    const service = at10?.service_cpu_ms_per_invoice ?? null;
+    info.push(
+      {
+        stage: 'light',
+        figure: `service CPU per invoice at ${paced.rate} invoices/s`,
+        value: service,
+        unit: 'ms',
+        limit: `the floor one invoice at a time, ${paced.rate}/s`,
+        limit_value: paced.cpu_ms_per_invoice,
+        ratio: service === null ? null : round(service / paced.cpu_ms_per_invoice, 3),
+      },
+      {
+        stage: 'light',
+        figure: `the floor one invoice at a time, ${paced.rate}/s`,
+        value: paced.cpu_ms_per_invoice,
+        unit: 'ms',
+        limit: 'the floor back to back',
+        limit_value: floor!.cpu_ms_per_invoice,
+        ratio: paced.times_the_floor,
+      },
+    );
+  }
   targets.push(
     lightToFullTarget(
       at10?.service_cpu_ms_per_invoice ?? null,

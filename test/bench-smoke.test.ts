@@ -138,6 +138,22 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
     expect(f.rows.updates_per_invoice.invoices).toBeGreaterThan(0);
     expect(s.end_to_end.floor_cpu_ms_per_invoice).toBe(f.cpu_ms_per_invoice);
     expect(output).toMatch(/Floor: [\d.]+ CPU ms per accepted invoice/);
+    // The same parts one invoice at a time at the latency stage's rate, beside the light figure.
+    expect(f.light).toMatchObject({ rate: 10, invoices: 5, cpu_ms_per_invoice: num });
+    for (const part of ['sign', 'http', 'rows'] as const)
+      expect(f.light.parts[part], part).toBeGreaterThan(0);
+    expect(f.light.cpu_ms_per_invoice).toBeCloseTo(
+      f.light.parts.sign + f.light.parts.http + f.light.parts.rows,
+      2,
+    );
+    expect(f.light.times_the_floor).toBeCloseTo(f.light.cpu_ms_per_invoice / f.cpu_ms_per_invoice, 1);
+    const beside = r.other_figures.find((x: { limit: string }) =>
+      x.limit.startsWith('the floor one invoice'),
+    );
+    expect(beside).toMatchObject({ stage: 'light', value: num, limit_value: f.light.cpu_ms_per_invoice });
+    expect(output).toMatch(
+      /at 10 invoices\/s, one at a time \(5 invoices each\): [\d.]+ ms = [\d.]+ × the floor/,
+    );
 
     expect(s.signing).toMatchObject({
       docs_built_and_signed_per_s_one_core: num,

@@ -6,6 +6,7 @@
 // (bench/lib/floor-http-server.ts); both sides' CPU is counted: this process's own clock and the
 // server's from /proc.
 import http from 'node:http';
+import { paced } from './floor-paced.ts';
 import { round } from './http-load.ts';
 import { freePort, startChild, stopChild, waitUntil } from './processes.ts';
 import { cpuNsOf, ownCpuMs } from './proc-stats.ts';
@@ -57,11 +58,15 @@ function send(agent: http.Agent, port: number, x: Exchange, body: Buffer): Promi
   });
 }
 
-/** `invoices` × the four exchanges over `connections` keep-alive connections, after a warm-up. */
+/**
+ * `invoices` × the four exchanges over `connections` keep-alive connections, after a warm-up; with
+ * `rate`, one invoice's four exchanges at a time, `rate` invoices a second (floor-paced.ts).
+ */
 export async function measureHttpFloor(
   exchanges: Exchange[],
   invoices: number,
   connections = 4,
+  rate: number | null = null,
 ): Promise<HttpFloor> {
   const port = await freePort();
   const answers = Object.fromEntries(exchanges.map((x) => [`/${x.name}`, [x.status, x.responseBytes]]));
@@ -71,10 +76,13 @@ export async function measureHttpFloor(
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const bodies = exchanges.map((x) => Buffer.alloc(x.requestBytes, 'b'));
+  const one = async () => {
+    for (const [i, x] of exchanges.entries()) await send(agent, port, x, bodies[i]!);
+  };
   const run = async (n: number) => {
     let next = 0;
     const loop = async () => {
-      while (next++ < n) for (const [i, x] of exchanges.entries()) await send(agent, port, x, bodies[i]!);
+      while (next++ < n) await one();
     };
     await Promise.all(Array.from({ length: connections }, loop));
   };
@@ -88,7 +96,7 @@ export async function measureHttpFloor(
     await run(Math.max(50, Math.round(invoices / 5)));
     const server0 = cpuNsOf(child.pid);
     const cpu0 = process.cpuUsage();
-    await run(invoices);
+    await (rate ? paced(invoices, rate, one) : run(invoices));
     const clientMs = ownCpuMs(cpu0);
     const serverMs = (cpuNsOf(child.pid) - server0) / 1e6;
     return {
@@ -96,7 +104,7 @@ export async function measureHttpFloor(
       client_cpu_ms_per_invoice: round(clientMs / invoices, 4),
       server_cpu_ms_per_invoice: round(serverMs / invoices, 4),
       invoices,
-      connections,
+      connections: rate ? 1 : connections,
       exchanges,
     };
   } finally {

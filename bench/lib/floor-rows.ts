@@ -8,6 +8,7 @@
 // clock, the Postgres backend's (pg_backend_pid() in /proc), and the server's WAL writer,
 // checkpointer and background writer, which serve every database of the server (shown apart).
 import pg from 'pg';
+import { paced } from './floor-paced.ts';
 import { round } from './http-load.ts';
 import { cpuNsOf, ownCpuMs } from './proc-stats.ts';
 import { sampleRows, type Sample } from './floor-sample.ts';
@@ -132,12 +133,16 @@ async function updateBatch(c: pg.Client, s: Sample, ids: Record<string, string[]
   return txs + 2;
 }
 
-/** Writes `invoices` invoices' rows in transactions of `perTx` and counts the CPU. */
+/**
+ * Writes `invoices` invoices' rows in transactions of `perTx` and counts the CPU; with `rate`, one
+ * invoice at a time (its inserts, then its updates), `rate` invoices a second (floor-paced.ts).
+ */
 export async function measureRowsFloor(
   databaseUrl: string,
   invoiceId: number,
   invoices: number,
   perTx = 100,
+  rate: number | null = null,
 ): Promise<RowsFloor> {
   const c = new pg.Client({ connectionString: databaseUrl, application_name: 'factura-bench-floor' });
   await c.connect();
@@ -163,7 +168,7 @@ export async function measureRowsFloor(
     };
     await run(0, perTx);
     const [b0, s0, cpu0] = [cpuNsOf(backend), serverNs(), process.cpuUsage()];
-    await run(perTx, invoices);
+    await (rate ? paced(invoices, rate, (i) => run(perTx + i, 1)) : run(perTx, invoices));
     const clientMs = ownCpuMs(cpu0);
     const backendMs = (cpuNsOf(backend) - b0) / 1e6;
     const serverMs = (serverNs() - s0) / 1e6;
@@ -175,7 +180,7 @@ export async function measureRowsFloor(
       backend_cpu_ms_per_invoice: per(backendMs),
       server_processes_cpu_ms_per_invoice: per(serverMs),
       invoices,
-      invoices_per_transaction: perTx,
+      invoices_per_transaction: rate ? 1 : perTx,
       rows_per_invoice: {
         invoices: 1,
         invoice_documents: 1,

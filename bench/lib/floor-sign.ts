@@ -5,6 +5,7 @@
 // of this run, so the sizes are the real ones; their canonical form is not computed (that is the
 // signing path's own work, above the floor).
 import { createHash, createPrivateKey, sign as rsaSign } from 'node:crypto';
+import { paced } from './floor-paced.ts';
 import { round } from './http-load.ts';
 import { ownCpuMs } from './proc-stats.ts';
 
@@ -43,14 +44,19 @@ export function signParts(signedXml: string): SignParts {
   };
 }
 
-/** Digests and one signature per document, back to back for ~`seconds`; CPU of this process. */
-export function measureSignFloor(parts: SignParts, privateKeyPkcs8: Buffer, seconds: number): SignFloor {
+/** One document's digests and signature, with this key. */
+function signer(parts: SignParts, privateKeyPkcs8: Buffer): () => void {
   const key = createPrivateKey({ key: privateKeyPkcs8, format: 'der', type: 'pkcs8' });
-  const once = () => {
+  return () => {
     for (const b of [parts.document, parts.keyInfo, parts.signedProperties, parts.certificate])
       createHash('sha256').update(b).digest();
     rsaSign('sha256', parts.signedInfo, key);
   };
+}
+
+/** Digests and one signature per document, back to back for ~`seconds`; CPU of this process. */
+export function measureSignFloor(parts: SignParts, privateKeyPkcs8: Buffer, seconds: number): SignFloor {
+  const once = signer(parts, privateKeyPkcs8);
   const warmEnd = performance.now() + 200;
   while (performance.now() < warmEnd) once();
   const cpu0 = process.cpuUsage();
@@ -74,4 +80,18 @@ export function measureSignFloor(parts: SignParts, privateKeyPkcs8: Buffer, seco
       certificate: parts.certificate.length,
     },
   };
+}
+
+/** The same work for `invoices` documents, one at a time, `rate` a second; CPU ms per document. */
+export async function measureSignFloorPaced(
+  parts: SignParts,
+  privateKeyPkcs8: Buffer,
+  invoices: number,
+  rate: number,
+): Promise<number> {
+  const once = signer(parts, privateKeyPkcs8);
+  once();
+  const cpu0 = process.cpuUsage();
+  await paced(invoices, rate, once);
+  return round(ownCpuMs(cpu0) / invoices, 4);
 }

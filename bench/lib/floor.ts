@@ -12,13 +12,26 @@ import { callbackQuery } from '../../jobs/invoice-flow/callback-token.ts';
 import type { BenchContext } from './context.ts';
 import { measureHttpFloor, type Exchange, type HttpFloor } from './floor-http.ts';
 import { measureRowsFloor, type RowsFloor } from './floor-rows.ts';
-import { measureSignFloor, signParts, type SignFloor } from './floor-sign.ts';
+import { measureSignFloor, measureSignFloorPaced, signParts, type SignFloor } from './floor-sign.ts';
 import { round } from './http-load.ts';
 import { EMISOR_ID } from './issuer.ts';
 
+type Parts = { sign: number; http: number; rows: number };
+
+/** The floor's programs one invoice at a time, `rate` a second (floor-paced.ts). */
+export interface LightFloor {
+  rate: number;
+  invoices: number;
+  cpu_ms_per_invoice: number;
+  parts: Parts;
+  /** cpu_ms_per_invoice ÷ the floor's (back to back). */
+  times_the_floor: number;
+}
+
 export interface Floor {
   cpu_ms_per_invoice: number;
-  parts: { sign: number; http: number; rows: number };
+  parts: Parts;
+  light: LightFloor | null;
   sample_invoice_id: number;
   sign: SignFloor;
   http: HttpFloor;
@@ -89,6 +102,24 @@ function exchanges(
   ];
 }
 
+/** The three parts again, one invoice at a time at the latency stage's rate. */
+async function measureLightFloor(
+  ctx: BenchContext,
+  doc: Document,
+  x: Exchange[],
+  floor: number,
+): Promise<LightFloor> {
+  const { latencyRate: rate, lightFloorInvoices: n } = ctx.params;
+  const key = ctx.issuer.material.privateKeyPkcs8;
+  const parts = {
+    sign: await measureSignFloorPaced(signParts(doc.signedXml.toString('utf8')), key, n, rate),
+    http: (await measureHttpFloor(x, n, 1, rate)).cpu_ms_per_invoice,
+    rows: (await measureRowsFloor(ctx.databaseUrl, doc.id, n, 1, rate)).cpu_ms_per_invoice,
+  };
+  const total = round(parts.sign + parts.http + parts.rows, 3);
+  return { rate, invoices: n, cpu_ms_per_invoice: total, parts, times_the_floor: round(total / floor, 2) };
+}
+
 /** Measures the three parts one after the other, with the service idle. */
 export async function measureFloor(
   ctx: BenchContext,
@@ -101,16 +132,19 @@ export async function measureFloor(
     ctx.issuer.material.privateKeyPkcs8,
     p.rsaSeconds,
   );
-  const http = await measureHttpFloor(exchanges(ctx, doc, create), p.floorInvoices);
+  const x = exchanges(ctx, doc, create);
+  const http = await measureHttpFloor(x, p.floorInvoices);
   const rows = await measureRowsFloor(ctx.databaseUrl, doc.id, p.floorInvoices);
   const parts = {
     sign: sign.cpu_ms_per_invoice,
     http: http.cpu_ms_per_invoice,
     rows: rows.cpu_ms_per_invoice,
   };
+  const total = round(parts.sign + parts.http + parts.rows, 3);
   return {
-    cpu_ms_per_invoice: round(parts.sign + parts.http + parts.rows, 3),
+    cpu_ms_per_invoice: total,
     parts,
+    light: p.lightFloorInvoices > 0 ? await measureLightFloor(ctx, doc, x, total) : null,
     sample_invoice_id: doc.id,
     sign,
     http,
@@ -131,5 +165,10 @@ export function renderFloor(f: Floor): string {
     `  sign  ${f.parts.sign} ms: one RSA-2048 signature of the SignedInfo (${b.signedInfo} B) and SHA-256 of the document (${b.document} B), KeyInfo (${b.keyInfo} B), SignedProperties (${b.signedProperties} B), certificate (${b.certificate} B)`,
     `  http  ${f.parts.http} ms (client ${f.http.client_cpu_ms_per_invoice}, server ${f.http.server_cpu_ms_per_invoice}; ${f.http.connections} keep-alive connections): ${x}`,
     `  rows  ${f.parts.rows} ms (client ${r.client_cpu_ms_per_invoice}, backend ${r.backend_cpu_ms_per_invoice}, WAL writer/checkpointer/bgwriter ${r.server_processes_cpu_ms_per_invoice}; ${r.invoices_per_transaction} invoices per transaction, ${r.transactions_per_batch} transactions per batch): rows ${JSON.stringify(r.rows_per_invoice)}, bytes ${JSON.stringify(r.bytes_per_invoice)}, updates ${JSON.stringify(r.updates_per_invoice)}`,
+    ...(f.light
+      ? [
+          `  at ${f.light.rate} invoices/s, one at a time (${f.light.invoices} invoices each): ${f.light.cpu_ms_per_invoice} ms = ${f.light.times_the_floor} × the floor (sign ${f.light.parts.sign}, http ${f.light.parts.http}, rows ${f.light.parts.rows}: one invoice's rows to a transaction)`,
+        ]
+      : []),
   ].join('\n');
 }

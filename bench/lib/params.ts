@@ -49,6 +49,8 @@ export interface BenchParams {
   lightSettleMaxSeconds: number;
   /** The floor: invoices whose exchanges and rows are written raw (sign: `rsaSeconds`). */
   floorInvoices: number;
+  /** The floor again, one invoice at a time at `latencyRate`, for this many invoices (0: not measured). */
+  lightFloorInvoices: number;
   e2eInvoices: number;
   /** Invoices carried end to end before the measured ones, not counted. */
   e2eWarmupInvoices: number;
@@ -129,6 +131,7 @@ export function benchParams(env: Env, defaultResults: string): BenchParams {
     lightSettleSeconds: num(env, 'BENCH_LIGHT_SETTLE_SECONDS', full ? 20 : 2),
     lightSettleMaxSeconds: num(env, 'BENCH_LIGHT_SETTLE_MAX_SECONDS', full ? 90 : 2),
     floorInvoices: Math.max(100, num(env, 'BENCH_FLOOR_INVOICES', full ? 2000 : 200)),
+    lightFloorInvoices: num(env, 'BENCH_LIGHT_FLOOR_INVOICES', full ? 100 : 5),
     e2eInvoices: num(env, 'BENCH_E2E_INVOICES', full ? 3000 : 12),
     e2eWarmupInvoices: num(env, 'BENCH_E2E_WARMUP_INVOICES', full ? 1000 : 4),
     e2eConcurrency: num(env, 'BENCH_E2E_CONCURRENCY', full ? 16 : 4),

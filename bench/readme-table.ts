@@ -14,7 +14,7 @@ const ES: Record<TargetId, { figure: string; limit: string }> = {
   },
   'batch.recorded': {
     figure: 'lote: 10 × 1000 facturas registradas',
-    limit: 'inserción directa en PG de 10 000 filas, tandas de 500',
+    limit: 'las mismas filas escritas directo en PG, tandas de 500',
   },
   'intake.p99': {
     figure: 'recepción: p99 de POST /api/v1/invoices {}',

@@ -167,6 +167,34 @@ describe('npm run bench (BENCH_SCALE=tiny)', () => {
       raw_pg_bulk_insert_seconds: num,
       counts_via_api: { pending: 0, failed: 0, created: s.batch.invoices },
     });
+    // The batch's limit: the rows its recording wrote, written again raw, one transaction per
+    // chunk of at most 500 of one batch.
+    const n = s.batch.invoices;
+    const chunks = s.batch.batches * Math.ceil(s.batch.batch_size / 500);
+    expect(s.batch.raw_same_rows).toMatchObject({
+      seconds: num,
+      invoices: n,
+      transactions: chunks,
+      rows: {
+        invoices: n,
+        events: n,
+        event_sequences: n,
+        idempotency_keys: n,
+        batch_items: n,
+        outbox: 2 * chunks,
+      },
+      bytes_per_invoice: num,
+    });
+    expect(s.batch.raw_same_rows.bytes_per_invoice).toBeGreaterThan(1000);
+    expect(r.targets.find((t: { id: string }) => t.id === 'batch.recorded')).toMatchObject({
+      limit_value: s.batch.raw_same_rows.seconds,
+    });
+    expect(
+      r.other_figures.find((x: { figure: string }) => x.figure.includes('one invoice-sized row')),
+    ).toMatchObject({
+      value: s.batch.recorded_seconds,
+      limit_value: num,
+    });
     expect(s.memory).toMatchObject({
       api: { peak_rss_mb: num, vm_hwm_mb: num },
       worker: { peak_rss_mb: num, vm_hwm_mb: num, growth_last_quarter_over_second: num },

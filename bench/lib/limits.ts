@@ -4,7 +4,8 @@
 //   - raw Postgres commits: one-row INSERTs, each its own transaction (autocommit), from Node's
 //     pg client at the intake concurrency, into a scratch table (the durable-write floor);
 //   - raw Postgres bulk insert: the batch stage's row count of invoice-sized rows, multi-row
-//     INSERTs of 500 in one transaction each (what recording a batch cannot beat).
+//     INSERTs of 500 in one transaction each (printed beside the batch's recording; the batch's
+//     target is against the rows it wrote, written again raw: batch-rows.ts).
 import { createPrivateKey, sign as rsaSign } from 'node:crypto';
 import pg from 'pg';
 import { percentile, round } from './http-load.ts';

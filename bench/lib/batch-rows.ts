@@ -10,6 +10,7 @@
 // text), then batched UPDATEs. Timed on the wall clock, as the recording is.
 import pg from 'pg';
 import { round } from './http-load.ts';
+import { asText, insertRows } from './raw-insert.ts';
 
 const CHUNK = 500;
 const TABLES = [
@@ -24,7 +25,6 @@ const TABLES = [
 type Table = (typeof TABLES)[number];
 type Row = Record<string, unknown>;
 const scratch = (t: Table) => `bench_batch_${t}`;
-const asText = { getTypeParser: () => (v: string) => v };
 /** What the flow wrote on an invoice after its recording: left out of the rows written again. */
 const AFTER_RECORDING = ['signed_at', 'submitted_at', 'accounted_at', 'accepted_at', 'hacienda_status'];
 
@@ -44,16 +44,7 @@ async function read(c: pg.Client, sql: string, values: unknown[]): Promise<Row[]
 }
 
 /** One multi-row INSERT of `rows` into `table`'s scratch copy. */
-async function insert(c: pg.Client, table: Table, rows: Row[]): Promise<void> {
-  if (!rows.length) return;
-  const cols = Object.keys(rows[0]!);
-  const params: unknown[] = [];
-  const values = rows.map((r) => `(${cols.map((k) => `$${params.push(r[k] ?? null)}`).join(', ')})`);
-  await c.query(
-    `insert into ${scratch(table)} (${cols.map((k) => `"${k}"`).join(', ')}) values ${values.join(', ')}`,
-    params,
-  );
-}
+const insert = (c: pg.Client, table: Table, rows: Row[]) => insertRows(c, scratch(table), rows);
 
 interface Source {
   invoices: Row[];

@@ -12,6 +12,7 @@ import { paced } from './floor-paced.ts';
 import { round } from './http-load.ts';
 import { cpuNsOf, ownCpuMs } from './proc-stats.ts';
 import { sampleRows, type Sample } from './floor-sample.ts';
+import { insertRows } from './raw-insert.ts';
 
 export interface RowsFloor {
   cpu_ms_per_invoice: number;
@@ -41,18 +42,10 @@ const scratch = (t: Table) => `floor_${t}`;
 /** The value with its last ten characters replaced by `i` (unique keys stay unique, same length). */
 const unique = (v: unknown, i: number) => `${String(v).slice(0, -10)}${String(i).padStart(10, '0')}`;
 
-/** One multi-row INSERT of `rows` into `table`, returning the new ids (or nothing). */
+/** One multi-row INSERT of `rows` into `table`'s scratch copy, returning the new ids (or nothing). */
 async function insert(c: pg.Client, table: Table, rows: Row[], returning = true): Promise<string[]> {
-  const cols = Object.keys(rows[0]!);
-  const params: unknown[] = [];
-  const values = rows.map(
-    (r) => `(${cols.map((k) => `$${params.push(r[k] === undefined ? null : r[k])}`).join(', ')})`,
-  );
-  const res = await c.query(
-    `insert into ${scratch(table)} (${cols.map((k) => `"${k}"`).join(', ')}) values ${values.join(', ')}${returning ? ' returning id' : ''}`,
-    params,
-  );
-  return (res.rows as { id: string }[]).map((r) => r.id);
+  const inserted = await insertRows(c, scratch(table), rows, returning ? 'id' : undefined);
+  return inserted.map((r) => String(r.id));
 }
 
 async function inTx(c: pg.Client, fn: () => Promise<unknown>): Promise<void> {

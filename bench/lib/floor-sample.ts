@@ -4,6 +4,7 @@
 // Generated ids are left out (the scratch tables number their own rows); `lifecycle` lists the
 // invoice's lifecycle times that are set (each one a state change the pipeline writes).
 import type pg from 'pg';
+import { asText } from './raw-insert.ts';
 
 type Row = Record<string, unknown>;
 
@@ -20,7 +21,6 @@ export interface Sample {
 }
 
 const LIFECYCLE = ['signed_at', 'submitted_at', 'accounted_at', 'accepted_at'];
-const asText = { getTypeParser: () => (v: string) => v };
 
 async function rows(c: pg.Client, sql: string, params: unknown[], what: string): Promise<Row[]> {
   const res = await c.query({ text: sql, values: params, types: asText });

@@ -2,12 +2,12 @@
 // over and written again raw, so that the recording is compared with the same rows and nothing
 // else. Per invoice: its `invoices` row (as recorded: `pendiente`, without the times the flow set
 // since), its invoice.created event with its document's event counter (`event_sequences`, at 1)
-// and its idempotency record; per chunk of 500 (the recording's,
-// jobs/batches/process.ts): the two outbox rows (events to dispatch, flows to start), the items'
-// outcomes on `batch_items` and the series' last number. Into scratch tables made `like` the
-// service's (same columns, defaults, indexes, storage; no triggers, no foreign keys), one
-// transaction per chunk: a multi-row INSERT per table (every value as Postgres stores it, read as
-// text), then batched UPDATEs. Timed on the wall clock, as the recording is.
+// and its idempotency record. Per chunk of 500 of one batch (as jobs/batches/process.ts cuts
+// them): the two outbox rows (events to dispatch, flows to start), the items' outcomes on
+// `batch_items` and the series' last number. Into scratch tables made `like` the service's (same
+// columns, defaults, indexes, storage; no triggers, no foreign keys), one transaction per chunk:
+// a multi-row INSERT per table (every value as Postgres stores it, read as text), then batched
+// UPDATEs. Timed on the wall clock, as the recording is.
 import pg from 'pg';
 import { round } from './http-load.ts';
 import { asText, insertRows } from './raw-insert.ts';
@@ -57,9 +57,6 @@ interface Source {
   bytes: number;
 }
 
-/** The invoices of the items, in item order, with their events' document ids. */
-const ITEMS = `select b.*, i.id as doc_invoice from batch_items b left join invoices i on i.id = b.invoice_id
-   where b.batch_id = any($1) order by b.batch_id, b.position`;
 /** The rows of `table` per document id of $1, in that order. */
 const byDocument = (table: string, extra = '') =>
   `select t.* from unnest($1::text[]) with ordinality as d(doc, n)
@@ -72,9 +69,12 @@ const SIZES = `select (select coalesce(sum(pg_column_size(i.*)), 0) from invoice
          from batch_items b join batches t on t.id = b.batch_id where b.batch_id = any($3))) as n`;
 
 async function source(c: pg.Client, batchIds: number[], documentOf: (id: number) => string): Promise<Source> {
-  const listed = await read(c, ITEMS, [batchIds]);
-  const items = listed.map(({ doc_invoice: _, ...r }) => r);
-  const ids = listed.flatMap((r) => (r.doc_invoice ? [Number(r.doc_invoice)] : []));
+  const items = await read(
+    c,
+    'select * from batch_items where batch_id = any($1) order by batch_id, position',
+    [batchIds],
+  );
+  const ids = items.flatMap((r) => (r.invoice_id ? [Number(r.invoice_id)] : []));
   const docs = ids.map(documentOf);
   const invoices = await read(
     c,

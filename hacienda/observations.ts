@@ -46,11 +46,33 @@ export function observationOf(row: DetalleRow): Observation {
   };
 }
 
+/** A DetalleMensaje start tag, with or without a prefix. */
+const DETALLE_START = /<(?:[A-Za-z_][\w.-]*:)?DetalleMensaje(?=[\s/>])/g;
+
+/**
+ * Whether an answer can carry observations at all, read from its text without parsing it. Every
+ * observation is a coded row, and a coded row quotes its message (`-16, "…", 0, 0`), so an answer
+ * whose one DetalleMensaje holds no double quote and no reference (`&…;`), in a document without
+ * comments or CDATA, has none. Anything else may, and is parsed. Most acceptances have no
+ * remarks, and parsing the whole signed answer is most of what their handling costs.
+ */
+export function mayHoldObservations(responseXml: string): boolean {
+  if (responseXml.includes('<!--') || responseXml.includes('<![CDATA[')) return true;
+  const starts = [...responseXml.matchAll(DETALLE_START)];
+  if (starts.length !== 1) return true;
+  const from = starts[0]!.index + starts[0]![0].length;
+  const end = responseXml.indexOf('DetalleMensaje', from);
+  if (end < 0) return true;
+  const detalle = responseXml.slice(from, end);
+  return detalle.includes('"') || detalle.includes('&');
+}
+
 /**
  * The observations of a MensajeHacienda (the decoded respuesta-xml): none unless it accepts, and
  * none when it cannot be read (the acceptance stands on `ind-estado` all the same).
  */
 export function observationsOf(responseXml: string): Observation[] {
+  if (!mayHoldObservations(responseXml)) return [];
   let answer: MensajeHacienda;
   try {
     answer = parseMensajeHacienda(responseXml);

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { receivedDocumentObject } from '../db/received-document-object.ts';
 import type { PublicReceivedDocumentRow } from '../db/queries/received-documents.ts';
 import { readObservations } from '../hacienda/detalle-mensaje.ts';
-import { observationsOf } from '../hacienda/observations.ts';
+import { MensajeHaciendaParseError, parseMensajeHacienda } from '../hacienda/mensaje-hacienda.ts';
+import { mayHoldObservations, observationOf, observationsOf } from '../hacienda/observations.ts';
 
 const PREAMBLE =
   'Este comprobante fue aceptado en el ambiente de pruebas, por lo cual no tiene validez para fines tributarios';
@@ -91,6 +92,83 @@ describe('observationsOf', () => {
     // An answer that cannot be read has none either (the acceptance stands on ind-estado).
     expect(observationsOf('<not-xml')).toEqual([]);
     expect(observationsOf('<Other/>')).toEqual([]);
+  });
+});
+
+/** observationsOf without its shortcut: the whole answer parsed, as every answer once was. */
+function parsedObservations(xml: string) {
+  try {
+    const answer = parseMensajeHacienda(xml);
+    return answer.accepted ? readObservations(answer.detalleMensaje).map(observationOf) : [];
+  } catch (err) {
+    if (err instanceof MensajeHaciendaParseError) return [];
+    throw err;
+  }
+}
+
+describe('an answer that cannot carry observations is not parsed', () => {
+  const rows = `codigo, mensaje, fila, columna\n-16, "${MSG_16}", 0, 0`;
+  const prefixed = mensaje(1, PREAMBLE)
+    .replace('<MensajeHacienda xmlns=', '<mh:MensajeHacienda xmlns:mh=')
+    .replace(/<(\/?)(\w+)>/g, '<$1mh:$2>')
+    .replace('</MensajeHacienda>', '</mh:MensajeHacienda>');
+  const cases: [string, string, boolean][] = [
+    ['a clean sandbox acceptance', mensaje(1, PREAMBLE), false],
+    ['a plain acceptance', mensaje(1, 'Este comprobante fue aceptado.'), false],
+    ['an empty DetalleMensaje', mensaje(1, ''), false],
+    ['a prefixed clean acceptance', prefixed, false],
+    ['a rejection without a table', mensaje(3, 'La firma del comprobante electrónico no es válida'), false],
+    ['an acceptance with rows', mensaje(1, `${PREAMBLE}\n\n${rows}`), true],
+    ['rows JSON-escaped', mensaje(1, rows.replace(/\n/g, '\\n').replace(/"/g, '\\"')), true],
+    [
+      'rows with the quotes as references',
+      mensaje(1, rows).replace(/"(?=[^<]*<\/DetalleMensaje>)/g, '&quot;'),
+      true,
+    ],
+    [
+      'rows in CDATA',
+      mensaje(1, '').replace(
+        '<DetalleMensaje></DetalleMensaje>',
+        `<DetalleMensaje><![CDATA[${rows}]]></DetalleMensaje>`,
+      ),
+      true,
+    ],
+    [
+      'a comment holding a DetalleMensaje',
+      mensaje(1, rows).replace('<Clave>', `<!-- <DetalleMensaje>x</DetalleMensaje> --><Clave>`),
+      true,
+    ],
+    [
+      'an empty element',
+      mensaje(1, '').replace('<DetalleMensaje></DetalleMensaje>', '<DetalleMensaje/>'),
+      true,
+    ],
+    [
+      'two DetalleMensaje',
+      mensaje(1, PREAMBLE).replace(
+        '<TotalFactura>',
+        `<DetalleMensaje>${rows.replace(/</g, '&lt;')}</DetalleMensaje><TotalFactura>`,
+      ),
+      true,
+    ],
+    [
+      'an attribute on DetalleMensaje',
+      mensaje(1, PREAMBLE).replace('<DetalleMensaje>', '<DetalleMensaje xml:space="preserve">'),
+      true,
+    ],
+  ];
+  for (const [what, xml, may] of cases)
+    it(`${what}: ${may ? 'parsed' : 'skipped'}, with the observations the whole parse finds`, () => {
+      expect(mayHoldObservations(xml)).toBe(may);
+      expect(observationsOf(xml)).toEqual(parsedObservations(xml));
+    });
+
+  it('finds the rows behind references and in CDATA', () => {
+    for (const [what, xml] of cases.filter(([w]) => /references|CDATA/.test(w)))
+      expect(
+        observationsOf(xml).map((o) => o.code),
+        what,
+      ).toEqual([-16]);
   });
 });
 

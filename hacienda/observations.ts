@@ -46,23 +46,25 @@ export function observationOf(row: DetalleRow): Observation {
   };
 }
 
-/** A DetalleMensaje start tag, with or without a prefix. */
+/** A DetalleMensaje start tag, and its end tag right after its text, with or without a prefix. */
 const DETALLE_START = /<(?:[A-Za-z_][\w.-]*:)?DetalleMensaje(?=[\s/>])/g;
+const DETALLE_END = /^<\/(?:[A-Za-z_][\w.-]*:)?DetalleMensaje\s*>/;
 
 /**
  * Whether an answer can carry observations at all, read from its text without parsing it. Every
  * observation is a coded row, and a coded row quotes its message (`-16, "…", 0, 0`), so an answer
- * whose one DetalleMensaje holds no double quote and no reference (`&…;`), in a document without
- * comments or CDATA, has none. Anything else may, and is parsed. Most acceptances have no
- * remarks, and parsing the whole signed answer is most of what their handling costs.
+ * whose one DetalleMensaje is plain text (no markup up to its end tag) with no double quote and no
+ * reference (`&…;`), in a document without comments or CDATA, has none. Anything else may, and is
+ * parsed. Most acceptances have no remarks, and parsing the whole signed answer was most of what
+ * their handling cost.
  */
 export function mayHoldObservations(responseXml: string): boolean {
   if (responseXml.includes('<!--') || responseXml.includes('<![CDATA[')) return true;
   const starts = [...responseXml.matchAll(DETALLE_START)];
   if (starts.length !== 1) return true;
   const from = starts[0]!.index + starts[0]![0].length;
-  const end = responseXml.indexOf('DetalleMensaje', from);
-  if (end < 0) return true;
+  const end = responseXml.indexOf('<', from);
+  if (end < 0 || !DETALLE_END.test(responseXml.slice(end, end + 100))) return true;
   const detalle = responseXml.slice(from, end);
   return detalle.includes('"') || detalle.includes('&');
 }

@@ -151,6 +151,15 @@ describe('an answer that cannot carry observations is not parsed', () => {
       ),
       true,
     ],
+    ['a DetalleMensaje naming itself before its rows', mensaje(1, `Vea DetalleMensaje:\n${rows}`), true],
+    [
+      'an element inside DetalleMensaje',
+      mensaje(1, '').replace(
+        '<DetalleMensaje></DetalleMensaje>',
+        `<DetalleMensaje>x<b/>${rows.replace(/</g, '&lt;')}</DetalleMensaje>`,
+      ),
+      true,
+    ],
     [
       'an attribute on DetalleMensaje',
       mensaje(1, PREAMBLE).replace('<DetalleMensaje>', '<DetalleMensaje xml:space="preserve">'),

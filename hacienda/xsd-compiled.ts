@@ -10,7 +10,10 @@
 // 150 MB of resident memory, which never came back. The thread holds one compiled schema per
 // document type, disposes every parsed document, and its WebAssembly memory only grows to the
 // largest documents validated at once (one at a time here); it is unref'd while idle, so it never
-// keeps a process alive, and a thread that dies is replaced on the next call.
+// keeps a process alive, and a thread that dies is replaced on the next call. Documents travel to
+// it in groups (checkBeforeSigning: a sign job's chunk, up to 64 documents or 1 MB of text per
+// exchange): each exchange wakes both threads and costs about what a small document's validation
+// does: sending documents one by one cost 0.17–0.25 ms more CPU per document than in groups.
 //
 // The schemas require a ds:Signature, which an unsigned document does not have yet: a fixed,
 // schema-valid placeholder is put where the signer will put the real one, so every other element
@@ -47,7 +50,9 @@ const PLACEHOLDER_SIGNATURE =
   '<ds:SignatureValue>AA==</ds:SignatureValue></ds:Signature>';
 
 // The thread's code: plain JavaScript (CommonJS, run with `eval`), so it needs no TypeScript loader.
-// One message per document: { id, xsdFile, dsigFile, xml } → { id } | { id, violations } | { id, error }.
+// One message per batch of documents, { id, docs: [{ xsdFile, dsigFile, xml }] } → { id, replies },
+// one reply per document in order: {} | { violations } | { error }. The documents are validated one
+// after the other, each disposed before the next; one document's failure is its own reply.
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { existsSync, readFileSync } = require('node:fs');
@@ -83,32 +88,42 @@ function check(lib, m) {
   try {
     doc = lib.XmlDocument.fromString(m.xml);
   } catch (err) {
-    return { id: m.id, violations: [{ line: 0, message: String(err && err.message).trim() }] };
+    return { violations: [{ line: 0, message: String(err && err.message).trim() }] };
   }
   try {
     validator.validate(doc);
-    return { id: m.id };
+    return {};
   } catch (err) {
     if (!(err instanceof lib.XmlValidateError)) throw err;
     const violations = err.details.map((d) => ({ line: d.line ?? 0, message: d.message.trim() }));
-    return { id: m.id, violations: violations.length ? violations : [{ line: 0, message: err.message }] };
+    return { violations: violations.length ? violations : [{ line: 0, message: err.message }] };
   } finally {
     doc.dispose();
   }
 }
+const failure = (err) => ({ error: String((err && err.stack) || err) });
+function checkAll(lib, docs) {
+  return docs.map((d) => {
+    try {
+      return check(lib, d);
+    } catch (err) {
+      return failure(err);
+    }
+  });
+}
 parentPort.on('message', (m) => {
   loading
-    .then((lib) => check(lib, m))
-    .catch((err) => ({ id: m.id, error: String((err && err.stack) || err) }))
-    .then((reply) => parentPort.postMessage(reply));
+    .then((lib) => checkAll(lib, m.docs), (err) => m.docs.map(() => failure(err)))
+    .then((replies) => parentPort.postMessage({ id: m.id, replies }));
 });
 `;
 
-type Reply = { id: number; violations?: { line: number; message: string }[]; error?: string };
+type Reply = { violations?: { line: number; message: string }[]; error?: string };
+type BatchReply = { id: number; replies: Reply[] };
 
 let thread: Worker | null = null;
 let nextId = 0;
-const pending = new Map<number, { resolve: (r: Reply) => void; reject: (err: Error) => void }>();
+const pending = new Map<number, { resolve: (r: Reply[]) => void; reject: (err: Error) => void }>();
 
 function libxml2Url(): string {
   return pathToFileURL(createRequire(import.meta.url).resolve('libxml2-wasm')).href;
@@ -128,11 +143,11 @@ function validatorThread(): Worker {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
-  t.on('message', (r: Reply) => {
+  t.on('message', (r: BatchReply) => {
     const p = pending.get(r.id);
     pending.delete(r.id);
     if (pending.size === 0) t.unref();
-    p?.resolve(r);
+    p?.resolve(r.replies);
   });
   t.on('error', fail);
   t.on('exit', (code) => fail(new Error(`the XSD validator thread exited (code ${code})`)));
@@ -141,15 +156,20 @@ function validatorThread(): Worker {
   return t;
 }
 
-function validateOnThread(xsdFile: string, xml: string): Promise<Reply> {
+function validateOnThread(docs: { xsdFile: string; xml: string }[]): Promise<Reply[]> {
   const t = validatorThread();
   const id = ++nextId;
-  return new Promise<Reply>((done, reject) => {
+  return new Promise<Reply[]>((done, reject) => {
     pending.set(id, { resolve: done, reject });
-    // Referenced while a document is in flight: the caller's await keeps the process alive.
+    // Referenced while a batch is in flight: the caller's await keeps the process alive.
     t.ref();
-    const dsigFile = resolve(dirname(xsdFile), '../../xmldsig-core-schema.xsd');
-    t.postMessage({ id, xsdFile, dsigFile, xml });
+    t.postMessage({
+      id,
+      docs: docs.map((d) => ({
+        ...d,
+        dsigFile: resolve(dirname(d.xsdFile), '../../xmldsig-core-schema.xsd'),
+      })),
+    });
   });
 }
 
@@ -158,6 +178,70 @@ export async function closeSchemaValidator(): Promise<void> {
   const t = thread;
   thread = null;
   if (t) await t.terminate();
+}
+
+/**
+ * Documents per exchange with the thread, and their text at most (a document larger than that
+ * goes alone): one exchange costs about as much CPU as validating a small document, so a chunk's
+ * documents go together, while the copy the thread receives stays small.
+ */
+const EXCHANGE_DOCS = 64;
+const EXCHANGE_CHARS = 1 << 20;
+
+/** `docs` in consecutive groups of at most EXCHANGE_DOCS documents and EXCHANGE_CHARS characters. */
+function exchanges<T extends { xml: string }>(docs: T[]): T[][] {
+  const groups: T[][] = [];
+  let chars = 0;
+  for (const doc of docs) {
+    const last = groups.at(-1);
+    if (last && last.length < EXCHANGE_DOCS && chars + doc.xml.length <= EXCHANGE_CHARS) {
+      last.push(doc);
+      chars += doc.xml.length;
+    } else {
+      groups.push([doc]);
+      chars = doc.xml.length;
+    }
+  }
+  return groups;
+}
+
+/** A document the builder wrote, to be checked against its type's XSD before it is signed. */
+export interface UnsignedDocument {
+  docType: SchemaDocumentType;
+  xml: string;
+}
+
+/**
+ * Validates documents the builder wrote, before signing, in one exchange with the validator
+ * thread: for each document in order, null when it is valid, else the error that stops it
+ * (SchemaViolationError naming the XSD's messages, SchemaNotFoundError when the schema folder has
+ * no such file, or an Error when libxml2 itself failed on it). Rejects only when the thread dies.
+ */
+export async function checkBeforeSigning(
+  docs: readonly UnsignedDocument[],
+  schemaDir: string,
+  schemaSet = DEFAULT_SCHEMA_SET,
+): Promise<(Error | null)[]> {
+  const errors: (Error | null)[] = docs.map(() => null);
+  const sent: { index: number; xsdFile: string; xml: string }[] = [];
+  docs.forEach(({ docType, xml }, index) => {
+    const xsdFile = schemaPath(docType, { schemaDir, schemaSet });
+    const end = xml.lastIndexOf('</');
+    if (!existsSync(xsdFile)) errors[index] = new SchemaNotFoundError(xsdFile);
+    else if (end < 0)
+      errors[index] = new SchemaViolationError(docType, [{ line: 0, message: 'not an XML document' }]);
+    else sent.push({ index, xsdFile, xml: xml.slice(0, end) + PLACEHOLDER_SIGNATURE + xml.slice(end) });
+  });
+  for (const group of exchanges(sent)) {
+    const replies = await validateOnThread(group.map(({ xsdFile, xml }) => ({ xsdFile, xml })));
+    group.forEach(({ index }, i) => {
+      const reply = replies[i]!;
+      if (reply.error) errors[index] = new Error(`XSD validation failed: ${reply.error}`);
+      else if (reply.violations)
+        errors[index] = new SchemaViolationError(docs[index]!.docType, reply.violations);
+    });
+  }
+  return errors;
 }
 
 /**
@@ -170,12 +254,6 @@ export async function assertValidBeforeSigning(
   schemaDir: string,
   schemaSet = DEFAULT_SCHEMA_SET,
 ): Promise<void> {
-  const xsdFile = schemaPath(docType, { schemaDir, schemaSet });
-  if (!existsSync(xsdFile)) throw new SchemaNotFoundError(xsdFile);
-  const end = xml.lastIndexOf('</');
-  if (end < 0) throw new SchemaViolationError(docType, [{ line: 0, message: 'not an XML document' }]);
-  const withSignature = xml.slice(0, end) + PLACEHOLDER_SIGNATURE + xml.slice(end);
-  const reply = await validateOnThread(xsdFile, withSignature);
-  if (reply.error) throw new Error(`XSD validation failed: ${reply.error}`);
-  if (reply.violations) throw new SchemaViolationError(docType, reply.violations);
+  const [error] = await checkBeforeSigning([{ docType, xml }], schemaDir, schemaSet);
+  if (error) throw error;
 }

@@ -20,7 +20,7 @@ import { chargeInput } from '../domain/document-notes.ts';
 import { buildComprobanteXml } from '../hacienda/xml/comprobante.ts';
 import { comprobanteKind } from '../hacienda/xml/document-types.ts';
 import type { SchemaDocumentType } from '../hacienda/xsd.ts';
-import { assertValidBeforeSigning } from '../hacienda/xsd-compiled.ts';
+import { assertValidBeforeSigning, type UnsignedDocument } from '../hacienda/xsd-compiled.ts';
 import { PartyDataError, purchaseDocument, receiptDocument } from './purchase-receipt-document.ts';
 
 export type { IssuedDocument } from '../hacienda/xml/types.ts';
@@ -249,16 +249,23 @@ function clientOf(invoice: InvoiceRow, client: ClientParty | null): ClientParty 
   return client;
 }
 
+/** The XML of a document, as its type lays it out, not yet checked against its XSD. */
+export function documentXml(doc: IssuedDocument): UnsignedDocument {
+  const { docType, ...rest } = doc;
+  return {
+    docType: comprobanteKind(docType).root as SchemaDocumentType,
+    xml: buildComprobanteXml(docType, rest),
+  };
+}
+
 /**
  * The XML of a document, as its type lays it out, checked against the type's official XSD (folder
  * `xsdDir`) before anyone signs it: a SchemaViolationError names the XSD's message. Input the API
  * accepted never fails here (domain/field-rules.ts refuses it first); this is the last line before
- * a signature.
+ * a signature. (The sign job checks a whole chunk's documents at once: checkBeforeSigning.)
  */
 export async function buildInvoiceXml(doc: IssuedDocument, xsdDir: string): Promise<string> {
-  const { docType, ...rest } = doc;
-  const kind = comprobanteKind(docType);
-  const xml = buildComprobanteXml(docType, rest);
-  await assertValidBeforeSigning(kind.root as SchemaDocumentType, xml, xsdDir);
+  const { docType, xml } = documentXml(doc);
+  await assertValidBeforeSigning(docType, xml, xsdDir);
   return xml;
 }

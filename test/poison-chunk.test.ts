@@ -105,6 +105,58 @@ describe('a chunk with one unbookable member', () => {
     }
   }, 90_000);
 
+  // The sign job builds a chunk's documents, checks them against the XSD together, then signs
+  // each: a member whose document fails the XSD (its client renamed outside the API after the
+  // invoice was recorded, to a 2-character name) fails alone; the others are signed and accepted.
+  it('signs every other member once when one fails the XSD; the failing one is recorded, not signed', async () => {
+    const other = await api(e, 'POST', '/api/v1/clients', s.key, {
+      cedula: '2-0345-0678',
+      name: 'Juana Pérez',
+    });
+    expect(other.status, other.text).toBe(201);
+    const line = { service_id: `srv_${pad(s.consulting.id)}`, qty: 1 };
+    const bodies = Array.from({ length: 6 }, (_, i) => ({
+      client_id: i === 2 ? other.json.id : `cli_${pad(s.client.id)}`,
+      lines: [line],
+    }));
+    const ids = await createWaiting(bodies);
+    const bad = ids[2]!;
+    const others = ids.filter((id) => id !== bad);
+    await e
+      .db('clients')
+      .where({ id: Number(String(other.json.id).slice(4)) })
+      .update({ name: 'AB' });
+
+    await e.startWorkers();
+    try {
+      await waitFor(
+        async () =>
+          (await e.db('invoices').whereIn('id', others).where({ status: 'aceptada' }).count('* as n'))[0]!
+            .n == others.length,
+        60_000,
+        100,
+        'every other member accepted',
+      );
+      expect(new Set(await e.db('invoices').whereIn('id', ids).pluck('flow_chunk')).size).toBe(1);
+      const row = await e.db('invoices').where({ id: bad }).first();
+      expect(row.status).toBe('pendiente');
+      expect(row.processingError).toMatchObject({ step: 'sign', code: 'schema_invalid', permanent: true });
+      expect(row.processingError.message).toMatch(/fails the v4.4 XSD: .*Nombre.*minLength/);
+      const signedIds = (await e
+        .db('invoice_documents')
+        .whereIn('invoice_id', ids)
+        .whereNotNull('signed_xml')
+        .pluck('invoice_id')) as number[];
+      expect(signedIds.map(Number).sort((a, b) => a - b)).toEqual([...others].sort((a, b) => a - b));
+      const sign = await e.runtime!.queues.sign.getJob((await flowJobId(e.db, bad, 'sign'))!);
+      expect(await sign!.isCompleted()).toBe(true);
+      expect(sign!.attemptsMade).toBeLessThanOrEqual(1);
+      expect(sign!.returnvalue).toBe('signed 5, 1 failed for good');
+    } finally {
+      await e.stopWorkers();
+    }
+  }, 90_000);
+
   // A member whose result one step cannot write (a check tied to its row, made here for this
   // database only) fails alone at that step; the others are accepted and booked once each.
   it.each([

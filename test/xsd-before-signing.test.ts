@@ -8,6 +8,7 @@ import { loadConfig } from '../config/index.ts';
 import { buildFacturaXml } from '../hacienda/xml/factura.ts';
 import {
   assertValidBeforeSigning,
+  checkBeforeSigning,
   closeSchemaValidator,
   SchemaViolationError,
 } from '../hacienda/xsd-compiled.ts';
@@ -39,6 +40,32 @@ describe('XSD before signing', () => {
     const t = performance.now();
     for (let i = 0; i < 200; i++) await assertValidBeforeSigning('FacturaElectronica', xml, XSD_DIR);
     expect((performance.now() - t) / 200).toBeLessThan(50);
+  });
+
+  it('checks many documents together: an answer per document, in order, the same as one by one', async () => {
+    const xml = buildFacturaXml(testFactura());
+    const broken = xml.replace(/<Detalle>[^<]*<\/Detalle>/, `<Detalle>${'x'.repeat(201)}</Detalle>`);
+    // 150 documents: more than one exchange with the thread (64 each at most).
+    const docs = Array.from({ length: 150 }, (_, i) => ({
+      docType: 'FacturaElectronica' as const,
+      xml: i === 3 || i === 140 ? broken : i === 70 ? 'not xml' : xml,
+    }));
+    const errors = await checkBeforeSigning(docs, XSD_DIR);
+    expect(errors).toHaveLength(150);
+    expect(errors.flatMap((e, i) => (e ? [i] : []))).toEqual([3, 70, 140]);
+    for (const i of [3, 140]) {
+      expect(errors[i]).toBeInstanceOf(SchemaViolationError);
+      expect(errors[i]!.message).toMatch(/Detalle.*maxLength/);
+    }
+    expect(errors[70]).toBeInstanceOf(SchemaViolationError);
+    for (const i of [0, 3, 70]) {
+      const alone = await assertValidBeforeSigning('FacturaElectronica', docs[i]!.xml, XSD_DIR).then(
+        () => null,
+        (err: Error) => err.message,
+      );
+      expect(alone).toBe(errors[i]?.message ?? null);
+    }
+    expect(await checkBeforeSigning([], XSD_DIR)).toEqual([]);
   });
 
   it('replaces a validator thread that was stopped, and the same document gets the same answer', async () => {

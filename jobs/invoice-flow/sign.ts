@@ -13,13 +13,17 @@ import { Client, Company } from '../../db/models/index.ts';
 import type { InvoiceRow } from '../../db/queries/invoices.ts';
 import { DomainValidationError } from '../../domain/errors.ts';
 import { signedParties, type SignedParties } from '../../domain/signed-parties.ts';
-import { SchemaViolationError } from '../../hacienda/xsd-compiled.ts';
+import {
+  checkBeforeSigning,
+  SchemaViolationError,
+  type UnsignedDocument,
+} from '../../hacienda/xsd-compiled.ts';
 import { XmlCharacterError } from '../../hacienda/xml/writer.ts';
 import type { XadesSigner } from '../../hacienda/signer.ts';
 import { assertCertificateCurrent, SigningKeyError } from '../../hacienda/signing-key.ts';
 import type { ChunkJobData } from './queues.ts';
 import { MissingCredentialsError, type JobContext } from '../context.ts';
-import { buildInvoiceXml, DocumentDataError, facturaDocument } from '../invoice-document.ts';
+import { documentXml, DocumentDataError, facturaDocument } from '../invoice-document.ts';
 import { recordProcessingError } from '../../db/queries/processing-error.ts';
 import { isTransientDatabaseError } from '../../db/connection.ts';
 import { lastAttempt, memberError, writeIsolating } from './isolate.ts';
@@ -49,6 +53,48 @@ async function partiesOf(ctx: JobContext, invoices: InvoiceRow[]) {
   };
 }
 
+/** A chunk's document, built and not yet checked or signed. */
+interface BuiltDocument extends UnsignedDocument {
+  invoice: InvoiceRow;
+  parties: SignedParties;
+  signer: XadesSigner;
+}
+
+/**
+ * Builds each invoice's document from its row and parties, with its company's signer; one that
+ * cannot be built, or has no signer, goes to `fail`.
+ */
+async function buildChunk(
+  ctx: JobContext,
+  invoices: (InvoiceRow & CredentialsStamped)[],
+  parties: { companyById: Map<number, Company>; clientById: Map<number, Client> },
+  signerOf: (invoice: InvoiceRow & CredentialsStamped) => Promise<XadesSigner>,
+  fail: (invoice: InvoiceRow, err: unknown) => void,
+): Promise<BuiltDocument[]> {
+  const { companyById, clientById } = parties;
+  const built: BuiltDocument[] = [];
+  for (const invoice of invoices) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      const company = companyById.get(invoice.companyId);
+      // A tiquete sold to no one has no receptor (null), nor has a purchase (08: its emisor is the
+      // supplier on the row); a client that vanished is a data error.
+      const client = invoice.clientId === null ? null : clientById.get(invoice.clientId);
+      if (!company || client === undefined)
+        throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
+      // The parties are kept as the document is built from them: whatever is made of it later
+      // (the reception request, the PDF, the email) names the parties of its signed XML.
+      const signed = signedParties(company, client);
+      const doc = facturaDocument(ctx.config, invoice, signed.company, signed.client);
+      const signer = await signerOf(invoice);
+      built.push({ invoice, parties: signed, signer, ...documentXml(doc) });
+    } catch (err) {
+      fail(invoice, err);
+    }
+  }
+  return built;
+}
+
 export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promise<string> {
   const { db } = ctx;
   const ids = job.data.invoiceIds;
@@ -75,33 +121,30 @@ export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promis
     return signer;
   };
 
-  // 2. Build and sign each; a document that can never be signed is its own problem.
+  // 2. Build each, check them all against the XSD in one exchange with the validator thread, then
+  //    sign each; a document that can never be signed is its own problem.
   const signed: { invoiceId: number; xml: string; parties: SignedParties }[] = [];
   const failed: { invoice: InvoiceRow; err: unknown; code: string | undefined }[] = [];
   const unknown: { invoice: InvoiceRow; err: unknown }[] = [];
-  for (const invoice of invoices) {
+  const fail = (invoice: InvoiceRow, err: unknown) => {
+    const code = permanentCode(err);
+    if (code === null) unknown.push({ invoice, err });
+    else failed.push({ invoice, err, code });
+  };
+  const built = await buildChunk(ctx, invoices, { companyById, clientById }, signerOf, fail);
+  const checks = await checkBeforeSigning(built, ctx.config.xsdDir).catch((err: unknown) =>
+    built.map(() => err),
+  );
+  for (const [i, doc] of built.entries()) {
     // Between documents the event loop turns: the job's lock renewal and the other jobs' I/O
     // never wait for a whole chunk's signatures.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      const company = companyById.get(invoice.companyId);
-      // A tiquete sold to no one has no receptor (null), nor has a purchase (08: its emisor is the
-      // supplier on the row); a client that vanished is a data error.
-      const client = invoice.clientId === null ? null : clientById.get(invoice.clientId);
-      if (!company || client === undefined)
-        throw new DocumentDataError(`invoice ${invoice.id}: company or client missing`);
-      // The parties are kept as the document is built from them: whatever is made of it later
-      // (the reception request, the PDF, the email) names the parties of its signed XML.
-      const parties = signedParties(company, client);
-      const doc = facturaDocument(ctx.config, invoice, parties.company, parties.client);
-      const signer = await signerOf(invoice);
-      const xml = await buildInvoiceXml(doc, ctx.config.xsdDir);
-      const bytes = await signer.sign(xml, { signingTime: ctx.now() });
-      signed.push({ invoiceId: invoice.id, xml: bytes, parties });
+      if (checks[i]) throw checks[i];
+      const bytes = await doc.signer.sign(doc.xml, { signingTime: ctx.now() });
+      signed.push({ invoiceId: doc.invoice.id, xml: bytes, parties: doc.parties });
     } catch (err) {
-      const code = permanentCode(err);
-      if (code === null) unknown.push({ invoice, err });
-      else failed.push({ invoice, err, code });
+      fail(doc.invoice, err);
     }
   }
   // An error of no known kind is retried with the chunk when it may be nobody's (the database's

@@ -212,8 +212,8 @@ export interface UnsignedDocument {
 }
 
 /**
- * Validates documents the builder wrote, before signing, in one exchange with the validator
- * thread: for each document in order, null when it is valid, else the error that stops it
+ * Validates documents the builder wrote, before signing, in few exchanges with the validator
+ * thread (`exchanges`): for each document in order, null when it is valid, else the error that stops it
  * (SchemaViolationError naming the XSD's messages, SchemaNotFoundError when the schema folder has
  * no such file, or an Error when libxml2 itself failed on it). Rejects only when the thread dies.
  */
@@ -224,10 +224,12 @@ export async function checkBeforeSigning(
 ): Promise<(Error | null)[]> {
   const errors: (Error | null)[] = docs.map(() => null);
   const sent: { index: number; xsdFile: string; xml: string }[] = [];
+  const found = new Map<string, boolean>(); // each schema file looked for once per call
   docs.forEach(({ docType, xml }, index) => {
     const xsdFile = schemaPath(docType, { schemaDir, schemaSet });
+    if (!found.has(xsdFile)) found.set(xsdFile, existsSync(xsdFile));
     const end = xml.lastIndexOf('</');
-    if (!existsSync(xsdFile)) errors[index] = new SchemaNotFoundError(xsdFile);
+    if (!found.get(xsdFile)) errors[index] = new SchemaNotFoundError(xsdFile);
     else if (end < 0)
       errors[index] = new SchemaViolationError(docType, [{ line: 0, message: 'not an XML document' }]);
     else sent.push({ index, xsdFile, xml: xml.slice(0, end) + PLACEHOLDER_SIGNATURE + xml.slice(end) });

@@ -121,8 +121,8 @@ export async function signChunk(job: Job<ChunkJobData>, ctx: JobContext): Promis
     return signer;
   };
 
-  // 2. Build each, check them all against the XSD in one exchange with the validator thread, then
-  //    sign each; a document that can never be signed is its own problem.
+  // 2. Build each, check them all against the XSD together (a few exchanges with the validator
+  //    thread), then sign each; a document that can never be signed is its own problem.
   const signed: { invoiceId: number; xml: string; parties: SignedParties }[] = [];
   const failed: { invoice: InvoiceRow; err: unknown; code: string | undefined }[] = [];
   const unknown: { invoice: InvoiceRow; err: unknown }[] = [];

@@ -80,6 +80,7 @@ import sessionRoutes from './routes/session/index.ts';
 import createCompanyRoute from './routes/companies/create.ts';
 import memberRoutes from './routes/members/index.ts';
 import acceptInvitationRoute from './routes/account/invitations.ts';
+import { lazySerializers } from './lazy-serializers.ts';
 
 export type { AppDeps } from './deps.ts';
 
@@ -119,6 +120,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered on this app (HEAD twins and plugin routes included). */
     routeTable(): RouteEntry[];
+    /** Builds the response serializers no answer has needed yet (api/lazy-serializers.ts). */
+    warmSerializers(): Promise<number>;
   }
 }
 
@@ -138,7 +141,8 @@ function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
 
 /** The Fastify instance with the server options: HTTP limits, logging, request ids, problem errors. */
 function createFastify(deps: AppDeps, options: AppOptions): FastifyInstance {
-  return Fastify({
+  const serializers = lazySerializers();
+  const app = Fastify({
     ...httpServerOptions(deps.config.http),
     logger: safeLogger(options.logger ?? { level: deps.config.logLevel }),
     bodyLimit: options.bodyLimit ?? 1_048_576,
@@ -155,7 +159,10 @@ function createFastify(deps: AppDeps, options: AppOptions): FastifyInstance {
       securityHeaders(request, reply);
       frameworkErrors(error, request, reply);
     },
+    schemaController: { compilersFactory: { buildSerializer: serializers.buildSerializer } },
   });
+  app.decorate('warmSerializers', () => serializers.warm());
+  return app;
 }
 
 /** Keeps every route as it is registered, for `app.routeTable()`. */

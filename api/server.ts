@@ -84,6 +84,11 @@ process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
+// The response serializers no request has needed yet, built while the process is otherwise idle.
+void app.warmSerializers().then(
+  (n) => app.log.debug({ serializers: n }, 'response serializers built'),
+  (err: unknown) => app.log.error({ err }, 'a response serializer could not be built'),
+);
 if (redisWait && redis.status !== 'ready') {
   app.log.warn('listening without Redis: not ready until it answers');
   void redisWait.then(() => app.log.info('Redis reachable: ready'));

@@ -100,6 +100,22 @@ export function cpuNsOf(pid: number): number {
   }
 }
 
+/**
+ * Waits until `pid` spends under `percent` of one core over half a second (at most `maxMs`): the
+ * work a process does just after it is ready (the API builds its response serializers once it
+ * listens) is over before anything is measured. Resolves with the milliseconds waited.
+ */
+export async function untilQuiet(pid: number, percent = 5, maxMs = 20_000): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const before = ticksOf(pid);
+    await new Promise((r) => setTimeout(r, 500));
+    const used = ((ticksOf(pid) - before) / CLK_TCK / 0.5) * 100;
+    const waited = performance.now() - t0;
+    if (used < percent || waited >= maxMs) return Math.round(waited);
+  }
+}
+
 /** CPU milliseconds of a process's own clock (process.cpuUsage) between two readings. */
 export function ownCpuMs(since: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(since);

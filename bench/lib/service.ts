@@ -8,6 +8,7 @@ import { bullConnection } from '../../platform/redis.ts';
 import { markerKey } from '../../workers/reconciler.ts';
 import type { BenchParams } from './params.ts';
 import { freePort, startChild, stopChild, waitUntil, type Child } from './processes.ts';
+import { untilQuiet } from './proc-stats.ts';
 import {
   ENTRY,
   compiledEntry,
@@ -80,6 +81,8 @@ export async function startService(o: ServiceOptions): Promise<Service> {
     simulator,
   );
   await waitUntil('API', async () => (await fetch(`${apiUrl}/ready`)).ok, 60_000, api);
+  // Ready, it still builds the response serializers no request has needed (api/lazy-serializers.ts).
+  await untilQuiet(api.pid);
 
   const connection = bullConnection(o.redisUrl) as ConnectionOptions;
   const children: Service['children'] = { api, simulator, workers: [] };

@@ -9,7 +9,7 @@
 //   recibidos/<clave>-mensaje-receptor.xml, recibidos/<clave>-respuesta.xml: the company's answer and
 //                                   Hacienda's verdict on it, when there are
 //   resumen.csv                     the month's report (es-CR CSV)
-import { ZipArchive } from 'archiver';
+import type { ZipArchive } from 'archiver';
 import type { Knex } from 'knex';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/index.ts';
@@ -89,7 +89,9 @@ async function addReceived(job: ArchiveJob, out: ReturnType<typeof writer>): Pro
 }
 
 /** The archive as a readable stream; a failure half-way ends it with an error (a truncated ZIP). */
-export function monthArchive(job: ArchiveJob): ZipArchive {
+export async function monthArchive(job: ArchiveJob): Promise<ZipArchive> {
+  // Loaded on the first archive asked for, like exceljs for spreadsheets.
+  const { ZipArchive } = await import('archiver');
   const zip = new ZipArchive({ zlib: { level: 6 } });
   const out = writer(zip);
   void (async () => {

@@ -2,7 +2,6 @@
 // sections as tables for the CSV (es-CR: `;` separator, decimal comma, UTF-8 BOM, Spanish headers)
 // and the XLSX (a sheet per section, amounts as numeric cells in the colón format).
 import type { Static } from 'typebox';
-import ExcelJS from 'exceljs';
 import { documentTypeName } from '../../domain/document-types/index.ts';
 import type { MonthlyReport } from '../../domain/monthly-report.ts';
 import type { MonthlyReportObject } from '../schemas/reports.ts';
@@ -167,6 +166,8 @@ export const COLON_FORMAT = '"₡"#,##0.00;-"₡"#,##0.00';
 
 /** The workbook: a sheet per section, headers in bold, amounts numeric in colones. */
 export async function monthlyReportXlsx(r: MonthlyReport): Promise<Buffer> {
+  // Loaded on the first spreadsheet asked for: exceljs is a third of the modules an API loads.
+  const { default: ExcelJS } = await import('exceljs');
   const book = new ExcelJS.Workbook();
   book.creator = 'factura-cr';
   for (const table of reportTables(r)) {

@@ -101,7 +101,7 @@ function monthlyArchiveRoute(fastify: FastifyInstance, { db, config }: AppDeps):
       const { month } = request.query;
       const range = monthRangeOf(month);
       const report = await loadMonthlyReport(db, auth, month, range);
-      const zip = monthArchive({ db, config, tenant: auth, range, report, log: request.log });
+      const zip = await monthArchive({ db, config, tenant: auth, range, report, log: request.log });
       reply
         .header('content-disposition', `attachment; filename="comprobantes-${month}.zip"`)
         .header('cache-control', 'private, no-store');

@@ -1,7 +1,7 @@
 // Response serializers compiled when first used, not when the app starts. fast-json-stringify
 // writes a serializer's code for each route and status when Fastify gets ready: about 2 s of
-// CPU for this API's some 400 response schemas, while most processes (a test's app, a worker
-// that never answers HTTP, an API restarted at night) answer a handful of routes. Each serializer
+// CPU for this API's response schemas, while a test's app answers a handful of routes and an API
+// that has just started must answer /ready and its first requests. Each serializer
 // is the one fast-json-stringify builds from the same schema and options, built on the first
 // answer that needs it; `warm()` builds the rest a few at a time, giving way to requests between
 // them (api/server.ts calls it once it listens, so a schema fast-json-stringify refuses still

@@ -158,10 +158,12 @@ describe('fairness between companies', () => {
     expect(backlog).toBeGreaterThan(500);
     expect(floodAccepted).toBeGreaterThan(100);
     // Held back, its invoices would wait behind the backlog: `heldBackMs`, over 500 invoices at
-    // the flood's own rate (10–30 s). Served in turn, they wait only for the chunks already being
-    // worked on: 5 × alone, or a third of the backlog's time on a machine slow enough that the
-    // chunks in flight alone take longer than that (a busy CI host: 4.7 s against 0.8 s alone).
-    expect(duringP99).toBeLessThanOrEqual(Math.max(5 * aloneP99, heldBackMs / 3));
+    // the flood's own rate (16 s alone on 2 cores, 42 s beside the rest of the suite). Served in
+    // turn, they wait only for the chunks already being worked on: on a fast machine a second or
+    // two while alone takes a few hundred ms (hence 5 × alone, and the 4 s floor), on a busy one
+    // longer, yet still a fraction of the backlog's time (a CI host beside the rest of the suite:
+    // 4.7 s against 0.8 s alone).
+    expect(duringP99).toBeLessThanOrEqual(Math.max(5 * aloneP99, 4000, heldBackMs / 3));
 
     // 4. The flood is carried through in full: every invoice accepted, numbers without gaps.
     await waitFor(

@@ -1,17 +1,19 @@
 // Booking a chunk of invoices (the accounting step), in the caller's transaction, which holds the
 // invoices locked: the issue entries (exactly once each: unique invoice + kind), their lines, the
-// clients' balances, the invoices' `accounted_at`, a few multi-row statements whatever the chunk's
-// size (db/queries/journal-bulk.ts). Cash sales (condición contado, `paid_at_issue`) among the
-// invoices just booked are settled by the service in the same transaction: one payment per method
-// of its MedioPago with that method's TotalMedioPago (one for what is due when it names a single
-// method), dated at issue, each with its journal entry (cash against receivables); then the
-// invoice's balance and payment status, the client's balance and the `payment.created` (each) /
-// `invoice.paid` (once) events, like payments made through the API (operations/payments.ts; the
-// rules are domain/payments.ts, planAtIssuePayments; the SQL db/queries/payments-at-issue.ts).
+// invoices' `accounted_at`, a few multi-row statements whatever the chunk's size
+// (db/queries/journal-bulk.ts). Cash sales (condición contado, `paid_at_issue`) among the invoices
+// just booked are settled by the service in the same transaction: one payment per method of its
+// MedioPago with that method's TotalMedioPago (one for what is due when it names a single method),
+// dated at issue, each with its journal entry (cash against receivables); then the invoice's
+// balance and payment status and the `payment.created` (each) / `invoice.paid` (once) events, like
+// payments made through the API (operations/payments.ts; the rules are domain/payments.ts,
+// planAtIssuePayments; the SQL db/queries/payments-at-issue.ts). The clients' balances move last,
+// once each, by what the entries and the payments add up to: a cash sale's client owes what it owed.
 // Exactly once: only an invoice whose issue entry this transaction wrote is settled (a repeat
 // finds the entry and books nothing), and payments_at_issue_key allows one payment at issue per
 // invoice and MedioPago position. A rejection reverses them all, once (reverseAtIssuePayment).
 import type { Knex } from 'knex';
+import { Decimal } from 'decimal.js';
 import { paymentObject } from '../db/public-objects.ts';
 import { documentPosting, receivableChange, type PostingLine } from '../domain/chart-of-accounts.ts';
 import { documentBalance } from '../domain/balance.ts';
@@ -36,7 +38,6 @@ import {
 import {
   insertAtIssueEntries,
   insertAtIssuePayments,
-  lowerClientBalances,
   paidCrcByInvoice,
   settleInvoices,
   type AtIssuePaymentRow,
@@ -57,6 +58,7 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
   );
   const toBook = invoices.filter((i) => postings.get(i.id)!.length > 0);
   const marked = new Set<number>();
+  const owed: ClientOwes[] = [];
   let booked = 0;
   if (toBook.length) {
     const written = await insertIssueEntries(trx, toBook);
@@ -68,15 +70,17 @@ export async function bookInvoices(trx: Knex.Transaction, invoices: InvoiceRow[]
         trx,
         entries.map((e) => e.invoice),
       );
-      await writeIssueLines(trx, entries, postings, accountOf);
-      for (const id of await settleAtIssue(
+      owed.push(...(await writeIssueLines(trx, entries, postings, accountOf)));
+      const settled = await settleAtIssue(
         trx,
         entries.map((e) => e.invoice),
         accountOf,
-      ))
-        marked.add(id);
+      );
+      for (const id of settled.invoiceIds) marked.add(id);
+      owed.push(...settled.paid);
     }
   }
+  await addToClientBalances(trx, owed);
   // The settled cash sales were marked with their settlement (one update of each row).
   await markAccounted(
     trx,
@@ -95,15 +99,18 @@ async function accountsOf(trx: Knex.Transaction, invoices: InvoiceRow[]): Promis
   };
 }
 
-/** The lines of the issue entries just written, and what the clients owe after them. */
+/** What a client owes more (a negative amount: less). */
+type ClientOwes = { clientId: number; amount: string };
+
+/** The lines of the issue entries just written; returns what the clients owe more by them. */
 async function writeIssueLines(
   trx: Knex.Transaction,
   entries: { entryId: number; invoice: InvoiceRow }[],
   postings: Map<number, PostingLine[]>,
   accountOf: AccountOf,
-): Promise<void> {
+): Promise<ClientOwes[]> {
   const lines: JournalLine[] = [];
-  const owed: { clientId: number; amount: string }[] = [];
+  const owed: ClientOwes[] = [];
   for (const { entryId, invoice } of entries) {
     const posting = postings.get(invoice.id)!;
     for (const l of posting)
@@ -115,7 +122,7 @@ async function writeIssueLines(
       owed.push({ clientId: invoice.clientId, amount: receivableChange(invoice.docType, posting) });
   }
   await insertJournalLines(trx, lines);
-  await addToClientBalances(trx, owed);
+  return owed;
 }
 
 /** The invoice's MedioPago as payment methods with their amounts (stored summary and names). */
@@ -131,15 +138,17 @@ function methodsOf(invoice: InvoiceRow): AtIssueMethod[] {
 
 /**
  * Settles the cash sales among invoices whose issue entries were just written, and marks those
- * invoices booked (`accounted_at`) in the same row update. Returns the ids of the invoices it wrote.
+ * invoices booked (`accounted_at`) in the same row update. Returns the ids of the invoices it
+ * wrote, and what their clients owe less by the payments (a payment with no client moves none).
  */
 async function settleAtIssue(
   trx: Knex.Transaction,
   booked: InvoiceRow[],
   accountOf: AccountOf,
-): Promise<Set<number>> {
+): Promise<{ invoiceIds: Set<number>; paid: ClientOwes[] }> {
+  const none = { invoiceIds: new Set<number>(), paid: [] };
   const due = booked.filter((i) => i.paidAtIssue);
-  if (!due.length) return new Set();
+  if (!due.length) return none;
   // What was already paid through the API between intake and booking is not paid twice.
   const paid = await paidCrcByInvoice(
     trx,
@@ -169,7 +178,7 @@ async function settleAtIssue(
     );
     for (const pay of pays) plans.push({ invoice, pay });
   }
-  if (!plans.length) return new Set();
+  if (!plans.length) return none;
 
   // 1. The payments, 2. their entries and lines, 3. the invoices and clients, 4. the events.
   const payments = await insertAtIssuePayments(
@@ -192,9 +201,15 @@ async function settleAtIssue(
     trx,
     [...final].map(([invoiceId, plan]) => ({ invoiceId, ...plan })),
   );
-  await lowerClientBalances(trx, payments);
   await recordEvents(trx, atIssueEvents(payments, planOf));
-  return new Set(final.keys());
+  return {
+    invoiceIds: new Set(final.keys()),
+    paid: payments.flatMap((p) =>
+      p.clientId === null
+        ? []
+        : [{ clientId: Number(p.clientId), amount: new Decimal(p.amountCrc).neg().toFixed() }],
+    ),
+  };
 }
 
 type PlanOf = (p: AtIssuePaymentRow) => { invoice: InvoiceRow; pay: AtIssuePayment };

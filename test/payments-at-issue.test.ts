@@ -191,6 +191,61 @@ describe('a cash sale before it is booked', () => {
   });
 });
 
+describe('a chunk booked for one client', () => {
+  /** Books the invoices in one transaction, as the accounting step does. */
+  async function bookChunk(ids: string[]): Promise<void> {
+    await e.db.transaction(async (trx) => {
+      const rows = (await trx('invoices')
+        .whereIn(
+          'id',
+          ids.map((id) => parseId('invoice', id)!),
+        )
+        .orderBy('id')
+        .forUpdate()
+        .select('*')) as InvoiceRow[];
+      expect(await bookInvoices(trx, rows)).toBe(ids.length);
+    });
+  }
+  /** The client's row version: a new one for every update. */
+  const clientVersion = async () =>
+    (await e.db.raw('select xmin::text as v from clients where id = ?', [s.client.id])).rows[0].v;
+
+  it("moves the client's balance by what the chunk adds up to; cash sales alone leave its row alone", async () => {
+    await e.stopWorkers();
+    const ids: string[] = [];
+    try {
+      const before = new Decimal(await clientBalance());
+      const cash = await issue({ payment_method: 'efectivo' });
+      const credit = await issue({ condition: 'credito_30' });
+      ids.push(cash.id, credit.id);
+      const v0 = await clientVersion();
+      await bookChunk([cash.id, credit.id]);
+      expect(await clientVersion()).not.toBe(v0);
+      expect(new Decimal(await clientBalance()).eq(before.plus(credit.total))).toBe(true);
+
+      const cashA = await issue({ payment_method: 'efectivo' });
+      const cashB = await issue({ payment_method: 'sinpe_movil' });
+      ids.push(cashA.id, cashB.id);
+      const v1 = await clientVersion();
+      await bookChunk([cashA.id, cashB.id]);
+      expect(await clientVersion()).toBe(v1);
+      expect(new Decimal(await clientBalance()).eq(before.plus(credit.total))).toBe(true);
+      for (const id of [cash.id, cashA.id, cashB.id]) {
+        const rows = await entries(id);
+        expect(net(rows, 'receivables')).toBe('0.00');
+        expect(await e.db('payments').where({ invoiceId: parseId('invoice', id)! })).toHaveLength(1);
+      }
+      expect(net(await entries(credit.id), 'receivables')).toBe(new Decimal(credit.total).toFixed(2));
+    } finally {
+      await e.startWorkers();
+    }
+    // The flow finds them booked and books nothing again.
+    const after = await clientBalance();
+    for (const id of ids) await reach(id, ['aceptada']);
+    expect(await clientBalance()).toBe(after);
+  });
+});
+
 describe('invoices that stay unpaid', () => {
   it('a cash sale with paid_at_issue: false (shape A) or paidAtIssue: false (shape B)', async () => {
     const a = await issue({ paid_at_issue: false });

@@ -1,9 +1,10 @@
 // The SQL of booking a chunk of invoices (the use case is operations/invoice-booking.ts), each a
 // multi-row statement whatever the chunk's size: the issue entries (exactly once each: unique
-// invoice + kind), their lines, the clients' balances, the invoices' `accounted_at`. The caller's
-// transaction holds the invoices locked.
+// invoice + kind), their lines, the clients' balances (what each moves by, net), the invoices'
+// `accounted_at`. The caller's transaction holds the invoices locked.
 import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
+import { Decimal } from 'decimal.js';
 import { documentLabel } from '../../domain/document-notes.ts';
 import type { InvoiceRow } from './invoices.ts';
 
@@ -60,20 +61,26 @@ export async function insertJournalLines(trx: Knex.Transaction, lines: JournalLi
   if (lines.length) await trx('journal_lines').insert(lines);
 }
 
-/** What each client owes more (or less: a negative amount), several amounts per client, summed. */
+/**
+ * What each client owes more (or less: a negative amount), several amounts per client: one update
+ * of each client whose amounts do not cancel out (a cash sale's receivable and its payments at
+ * issue leave the balance where it was, and its row unlocked), in the order of the clients' ids.
+ */
 export async function addToClientBalances(
   trx: Knex.Transaction,
   owed: { clientId: number; amount: string }[],
 ): Promise<void> {
-  const sorted = [...owed].sort((a, b) => a.clientId - b.clientId);
+  const net = new Map<number, Decimal>();
+  for (const o of owed) net.set(o.clientId, (net.get(o.clientId) ?? new Decimal(0)).plus(o.amount));
+  const moved = [...net].filter(([, amount]) => !amount.isZero()).sort(([a], [b]) => a - b);
+  if (!moved.length) return;
   await prepared(
     trx,
     'journal-bulk.client-balances',
     `update clients c set balance = c.balance + v.amount, updated_at = now()
-       from (select id, sum(amount) as amount
-               from unnest(?::bigint[], ?::numeric[]) as t(id, amount) group by id) v
+       from unnest(?::bigint[], ?::numeric[]) as v(id, amount)
       where c.id = v.id`,
-    [sorted.map((o) => o.clientId), sorted.map((o) => o.amount)],
+    [moved.map(([id]) => id), moved.map(([, amount]) => amount.toFixed())],
   );
 }
 

@@ -1,8 +1,9 @@
 // The SQL of cash sales settled at issue (the use case is operations/invoice-booking.ts): what
 // was paid through the API before booking, the payments at issue (one per MedioPago position:
 // payments_at_issue_key allows no second one), their journal entries and lines (cash against
-// receivables), the invoices' balances (marked booked in the same row update) and the clients';
-// and, for a rejected cash sale, the reversal of its payments at issue, once.
+// receivables), the invoices' balances (marked booked in the same row update; the clients' move
+// with the issue entries', db/queries/journal-bulk.ts), and, for a rejected cash sale, the
+// reversal of its payments at issue, once.
 import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 import { Decimal } from 'decimal.js';
@@ -111,22 +112,6 @@ export async function settleInvoices(
       settled.map((s) => s.invoiceId),
       settled.map((s) => s.balanceAfter),
       settled.map((s) => s.paymentStatus),
-    ],
-  );
-}
-
-/** The clients' balances lowered by their payments at issue (a payment with no client moves none). */
-export async function lowerClientBalances(trx: Knex.Transaction, payments: PaymentRow[]): Promise<void> {
-  await prepared(
-    trx,
-    'payments-at-issue.lower-client-balances',
-    `update clients c set balance = c.balance - v.amount, updated_at = now()
-       from (select id, sum(amount) as amount
-               from unnest(?::bigint[], ?::numeric[]) as t(id, amount) group by id) v
-      where c.id = v.id`,
-    [
-      payments.flatMap((p) => (p.clientId === null ? [] : [p.clientId])),
-      payments.filter((p) => p.clientId !== null).map((p) => p.amountCrc),
     ],
   );
 }

@@ -119,7 +119,7 @@ async function writeIssueLines(
     // note by its payments at issue below, a credit note out of cash) and a purchase (its
     // supplier is on the row) have no client balance to move.
     if (invoice.clientId !== null)
-      owed.push({ clientId: invoice.clientId, amount: receivableChange(invoice.docType, posting) });
+      owed.push({ clientId: Number(invoice.clientId), amount: receivableChange(invoice.docType, posting) });
   }
   await insertJournalLines(trx, lines);
   return owed;
@@ -180,7 +180,8 @@ async function settleAtIssue(
   }
   if (!plans.length) return none;
 
-  // 1. The payments, 2. their entries and lines, 3. the invoices and clients, 4. the events.
+  // 1. The payments, 2. their entries and lines, 3. the invoices, 4. the events (the clients'
+  // balances move with the issue entries', in bookInvoices).
   const payments = await insertAtIssuePayments(
     trx,
     plans.map(({ invoice, pay }) => ({

@@ -33,6 +33,7 @@ import {
   insertIssueEntries,
   insertJournalLines,
   markAccounted,
+  type ClientOwes,
   type JournalLine,
 } from '../db/queries/journal-bulk.ts';
 import {
@@ -98,9 +99,6 @@ async function accountsOf(trx: Knex.Transaction, invoices: InvoiceRow[]): Promis
     return id;
   };
 }
-
-/** What a client owes more (a negative amount: less). */
-type ClientOwes = { clientId: number; amount: string };
 
 /** The lines of the issue entries just written; returns what the clients owe more by them. */
 async function writeIssueLines(

@@ -61,15 +61,15 @@ export async function insertJournalLines(trx: Knex.Transaction, lines: JournalLi
   if (lines.length) await trx('journal_lines').insert(lines);
 }
 
+/** What a client owes more (a negative amount: less). */
+export type ClientOwes = { clientId: number; amount: string };
+
 /**
  * What each client owes more (or less: a negative amount), several amounts per client: one update
  * of each client whose amounts do not cancel out (a cash sale's receivable and its payments at
  * issue leave the balance where it was, and its row unlocked), in the order of the clients' ids.
  */
-export async function addToClientBalances(
-  trx: Knex.Transaction,
-  owed: { clientId: number; amount: string }[],
-): Promise<void> {
+export async function addToClientBalances(trx: Knex.Transaction, owed: ClientOwes[]): Promise<void> {
   const net = new Map<number, Decimal>();
   for (const o of owed) net.set(o.clientId, (net.get(o.clientId) ?? new Decimal(0)).plus(o.amount));
   const moved = [...net].filter(([, amount]) => !amount.isZero()).sort(([a], [b]) => a - b);

@@ -32,8 +32,9 @@ export async function assignFlowChunks(
 /**
  * The highest place (flow priority) among the chunks of each company and mode still waiting to be
  * signed: their invoices `pendiente`, carried by a flow, not signed, not failed for good. A pair
- * absent from the map (keyed `companyId:livemode`) has none waiting. Walks each pair's `pendiente`
- * invoices (invoices_status_idx), a handful but for a company with a backlog.
+ * absent from the map (keyed `companyId:livemode`) has none waiting. Reads the pair's last entry
+ * of invoices_waiting_sign_idx, which holds only such invoices, by place: a backlog of other
+ * `pendiente` invoices (not started, or signed and not received) is not read.
  */
 export async function waitingFlowPriorities(
   trx: Knex | Knex.Transaction,
@@ -86,8 +87,7 @@ export async function flowInvoices(
   ids: number[],
 ): Promise<{ invoices: Map<number, FlowInvoice>; waiting: Map<string, number> }> {
   if (!ids.length) return { invoices: new Map(), waiting: new Map() };
-  // The waiting place is computed once per pair (`materialized`): each computation walks the pair's
-  // `pendiente` invoices, a backlog's thousands when it has one, and an inlined `w` may be scanned
+  // The waiting place is computed once per pair (`materialized`): an inlined `w` may be computed
   // again for every invoice of the pass (test/flow-invoices.test.ts).
   const res = await prepared(
     trx,

@@ -7,8 +7,8 @@
 // This index holds only the invoices the question is about, by place: the highest is its last
 // entry for the company. The invoices a flow carries that are still unsigned are at most a few
 // chunks per company, so the index stays small; its columns make the relay's chunk assignment and
-// the signature (the two updates that could be heap-only) write an index entry, a cost measured
-// against the walk in the performance guide.
+// the signature (the two updates that could be heap-only) write index entries; both figures are in
+// db/README.md.
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {

@@ -6,6 +6,9 @@
 // 3. the per-process memory of unknown secrets (api/secret-memory.ts): 401 without a lookup;
 // 4. the database. A secret that matches nothing is remembered as unknown; a lookup that ends in
 //    an authenticated key gives its unit of the address's budget back.
+// Concurrent requests of one address with one secret share a single pass through 2–4: a client
+// starting many requests at once with a key this process has not seen yet spends one unit and one
+// lookup, not one each (which could exceed the budget and answer 429 to a valid key).
 import type { FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import type { RedisClient } from '../platform/redis.ts';
@@ -49,6 +52,8 @@ export class KeyLookup {
   /** Database lookups made (for /metrics and the tests that bound them). */
   lookups = 0;
   private readonly failures: AuthFailures;
+  /** Passes in progress, by client address and secret: the requests that arrive meanwhile join them. */
+  private readonly inFlight = new Map<string, Promise<AuthRecord | null>>();
 
   constructor(private readonly options: KeyLookupOptions) {
     this.failures = new AuthFailures({
@@ -64,6 +69,16 @@ export class KeyLookup {
   async find(request: FastifyRequest, secret: string): Promise<AuthRecord | null> {
     const known = this.cache.get(secret);
     if (known) return known;
+    const key = `${request.ip}\n${secret}`;
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const pass = this.lookUp(request, secret).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, pass);
+    return pass;
+  }
+
+  /** Steps 2–4 for one secret of one address (find joins concurrent ones). */
+  private async lookUp(request: FastifyRequest, secret: string): Promise<AuthRecord | null> {
     const reservation = this.authenticated.has(secret) ? null : await this.failures.reserve(request.ip);
     if (reservation?.blocked) {
       throw new ApiError(

@@ -5,6 +5,7 @@
 //   the peer is a proxy listed in TRUST_PROXY; another address is not held, and a key the
 //   process already knows still works from the held address; the window ends;
 // - an unknown key repeated is looked up once (remembered as unknown) until a key is created;
+// - a burst of requests with a valid key the process has not seen yet is one lookup, all answered;
 // - behind a trusted proxy clients are told apart by X-Forwarded-For; with Redis stopped the
 //   limit is kept per process.
 // Lookups are read from the process's factura_api_key_lookups_total.
@@ -26,6 +27,7 @@ let direct: number; // port of the process clients reach directly
 let proxied: number; // port of the process behind a trusted proxy (127.0.0.1), on a private Redis
 let privateRedis: ChildProcess;
 let key: string;
+let companyId: number;
 
 interface Answer {
   status: number;
@@ -99,6 +101,7 @@ const count = (answers: Answer[], status: number) => answers.filter((a) => a.sta
 beforeAll(async () => {
   database = await createTestDatabase();
   const company = await createTestCompany(database.db);
+  companyId = company.id;
   key = (await createTestKey(database.db, company.id)).secret;
   const env = {
     DATABASE_URL: database.url,
@@ -199,6 +202,22 @@ describe('failed authentication is limited per client address', () => {
       100,
       'the unknown key looked up again',
     );
+  });
+
+  it('a burst with a valid key the process has not seen yet is one lookup, and every request is answered', async () => {
+    // A client starting three times the limit of requests at once with a new key: they share one
+    // pass (one unit of the address's budget, one lookup) instead of each taking a unit.
+    const fresh = (await createTestKey(database.db, companyId)).secret;
+    const before = await lookups(direct);
+    const answers = await Promise.all(
+      Array.from({ length: 3 * LIMIT }, () => send(direct, '127.0.0.8', { key: fresh })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    expect((await lookups(direct)) - before).toBe(1);
+    // Its budget is whole: as many guesses as the limit are still looked up (401), then 429.
+    const guesses = await burst(direct, '127.0.0.8', LIMIT + 1);
+    expect(count(guesses, 401)).toBe(LIMIT);
+    expect(count(guesses, 429)).toBe(1);
   });
 
   it('behind a trusted proxy clients are told apart by X-Forwarded-For; others cannot pick theirs', async () => {

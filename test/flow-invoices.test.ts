@@ -1,9 +1,8 @@
 // The relay's read of the invoices it starts (flowInvoices, db/queries/invoice-flow.ts) with their
-// company's place among its chunks still waiting to be signed: right, and computed once per
-// company and mode whatever the number of invoices (each computation walks the company's
-// `pendiente` invoices: a backlog of thousands made every relay pass walk them once per invoice),
-// and that computation reads the invoices waiting to be signed only, however many others of the
-// company are `pendiente` (invoices_waiting_sign_idx).
+// company's place among its chunks still waiting to be signed: right, computed once per company
+// and mode whatever the number of invoices (an inlined computation ran once per invoice of the
+// pass), and reading the invoices waiting to be signed only, however many others of the company
+// are `pendiente` (invoices_waiting_sign_idx; it walked all of them before).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { flowInvoices } from '../db/queries/invoice-flow.ts';
 import { createTestCompany } from './helpers/app.ts';
@@ -31,7 +30,7 @@ it('reads the invoices with their company place, computed once per company and m
   expect(read.invoices.get(fresh[0]!)).toMatchObject({ companyId, livemode: false, traceContext: null });
   expect(read.waiting).toEqual(new Map([[`${companyId}:false`, 4000]]));
 
-  // The same statement, explained: the walk of the company's pending invoices runs once.
+  // The same statement, explained: the place's computation runs once.
   const walks = await explainedWalks(fresh);
   expect(walks.length).toBeGreaterThan(0);
   expect(Math.max(...walks.map((w) => w.loops))).toBe(1);

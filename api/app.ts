@@ -195,7 +195,7 @@ async function registerKeys(app: FastifyInstance, deps: AppDeps): Promise<void> 
     failureWindowSeconds: deps.config.fairness.authFailureWindowSeconds,
     onRedisError: (err) => app.log.debug({ err }, 'failed-authentication count kept locally'),
   });
-  const unfollow = await keys.cache.follow(deps.redis, (err) =>
+  const unfollow = await keys.cache.follow(deps.redis, deps.config.queuePrefix, (err) =>
     app.log.warn({ err }, 'key cache subscription error'),
   );
   app.addHook('onClose', async () => unfollow());

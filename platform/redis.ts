@@ -79,12 +79,17 @@ export function duplicateRedis(redis: RedisClient, override: RedisOptions): Redi
   return redis.duplicate(override);
 }
 
-/** Published when an API key is revoked or rolled; API processes drop their key caches. */
-export const KEY_CHANGES_CHANNEL = 'factura:api-keys:changed';
+/**
+ * Published when an API key is created, revoked or rolled; the API processes of the deployment
+ * (its QUEUE_PREFIX) drop their key caches. Another deployment on the same Redis has its own.
+ */
+export function keyChangesChannel(queuePrefix: string): string {
+  return `${queuePrefix}:api-keys:changed`;
+}
 
 /** Announces a key change (best effort: caches also expire on their own within seconds). */
-export async function announceKeyChange(redis: RedisClient): Promise<void> {
-  await redis.publish(KEY_CHANGES_CHANNEL, String(Date.now())).catch(() => 0);
+export async function announceKeyChange(redis: RedisClient, queuePrefix: string): Promise<void> {
+  await redis.publish(keyChangesChannel(queuePrefix), String(Date.now())).catch(() => 0);
 }
 
 /**

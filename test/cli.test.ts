@@ -22,6 +22,8 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
         ...process.env,
         DATABASE_URL: t.database.url,
         REDIS_URL: testRedisUrl(),
+        // The deployment's prefix, so the key changes it announces reach the test's API.
+        QUEUE_PREFIX: t.config.queuePrefix,
         SECRETS_KEY: TEST_SECRETS_KEY,
         NODE_ENV: 'test',
       },

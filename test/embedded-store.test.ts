@@ -76,12 +76,12 @@ describe('embedded mode: the Postgres stand-in for Redis', () => {
 
     let cleared = 0;
     const cache = new KeyCache(() => (cleared += 1));
-    const unfollow = await cache.follow(store, () => {});
+    const unfollow = await cache.follow(store, config.queuePrefix, () => {});
     try {
       await waitFor(() => cleared > 0, 5000, 20, 'the subscription'); // cleared once when ready
       const before = cleared;
       const other = openStore(config, 'api');
-      await announceKeyChange(other);
+      await announceKeyChange(other, config.queuePrefix);
       other.disconnect();
       await waitFor(() => cleared > before, 5000, 20, 'the key change to arrive');
     } finally {

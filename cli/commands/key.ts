@@ -16,14 +16,14 @@ async function announce(config: Config): Promise<void> {
   if (config.embedded) {
     // Embedded mode: the announcement is a Postgres NOTIFY (platform/pg-redis.ts).
     const store = openStore(config, 'api');
-    await announceKeyChange(store).finally(() => store.disconnect());
+    await announceKeyChange(store, config.queuePrefix).finally(() => store.disconnect());
     return;
   }
   const redis = createRedis(config.redisUrl, 'api', { retryStrategy: () => null, lazyConnect: true });
   redis.on('error', () => {});
   try {
     await redis.connect();
-    await announceKeyChange(redis);
+    await announceKeyChange(redis, config.queuePrefix);
   } catch {
     // Redis unreachable: the caches expire within seconds.
   } finally {

@@ -40,7 +40,7 @@ async function loadKey(db: Knex, auth: AuthContext, raw: string, action: 'roll' 
   return key;
 }
 
-function createAndListRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): void {
+function createAndListRoutes(fastify: FastifyInstance, { db, redis, config }: AppDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/keys',
@@ -64,7 +64,7 @@ function createAndListRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): 
         scopes: request.body.scopes,
         rateLimitPerSecond,
       });
-      await announceKeyChange(redis); // API processes forget the secrets they knew as unknown
+      await announceKeyChange(redis, config.queuePrefix); // API processes forget the secrets they knew as unknown
       return reply.code(201).send({ ...keyObject(key), secret });
     },
   );
@@ -83,7 +83,7 @@ function createAndListRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): 
   );
 }
 
-function rollAndRevokeRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): void {
+function rollAndRevokeRoutes(fastify: FastifyInstance, { db, redis, config }: AppDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/api/v1/keys/:id/roll',
@@ -102,7 +102,7 @@ function rollAndRevokeRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): 
       const key = await loadKey(db, auth, request.params.id, 'roll');
       if (key.revokedAt) throw new ApiError('invalid_state', 'A revoked key cannot be rolled');
       const secret = await rollApiKey(db, key, request.body.grace_period_seconds ?? 86_400);
-      await announceKeyChange(redis);
+      await announceKeyChange(redis, config.queuePrefix);
       const fresh = (await getApiKey(db, auth.companyId, auth.livemode, key.id))!;
       return { ...keyObject(fresh), secret };
     },
@@ -123,7 +123,7 @@ function rollAndRevokeRoutes(fastify: FastifyInstance, { db, redis }: AppDeps): 
       const auth = tenantOf(request);
       const key = await loadKey(db, auth, request.params.id, 'revoke');
       await revokeApiKey(db, key.id);
-      await announceKeyChange(redis);
+      await announceKeyChange(redis, config.queuePrefix);
       return keyObject((await getApiKey(db, auth.companyId, auth.livemode, key.id))!);
     },
   );

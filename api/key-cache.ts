@@ -6,7 +6,8 @@
 // so it needs no invalidation.
 import type { RedisClient } from '../platform/redis.ts';
 import type { AuthRecord } from '../db/queries/api-keys.ts';
-import { duplicateRedis, keyChangesChannel } from '../platform/redis.ts';
+import { duplicateRedis } from '../platform/redis.ts';
+import { keyChangesChannel } from '../platform/redis-keys.ts';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;

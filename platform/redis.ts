@@ -80,19 +80,6 @@ export function duplicateRedis(redis: RedisClient, override: RedisOptions): Redi
 }
 
 /**
- * Published when an API key is created, revoked or rolled; the API processes of the deployment
- * (its QUEUE_PREFIX) drop their key caches. Another deployment on the same Redis has its own.
- */
-export function keyChangesChannel(queuePrefix: string): string {
-  return `${queuePrefix}:api-keys:changed`;
-}
-
-/** Announces a key change (best effort: caches also expire on their own within seconds). */
-export async function announceKeyChange(redis: RedisClient, queuePrefix: string): Promise<void> {
-  await redis.publish(keyChangesChannel(queuePrefix), String(Date.now())).catch(() => 0);
-}
-
-/**
  * What BullMQ connects with. One server: connection options from the URL, so each Queue, Worker
  * and FlowProducer opens its own connection (BullMQ needs maxRetriesPerRequest: null). A Cluster:
  * one Cluster client the caller's queues share (BullMQ duplicates it for each Worker's blocking

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../api/app.ts';
 import { KeyCache } from '../api/key-cache.ts';
-import { announceKeyChange, type RedisClient } from '../platform/redis.ts';
+import { type RedisClient } from '../platform/redis.ts';
+import { announceKeyChange } from '../platform/redis-keys.ts';
 import { openStore } from '../platform/queue-store.ts';
 import { call, createTestCompany, createTestKey, testConfig } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';

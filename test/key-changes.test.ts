@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
 import { KeyCache } from '../api/key-cache.ts';
-import { announceKeyChange, createRedis } from '../platform/redis.ts';
+import { createRedis } from '../platform/redis.ts';
+import { announceKeyChange } from '../platform/redis-keys.ts';
 import { testRedisUrl } from './helpers/db-urls.ts';
 import { waitFor } from './helpers/wait.ts';
 

@@ -6,7 +6,8 @@ import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKey } from '
 import { getCompany } from '../../db/queries/companies.ts';
 import { companyRateLimit, isScope, SCOPES } from '../../domain/scopes.ts';
 import { keyObject } from '../../api/presenters/keys.ts';
-import { createRedis, announceKeyChange } from '../../platform/redis.ts';
+import { createRedis } from '../../platform/redis.ts';
+import { announceKeyChange } from '../../platform/redis-keys.ts';
 import { openStore } from '../../platform/queue-store.ts';
 import type { Config } from '../../config/index.ts';
 import { CliError, output, parseIdArg, parseMode, withContext } from '../context.ts';

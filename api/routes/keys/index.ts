@@ -21,7 +21,7 @@ import { keyObject } from '../../presenters/keys.ts';
 import { errorResponses, IdParam, ListOf } from '../../schemas/common.ts';
 import { CreateKeyBody, KeyObject, KeyWithSecret, RollKeyBody } from '../../schemas/keys.ts';
 import type { AppDeps } from '../../deps.ts';
-import { announceKeyChange } from '../../../platform/redis.ts';
+import { announceKeyChange } from '../../../platform/redis-keys.ts';
 import { checkKeyLimit } from '../../rate-limit.ts';
 
 const tags = ['keys'];

@@ -297,4 +297,43 @@ describe('a chunk of invoices', () => {
       await flows.close();
     }
   }, 60_000);
+
+  it('a pass whose dispatch fails leaves the rows it took in the outbox, and the next pass takes them in order', async () => {
+    const quiet = { db: e.db, config: { databaseUrl: e.database.url }, log: pino({ level: 'silent' }) };
+    const ids = await createWaiting(3);
+    const outbox = async (kind?: string) =>
+      (
+        (await e
+          .db('outbox')
+          .where(kind ? { kind } : {})
+          .orderBy('id')
+          .select('id')) as { id: string }[]
+      ).map((r) => Number(r.id));
+    const all = await outbox();
+    const flowRows = await outbox('invoice.flow');
+    expect(flowRows.length).toBeGreaterThanOrEqual(1);
+    const failing = createRelay({
+      ...quiet,
+      dispatch: {
+        'invoice.flow': async () => {
+          throw new Error('Redis unreachable');
+        },
+      },
+    });
+    await expect(failing.runOnce()).rejects.toThrow('Redis unreachable');
+    expect(await outbox()).toEqual(all); // the rollback put back every row the pass took
+    expect(await allChunked(ids)).toBe(false);
+    const taken: number[] = [];
+    const working = createRelay({
+      ...quiet,
+      dispatch: {
+        'invoice.flow': async (_trx, rows) => {
+          taken.push(...rows.map((r) => r.id));
+        },
+      },
+    });
+    expect(await working.runOnce()).toBe(all.length);
+    expect(taken).toEqual(flowRows);
+    expect(await outbox()).toEqual([]);
+  });
 });

@@ -1,8 +1,8 @@
 // The outbox relay: moves committed outbox rows to BullMQ. Rows are claimed with
-// FOR UPDATE SKIP LOCKED (several workers never take the same row), handed to the work module
-// that consumes their kind (jobs/registry.ts: each turns its rows into jobs in bulk), and deleted
-// in the same transaction; if Redis fails the transaction rolls back and the rows wait for the
-// next pass. Deterministic job ids make a repeated enqueue start nothing twice. It wakes on
+// FOR UPDATE SKIP LOCKED (several workers never take the same row) and deleted by the same
+// statement, then handed to the work module that consumes their kind (jobs/registry.ts: each
+// turns its rows into jobs in bulk) in the same transaction; if Redis fails the transaction rolls
+// back and the rows wait for the next pass. Deterministic job ids make a repeated enqueue start nothing twice. It wakes on
 // NOTIFY outbox (sent at commit by the API) and polls as a fallback: every `pollMs` while the
 // LISTEN connection is down, every `listeningPollMs` while it is up (a notification missed all the
 // same waits at most that long). Under a steady light load, a notification that comes less than
@@ -12,7 +12,7 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { claimOutbox, deleteOutboxRows, type OutboxKind, type OutboxRow } from '../db/queries/outbox.ts';
+import { takeOutbox, type OutboxKind, type OutboxRow } from '../db/queries/outbox.ts';
 import type { Dispatch, Dispatches } from '../jobs/work.ts';
 
 export interface RelayOptions {
@@ -37,21 +37,19 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-/** One pass: claims a page of rows, dispatches each kind's, deletes them; how many it moved. */
+/**
+ * One pass: takes a page of rows (claimed and deleted in one statement) and dispatches each
+ * kind's, in one transaction; how many it moved.
+ */
 function relayPass(o: RelayOptions, batchSize: number): () => Promise<number> {
   const kinds = Object.entries(o.dispatch) as [OutboxKind, Dispatch][];
   return () =>
     o.db.transaction(async (trx) => {
-      const rows = await claimOutbox(trx, batchSize);
-      if (rows.length === 0) return 0;
+      const rows = await takeOutbox(trx, batchSize);
       for (const [kind, dispatch] of kinds) {
         const mine = rows.filter((r): r is OutboxRow => r.kind === kind);
         if (mine.length) await dispatch(trx, mine);
       }
-      await deleteOutboxRows(
-        trx,
-        rows.map((r) => r.id),
-      );
       return rows.length;
     });
 }

@@ -3,9 +3,9 @@
 // case per kind; each kind belongs to one work module (jobs/registry.ts), which turns its rows
 // into jobs. A row may carry one item (`eventId`, `invoiceId`) or all of one transaction's
 // (`eventIds`, `invoiceIds`): a chunk step's events or a group of creates are one row.
-// The relay's SQL: claim waiting rows (several relays never take the same row), read the
-// company, mode and trace of the invoices they start, and delete what was moved to the queues
-// in the claiming transaction.
+// The relay's SQL: take waiting rows (several relays never take the same row; deleted in the
+// statement that claims them, so a pass whose transaction rolls back leaves them waiting) and
+// read the company, mode and trace of the invoices they start.
 import { prepared } from '../prepared.ts';
 import type { Knex } from 'knex';
 
@@ -36,25 +36,32 @@ export type OutboxRow<K extends OutboxKind = OutboxKind> = Extract<OutboxMessage
   requestId: string | null;
 };
 
-export async function claimOutbox(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
+/**
+ * Takes up to `limit` waiting rows, oldest first: locks them (skipping rows another relay holds)
+ * and deletes them in one statement. The caller's transaction moves them to the queues; if it
+ * rolls back, the rows are back and the next pass takes them.
+ */
+export async function takeOutbox(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
   const res = await prepared(
     trx,
-    'outbox.claim',
-    `select id, kind, payload, request_id from outbox
-      order by id
-      limit ?
-      for update skip locked`,
+    'outbox.take',
+    `delete from outbox o
+      using (select id from outbox order by id limit ? for update skip locked) c
+      where o.id = c.id
+      returning o.id, o.kind, o.payload, o.request_id`,
     [limit],
   );
-  return (res.rows as Record<string, unknown>[]).map(
-    (r) =>
-      ({
-        id: Number(r.id),
-        kind: r.kind as OutboxKind,
-        payload: r.payload,
-        requestId: (r.request_id as string | null) ?? null,
-      }) as OutboxRow,
-  );
+  return (res.rows as Record<string, unknown>[])
+    .map(
+      (r) =>
+        ({
+          id: Number(r.id),
+          kind: r.kind as OutboxKind,
+          payload: r.payload,
+          requestId: (r.request_id as string | null) ?? null,
+        }) as OutboxRow,
+    )
+    .sort((a, b) => a.id - b.id);
 }
 
 /** The items of a row, whichever form it has. */
@@ -67,9 +74,4 @@ export function outboxItems(
   if (many) return many.map(Number);
   const one = p[single];
   return one ? [Number(one)] : [];
-}
-
-/** Rows moved to the queues leave the outbox (the events table keeps what happened). */
-export async function deleteOutboxRows(trx: Knex.Transaction, ids: number[]): Promise<void> {
-  await trx('outbox').whereIn('id', ids).del();
 }
